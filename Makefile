@@ -1,0 +1,47 @@
+# The two set-up commands of the README:
+#   make run    builds orrery (release) and runs it: `make run ARGS="cron explain '0 9 * * 1-5'"`
+#   make test   builds everything under ASan+UBSan and runs every test
+# Also: make fuzz (libFuzzer, FUZZ_SECONDS each), make bench (benchmarks, release build).
+
+JOBS ?= $(shell nproc)
+FUZZ_SECONDS ?= 60
+ARGS ?= --help
+GENERATOR := -G Ninja
+
+.PHONY: run build test fuzz bench deps format clean
+
+deps:
+	@scripts/install-deps
+
+build: deps
+	@cmake -S . -B build/release $(GENERATOR) -DCMAKE_BUILD_TYPE=Release -DORRERY_TESTS=OFF >/dev/null
+	@cmake --build build/release --target orrery -j $(JOBS)
+
+run: build
+	./build/release/orrery $(ARGS)
+
+test: deps
+	@cmake -S . -B build/asan $(GENERATOR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DORRERY_SANITIZE=ON \
+		-DORRERY_BENCH=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" >/dev/null
+	@cmake --build build/asan -j $(JOBS)
+	cd build/asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+
+fuzz:
+	@scripts/install-deps --fuzz
+	@CXX=clang++ cmake -S . -B build/fuzz $(GENERATOR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DORRERY_SANITIZE=ON -DORRERY_FUZZ=ON -DORRERY_TESTS=OFF -DORRERY_BENCH=OFF \
+		-DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link" >/dev/null
+	@cmake --build build/fuzz -j $(JOBS) --target fuzz_cron fuzz_duration fuzz_time
+	@scripts/run-fuzzers build/fuzz $(FUZZ_SECONDS)
+
+bench: deps
+	@cmake -S . -B build/release $(GENERATOR) -DCMAKE_BUILD_TYPE=Release -DORRERY_TESTS=OFF >/dev/null
+	@cmake --build build/release -j $(JOBS)
+	./build/release/bench/cron_bench
+
+format:
+	clang-format -i $$(git ls-files '*.cc' '*.h')
+
+clean:
+	rm -rf build

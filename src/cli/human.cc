@@ -1,0 +1,34 @@
+#include "cli/human.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+namespace orrery::cli {
+
+std::string format_wall(TimeMs time, const TimeZone& zone) {
+  const DurationMs offset = zone.offset_at(time);
+  std::string text = format_time(time + offset);  // the wall clock, written as if UTC
+  text[10] = ' ';
+  text.pop_back();  // the 'Z'
+  if (text.substr(16) == ":00.000") {
+    text.resize(16);
+  } else if (text.substr(19) == ".000") {
+    text.resize(19);
+  }
+  const long minutes = std::labs(long(offset / 60'000));
+  char suffix[40];
+  std::snprintf(suffix, sizeof suffix, " %c%02ld:%02ld", offset < 0 ? '-' : '+', minutes / 60,
+                minutes % 60);
+  return text + suffix;
+}
+
+void print_fields(std::ostream& out, const std::vector<std::pair<std::string, std::string>>& rows) {
+  size_t width = 0;
+  for (const auto& row : rows) width = std::max(width, row.first.size());
+  for (const auto& [label, value] : rows) {
+    out << label << std::string(width - label.size() + 2, ' ') << value << '\n';
+  }
+}
+
+}  // namespace orrery::cli

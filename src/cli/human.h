@@ -1,0 +1,19 @@
+// Human-readable output: wall times in a zone and aligned label/value lines.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/time.h"
+#include "core/timezone.h"
+
+namespace orrery::cli {
+
+// "2026-11-30 09:00:00 +01:00" (seconds and milliseconds only when non-zero).
+std::string format_wall(TimeMs time, const TimeZone& zone);
+
+// Lines of "label  value", the values aligned in one column.
+void print_fields(std::ostream& out, const std::vector<std::pair<std::string, std::string>>& rows);
+
+}  // namespace orrery::cli

@@ -1,0 +1,19 @@
+// JSON documents of DESIGN §11.1 for core values (snake_case keys, times as
+// YYYY-MM-DDTHH:MM:SS.mmmZ). Fields may be added, never renamed.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <vector>
+
+#include "core/result.h"
+#include "core/schedule.h"
+
+namespace orrery::cli {
+
+// {type, expression | every_ms, anchor | at | min_ms, max_ms, timezone, jitter_ms}
+nlohmann::json schedule_json(const SlotSeries& series);
+nlohmann::json times_json(const std::vector<TimeMs>& times);
+// {"error": {"code": …, "message": …}}
+nlohmann::json error_json(const Error& error);
+
+}  // namespace orrery::cli

@@ -1,0 +1,195 @@
+#include "core/schedule.h"
+
+#include <algorithm>
+
+#include "core/duration.h"
+#include "core/timezone.h"
+
+namespace orrery {
+namespace {
+
+using MaybeTime = std::optional<TimeMs>;
+
+Status validate(const Schedule& schedule) {
+  switch (schedule.type) {
+    case ScheduleType::kOnce:
+      return Ok{};
+    case ScheduleType::kInterval:
+      if (schedule.every_ms <= 0) {
+        return usage_error("interval " + format_duration(schedule.every_ms) +
+                           " must be greater than zero");
+      }
+      return Ok{};
+    case ScheduleType::kCron:
+      return Ok{};
+    case ScheduleType::kDynamic:
+      if (schedule.min_ms <= 0) {
+        return usage_error("dynamic --min " + format_duration(schedule.min_ms) +
+                           " must be greater than zero");
+      }
+      if (schedule.max_ms < schedule.min_ms) {
+        return usage_error("dynamic --max " + format_duration(schedule.max_ms) +
+                           " is less than --min " + format_duration(schedule.min_ms));
+      }
+      return Ok{};
+  }
+  return internal_error("unknown schedule type");
+}
+
+Result<TimeZone> zone_for(const Schedule& schedule) {
+  if (schedule.timezone.empty()) return TimeZone::local();
+  return TimeZone::named(schedule.timezone);
+}
+
+}  // namespace
+
+const char* schedule_type_name(ScheduleType type) {
+  switch (type) {
+    case ScheduleType::kOnce:
+      return "once";
+    case ScheduleType::kInterval:
+      return "interval";
+    case ScheduleType::kCron:
+      return "cron";
+    case ScheduleType::kDynamic:
+      return "dynamic";
+  }
+  return "unknown";
+}
+
+const char* anchor_name(IntervalAnchor anchor) {
+  return anchor == IntervalAnchor::kFixedDelay ? "fixed_delay" : "fixed_rate";
+}
+
+DurationMs jitter_offset(std::string_view loop_id, DurationMs jitter_ms) {
+  if (jitter_ms <= 0) return 0;
+  std::uint64_t hash = 14695981039346656037ull;  // FNV-1a
+  for (char c : loop_id) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+  return DurationMs(hash % std::uint64_t(jitter_ms));
+}
+
+Result<SlotSeries> SlotSeries::compile(const Schedule& schedule, std::string_view loop_id) {
+  if (auto valid = validate(schedule); !valid) return valid.error();
+  if (schedule.jitter_ms < 0) return usage_error("jitter cannot be negative");
+  std::optional<CronSchedule> cron;
+  if (schedule.type == ScheduleType::kCron) {
+    auto zone = zone_for(schedule);
+    if (!zone) return zone.error();
+    auto parsed = CronSchedule::parse(schedule.expression, *zone);
+    if (!parsed) return parsed.error();
+    cron = std::move(*parsed);
+  }
+  const DurationMs offset =
+      schedule.type == ScheduleType::kDynamic ? 0 : jitter_offset(loop_id, schedule.jitter_ms);
+  return SlotSeries(schedule, std::move(cron), offset);
+}
+
+Result<TimeMs> SlotSeries::cron_after(TimeMs after) const {
+  auto next = cron_->next_after(after - offset_);
+  if (!next) return next.error();
+  return *next + offset_;
+}
+
+Result<MaybeTime> SlotSeries::initial(TimeMs from) const {
+  switch (schedule_.type) {
+    case ScheduleType::kOnce:
+      return MaybeTime{schedule_.at + offset_};
+    case ScheduleType::kInterval:
+      return MaybeTime{from + schedule_.every_ms + offset_};
+    case ScheduleType::kCron: {
+      auto next = cron_after(from);
+      if (!next) return next.error();
+      return MaybeTime{*next};
+    }
+    case ScheduleType::kDynamic:
+      return MaybeTime{from + schedule_.min_ms};
+  }
+  return internal_error("unknown schedule type");
+}
+
+Result<MaybeTime> SlotSeries::following(TimeMs slot) const {
+  switch (schedule_.type) {
+    case ScheduleType::kInterval:
+      return MaybeTime{slot + schedule_.every_ms};
+    case ScheduleType::kCron: {
+      auto next = cron_after(slot);
+      if (!next) return next.error();
+      return MaybeTime{*next};
+    }
+    case ScheduleType::kOnce:
+    case ScheduleType::kDynamic:
+      return MaybeTime{};
+  }
+  return internal_error("unknown schedule type");
+}
+
+Result<MaybeTime> SlotSeries::after_finish(TimeMs scheduled_for, TimeMs finished_at,
+                                           std::optional<DurationMs> requested_delay) const {
+  switch (schedule_.type) {
+    case ScheduleType::kOnce:
+      return MaybeTime{};
+    case ScheduleType::kInterval: {
+      const DurationMs every = schedule_.every_ms;
+      if (schedule_.anchor == IntervalAnchor::kFixedDelay) return MaybeTime{finished_at + every};
+      if (finished_at < scheduled_for) return MaybeTime{scheduled_for + every};
+      return MaybeTime{scheduled_for + ((finished_at - scheduled_for) / every + 1) * every};
+    }
+    case ScheduleType::kCron: {
+      auto next = cron_after(std::max(scheduled_for, finished_at));
+      if (!next) return next.error();
+      return MaybeTime{*next};
+    }
+    case ScheduleType::kDynamic: {
+      const DurationMs delay = requested_delay.value_or(schedule_.min_ms);
+      return MaybeTime{finished_at + std::clamp(delay, schedule_.min_ms, schedule_.max_ms)};
+    }
+  }
+  return internal_error("unknown schedule type");
+}
+
+Result<TimeMs> SlotSeries::latest_at_or_before(TimeMs first, TimeMs at) const {
+  if (at <= first) return first;
+  switch (schedule_.type) {
+    case ScheduleType::kInterval:
+      return first + (at - first) / schedule_.every_ms * schedule_.every_ms;
+    case ScheduleType::kCron: {
+      auto latest = cron_->latest_before(at - offset_ + 1);
+      if (!latest) return latest.error();
+      return std::max(first, *latest + offset_);
+    }
+    case ScheduleType::kOnce:
+    case ScheduleType::kDynamic:
+      return first;
+  }
+  return internal_error("unknown schedule type");
+}
+
+Result<std::int64_t> SlotSeries::count(TimeMs first, TimeMs last) const {
+  if (last < first) return std::int64_t{0};
+  if (schedule_.type == ScheduleType::kInterval) return (last - first) / schedule_.every_ms + 1;
+  if (schedule_.type != ScheduleType::kCron) return std::int64_t{1};
+  std::int64_t slots = 1;
+  for (TimeMs slot = first;;) {
+    auto next = cron_after(slot);
+    if (!next) return next.error();
+    if (*next > last) return slots;
+    slot = *next;
+    ++slots;
+  }
+}
+
+Result<std::vector<TimeMs>> SlotSeries::preview(TimeMs from, int n) const {
+  std::vector<TimeMs> slots;
+  auto slot = initial(from);
+  while (slot && slot->has_value() && int(slots.size()) < n) {
+    if (**slot > from) slots.push_back(**slot);
+    slot = following(**slot);
+  }
+  if (!slot) return slot.error();
+  return slots;
+}
+
+}  // namespace orrery

@@ -1,0 +1,96 @@
+#include "core/timezone.h"
+
+#include <date/tz.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <exception>
+
+namespace orrery {
+namespace {
+
+constexpr TimeMs kMsPerSecond = 1000;
+
+TimeMs clamp_instant(std::int64_t seconds) {
+  const std::int64_t lo = kEarliestInstant / kMsPerSecond;
+  const std::int64_t hi = kLatestInstant / kMsPerSecond;
+  return std::clamp(seconds, lo, hi) * kMsPerSecond;
+}
+
+bool is_utc_name(std::string_view name) {
+  return name == "UTC" || name == "Etc/UTC" || name == "Z" || name == "Etc/Zulu" ||
+         name == "Zulu" || name == "Etc/UCT" || name == "UCT" || name == "Universal" ||
+         name == "Etc/Universal" || name == "GMT" || name == "Etc/GMT";
+}
+
+// date::locate_zone throws for unknown names; this is the one place it may.
+const date::time_zone* find_zone(std::string_view name) {
+  try {
+    return date::locate_zone(name);
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
+}  // namespace
+
+TimeZone TimeZone::utc() { return TimeZone("UTC", nullptr); }
+
+Result<TimeZone> TimeZone::named(std::string_view name) {
+  if (is_utc_name(name)) return TimeZone(std::string(name), nullptr);
+  if (name.empty() || name.size() > 64 || name.find("..") != std::string_view::npos) {
+    return usage_error("unknown time zone '" + std::string(name) +
+                       "': expected an IANA name such as Europe/Berlin or UTC");
+  }
+  const date::time_zone* zone = find_zone(name);
+  if (zone == nullptr) {
+    return usage_error("unknown time zone '" + std::string(name) +
+                       "': expected an IANA name such as Europe/Berlin or UTC");
+  }
+  return TimeZone(std::string(name), zone);
+}
+
+TimeZone TimeZone::local() {
+  if (const char* tz = std::getenv("TZ"); tz != nullptr && *tz != '\0') {
+    std::string_view name(tz);
+    if (name.front() == ':') name.remove_prefix(1);
+    if (auto zone = named(name)) return *zone;
+  }
+  try {
+    const date::time_zone* zone = date::current_zone();
+    if (zone != nullptr) {
+      if (is_utc_name(zone->name())) return utc();
+      return TimeZone(zone->name(), zone);
+    }
+  } catch (const std::exception&) {
+  }
+  return utc();
+}
+
+ZoneSegment TimeZone::segment_at(TimeMs instant) const {
+  if (zone_ == nullptr) return {kEarliestInstant, kLatestInstant, 0};
+  using std::chrono::floor;
+  using std::chrono::milliseconds;
+  using std::chrono::seconds;
+  const date::sys_seconds at = floor<seconds>(date::sys_time<milliseconds>(milliseconds(instant)));
+  const date::sys_info info = zone_->get_info(at);
+  return {clamp_instant(info.begin.time_since_epoch().count()),
+          clamp_instant(info.end.time_since_epoch().count()), info.offset.count() * kMsPerSecond};
+}
+
+TimeMs TimeZone::from_wall(LocalMs wall) const {
+  if (zone_ == nullptr) return wall;
+  // Any instant with this wall time lies within a day of wall - offset; look
+  // at the segment there and its neighbours.
+  const ZoneSegment near = segment_at(wall - offset_at(wall));
+  const ZoneSegment before = segment_at(near.begin - 1);
+  const ZoneSegment after = segment_at(near.end);
+  for (const ZoneSegment& segment : {before, near, after}) {
+    const TimeMs instant = wall - segment.offset;
+    if (instant >= segment.begin && instant < segment.end) return instant;
+  }
+  // In a gap: the first instant after it is the begin of the later segment.
+  return wall - near.offset < near.begin ? near.begin : after.begin;
+}
+
+}  // namespace orrery
