@@ -31,7 +31,6 @@ void add_global_options(CLI::App& app, Globals& globals) {
 
 void add_cron_commands(CLI::App& app, Arguments& args, Command& command) {
   CLI::App* cron = app.add_subcommand("cron", "Work with cron expressions");
-  cron->require_subcommand(1);
   CLI::App* explain =
       cron->add_subcommand("explain", "Validate a cron expression, describe it, list fire times");
   auto& a = args.cron_explain;
@@ -45,7 +44,6 @@ void add_cron_commands(CLI::App& app, Arguments& args, Command& command) {
 
 void add_schedule_commands(CLI::App& app, Arguments& args, Command& command) {
   CLI::App* schedule = app.add_subcommand("schedule", "Work with schedules");
-  schedule->require_subcommand(1);
   CLI::App* preview = schedule->add_subcommand("preview", "List the next slots of a schedule");
   auto& a = args.schedule_preview;
   preview->add_option("--cron", a.cron, "cron expression");
@@ -61,6 +59,21 @@ int report(const Error& error, bool json) {
   std::cerr << "orrery: " << error.message << '\n';
   if (json) std::cout << error_json(error).dump(2) << '\n';
   return exit_code_for(error.code);
+}
+
+// Names what is missing when the arguments chose a group but no command.
+Error missing_command(const CLI::App& app) {
+  std::string path = "orrery";
+  const CLI::App* group = &app;
+  while (!group->get_subcommands().empty()) {
+    group = group->get_subcommands().front();
+    path += " " + group->get_name();
+  }
+  std::string names;
+  for (const CLI::App* sub : group->get_subcommands({})) {
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+  }
+  return usage_error("'" + path + "' needs a command: " + names + " (see " + path + " --help)");
 }
 
 bool wants_json(int argc, char** argv) {
@@ -81,7 +94,6 @@ int run(int argc, char** argv) {
   CLI::App app{"orrery: a durable, local-first scheduler for commands and coding agents", "orrery"};
   app.set_version_flag("--version", std::string("orrery ") + ORRERY_VERSION);
   app.fallthrough();  // global options are accepted after the command too
-  app.require_subcommand(1);
 
   Context context;
   Arguments args;
@@ -97,6 +109,8 @@ int run(int argc, char** argv) {
   } catch (const CLI::ParseError& error) {
     return report(usage_error(error.what()), wants_json(argc, argv));
   }
+
+  if (!command) return report(missing_command(app), context.globals.json);
 
   context.now = clock_now();
   context.out = &std::cout;

@@ -10,7 +10,7 @@
 
 namespace orrery::cli {
 
-// "2026-11-30 09:00:00 +01:00" (seconds and milliseconds only when non-zero).
+// "2026-11-30 09:00 +01:00": seconds, then milliseconds, only when non-zero.
 std::string format_wall(TimeMs time, const TimeZone& zone);
 
 // Lines of "label  value", the values aligned in one column.

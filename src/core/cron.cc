@@ -77,6 +77,7 @@ Result<TimeMs> CronSchedule::next_after(TimeMs after) const {
   while (from < limit) {
     const ZoneSegment segment = zone_.segment_at(from);
     const TimeMs until = std::min(segment.end, limit);
+    if (until <= from) break;  // only at the end of representable time
     if (auto found = first_in_segment(segment, from, until)) return *found;
     from = until;
   }
@@ -89,6 +90,7 @@ Result<TimeMs> CronSchedule::latest_before(TimeMs before) const {
   while (upto > floor) {
     const ZoneSegment segment = zone_.segment_at(upto - 1);
     if (auto found = last_in_segment(segment, upto, floor)) return *found;
+    if (segment.begin >= upto) break;  // only at the start of representable time
     upto = std::max(segment.begin, floor);
   }
   return no_fire_error(before, "before");

@@ -62,7 +62,7 @@ bool read_number(std::string_view text, size_t* pos, Number* number) {
     if (text[*pos] == '.') {
       in_fraction = true;
     } else {
-      if (in_fraction && number->fraction_digits == 3) return false;  // finer than 1 ms
+      if (in_fraction && number->fraction_digits == 9) return false;  // far finer than 1 ms
       if (__builtin_mul_overflow(number->scaled, 10, &number->scaled) ||
           __builtin_add_overflow(number->scaled, text[*pos] - '0', &number->scaled)) {
         return false;

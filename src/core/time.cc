@@ -129,20 +129,46 @@ Result<std::optional<DurationMs>> read_zone_designator(Cursor& in, std::string_v
   return std::optional<DurationMs>{sign == '-' ? -offset : offset};
 }
 
+Error out_of_range(std::string_view text) {
+  return usage_error("invalid time '" + std::string(text) + "': outside the years " +
+                     std::to_string(kMinYear) + "-" + std::to_string(kMaxYear) + " (UTC)");
+}
+
 Result<TimeMs> parse_relative(std::string_view text, TimeMs now) {
   auto duration = parse_duration(text.substr(1), ZeroDuration::kAllowed);
   if (!duration) {
     return usage_error("invalid relative time '" + std::string(text) +
                        "': expected + followed by a duration such as +10m or +1h30m");
   }
-  return now + *duration;
+  TimeMs time = 0;
+  if (__builtin_add_overflow(now, *duration, &time)) return out_of_range(text);
+  return time;
+}
+
+// The instants text can name: years 1970 through 9999, UTC.
+Result<TimeMs> within_years(TimeMs time, std::string_view text) {
+  static const TimeMs earliest = days_from_civil({kMinYear, 1, 1}) * kMsPerDay;
+  static const TimeMs latest = days_from_civil({kMaxYear + 1, 1, 1}) * kMsPerDay - 1;
+  if (time < earliest || time > latest) return out_of_range(text);
+  return time;
+}
+
+std::string_view trim(std::string_view text) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
 }
 
 }  // namespace
 
-Result<TimeMs> parse_time(std::string_view text, TimeMs now, const TimeZone& zone) {
-  if (text == "now") return now;
-  if (!text.empty() && text.front() == '+') return parse_relative(text, now);
+Result<TimeMs> parse_time(std::string_view raw, TimeMs now, const TimeZone& zone) {
+  const std::string_view text = trim(raw);
+  if (text == "now") return within_years(now, text);
+  if (!text.empty() && text.front() == '+') {
+    auto relative = parse_relative(text, now);
+    if (!relative) return relative.error();
+    return within_years(*relative, text);
+  }
 
   Cursor in{text};
   auto wall = read_wall_time(in, text);
@@ -155,8 +181,7 @@ Result<TimeMs> parse_time(std::string_view text, TimeMs now, const TimeZone& zon
   const LocalMs local = days_from_civil(wall->date) * kMsPerDay +
                         ((wall->hour * 60 + wall->minute) * 60 + wall->second) * 1000 +
                         wall->millis;
-  if (offset->has_value()) return local - **offset;
-  return zone.from_wall(local);
+  return within_years(offset->has_value() ? local - **offset : zone.from_wall(local), text);
 }
 
 std::string format_time(TimeMs time) {

@@ -5,16 +5,28 @@
 #include <algorithm>
 #include <cstdlib>
 #include <exception>
+#include <limits>
+
+#include "core/civil.h"
 
 namespace orrery {
 namespace {
 
 constexpr TimeMs kMsPerSecond = 1000;
 
-TimeMs clamp_instant(std::int64_t seconds) {
-  const std::int64_t lo = kEarliestInstant / kMsPerSecond;
-  const std::int64_t hi = kLatestInstant / kMsPerSecond;
-  return std::clamp(seconds, lo, hi) * kMsPerSecond;
+// The tz library covers the years -32767 to 32767; its first and last
+// segments end there. Ours go on to kEarliestInstant and kLatestInstant.
+std::int64_t library_limit_seconds(date::year year) {
+  return date::sys_days{year / 1 / 1}.time_since_epoch().count() * std::int64_t{86'400};
+}
+const std::int64_t kLibraryMinSeconds = library_limit_seconds(date::year::min()) + 86'400;
+const std::int64_t kLibraryMaxSeconds = library_limit_seconds(date::year::max()) - 86'400;
+
+TimeMs segment_bound(date::sys_seconds bound) {
+  const std::int64_t seconds = bound.time_since_epoch().count();
+  if (seconds <= kLibraryMinSeconds) return kEarliestInstant;
+  if (seconds >= kLibraryMaxSeconds) return kLatestInstant;
+  return seconds * kMsPerSecond;
 }
 
 bool is_utc_name(std::string_view name) {
@@ -69,13 +81,11 @@ TimeZone TimeZone::local() {
 
 ZoneSegment TimeZone::segment_at(TimeMs instant) const {
   if (zone_ == nullptr) return {kEarliestInstant, kLatestInstant, 0};
-  using std::chrono::floor;
-  using std::chrono::milliseconds;
-  using std::chrono::seconds;
-  const date::sys_seconds at = floor<seconds>(date::sys_time<milliseconds>(milliseconds(instant)));
-  const date::sys_info info = zone_->get_info(at);
-  return {clamp_instant(info.begin.time_since_epoch().count()),
-          clamp_instant(info.end.time_since_epoch().count()), info.offset.count() * kMsPerSecond};
+  // Beyond the library's years its first or last segment goes on.
+  const std::int64_t seconds =
+      std::clamp(floor_div(instant, kMsPerSecond), kLibraryMinSeconds, kLibraryMaxSeconds);
+  const date::sys_info info = zone_->get_info(date::sys_seconds{std::chrono::seconds(seconds)});
+  return {segment_bound(info.begin), segment_bound(info.end), info.offset.count() * kMsPerSecond};
 }
 
 TimeMs TimeZone::from_wall(LocalMs wall) const {

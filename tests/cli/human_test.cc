@@ -1,0 +1,72 @@
+#include "cli/human.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace orrery::cli {
+namespace {
+
+constexpr TimeMs kSecond = 1000;
+constexpr TimeMs kMinute = 60 * kSecond;
+constexpr TimeMs kHour = 60 * kMinute;
+constexpr TimeMs kDay = 24 * kHour;
+
+// Day numbers since 1970-01-01: 56 years of 365 days plus 14 leap days
+// (1972..2024) reach 2026-01-01.
+constexpr std::int64_t kJan1 = 56 * 365 + 14;
+constexpr std::int64_t kMar1 = kJan1 + 31 + 28;
+constexpr std::int64_t kJul1 = kMar1 + 31 + 30 + 31 + 30;
+constexpr std::int64_t kNov30 = kJul1 + 31 + 31 + 30 + 31 + 29;
+
+TimeZone zone(std::string_view name) {
+  auto result = TimeZone::named(name);
+  EXPECT_TRUE(result.ok()) << name;
+  return result.ok() ? *result : TimeZone::utc();
+}
+
+TEST(HumanFormatWall, WritesUtcWallTimeWithZeroOffset) {
+  EXPECT_EQ(format_wall(kMar1 * kDay + 9 * kHour, TimeZone::utc()), "2026-03-01 09:00 +00:00");
+}
+
+TEST(HumanFormatWall, ShowsSecondsAndMillisecondsOnlyWhenNonZero) {
+  const TimeMs nine = kMar1 * kDay + 9 * kHour;
+  EXPECT_EQ(format_wall(nine + 5 * kSecond, TimeZone::utc()), "2026-03-01 09:00:05 +00:00");
+  EXPECT_EQ(format_wall(nine + 5 * kSecond + 250, TimeZone::utc()),
+            "2026-03-01 09:00:05.250 +00:00");
+  EXPECT_EQ(format_wall(nine + 7, TimeZone::utc()), "2026-03-01 09:00:00.007 +00:00");
+}
+
+TEST(HumanFormatWall, WritesBerlinWallTimeWithItsOffset) {
+  const TimeZone berlin = zone("Europe/Berlin");
+  EXPECT_EQ(format_wall(kNov30 * kDay + 8 * kHour, berlin), "2026-11-30 09:00 +01:00");
+  EXPECT_EQ(format_wall(kJul1 * kDay + 8 * kHour, berlin), "2026-07-01 10:00 +02:00");
+  // 23:30Z on 31 December is already the next year in Berlin.
+  EXPECT_EQ(format_wall((kJan1 - 1) * kDay + 23 * kHour + 30 * kMinute, berlin),
+            "2026-01-01 00:30 +01:00");
+}
+
+TEST(HumanFormatWall, WritesNegativeAndHalfHourOffsets) {
+  const TimeMs noon = kMar1 * kDay + 12 * kHour;
+  EXPECT_EQ(format_wall(noon, zone("America/New_York")), "2026-03-01 07:00 -05:00");
+  EXPECT_EQ(format_wall(noon, zone("Asia/Kolkata")), "2026-03-01 17:30 +05:30");
+  EXPECT_EQ(format_wall(noon, zone("America/St_Johns")), "2026-03-01 08:30 -03:30");
+}
+
+TEST(HumanPrintFields, AlignsValuesTwoSpacesAfterTheLongestLabel) {
+  std::ostringstream out;
+  print_fields(out, {{"id", "abc"}, {"schedule", "*/5 * * * *"}, {"", "more"}});
+  EXPECT_EQ(out.str(),
+            "id        abc\n"
+            "schedule  */5 * * * *\n"
+            "          more\n");
+}
+
+TEST(HumanPrintFields, PrintsNothingForNoRows) {
+  std::ostringstream out;
+  print_fields(out, {});
+  EXPECT_EQ(out.str(), "");
+}
+
+}  // namespace
+}  // namespace orrery::cli

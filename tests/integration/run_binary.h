@@ -1,0 +1,31 @@
+// Runs the orrery binary as a child process, without a shell, and captures
+// what it writes. Black-box tests see the binary only through this.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace orrery {
+
+struct RunResult {
+  int exit_code = -1;   // the exit status, or -1 when the child did not exit normally
+  int term_signal = 0;  // the signal that ended the child, or 0
+  std::string out;      // everything written to stdout
+  std::string err;      // everything written to stderr
+};
+
+// Extra environment entries, added to (or replacing those of) the test's own.
+using EnvVars = std::vector<std::pair<std::string, std::string>>;
+
+// Runs `program` with `args` (argv[1..]) and the test environment plus `env`;
+// stdin is /dev/null. Reads stdout and stderr concurrently, so output of any
+// size cannot block the child. Throws std::runtime_error if the child cannot
+// be started.
+RunResult run_program(const std::string& program, const std::vector<std::string>& args,
+                      const EnvVars& env = {});
+
+// run_program on the binary under test (ORRERY_BINARY).
+RunResult run_orrery(const std::vector<std::string>& args, const EnvVars& env = {});
+
+}  // namespace orrery
