@@ -127,12 +127,4 @@ std::optional<WallMinute> last_match(const CronFields& cron, WallMinute from, Wa
   return std::nullopt;
 }
 
-bool matches(const CronFields& cron, WallMinute minute) {
-  const std::int64_t days = floor_div(minute, kMinutesPerDay);
-  const int minute_of_day = int(minute - days * kMinutesPerDay);
-  const CivilDate date = civil_from_days(days);
-  return (cron.minutes >> (minute_of_day % 60) & 1) && (cron.hours >> (minute_of_day / 60) & 1) &&
-         (days_of(cron, date.year, date.month) >> date.day & 1);
-}
-
 }  // namespace orrery

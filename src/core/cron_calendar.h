@@ -22,7 +22,4 @@ std::optional<WallMinute> first_match(const CronFields& cron, WallMinute from, W
 // The last matching minute m with floor <= m <= from.
 std::optional<WallMinute> last_match(const CronFields& cron, WallMinute from, WallMinute floor);
 
-// Whether this wall minute matches every field.
-bool matches(const CronFields& cron, WallMinute minute);
-
 }  // namespace orrery
