@@ -1,0 +1,54 @@
+#include "core/loop.h"
+
+#include "core/enum_names.h"
+
+namespace orrery {
+namespace {
+
+constexpr NameTable<LoopStatus, 4> kStatuses{{
+    {LoopStatus::kActive, "active"},
+    {LoopStatus::kPaused, "paused"},
+    {LoopStatus::kExpired, "expired"},
+    {LoopStatus::kCompleted, "completed"},
+}};
+constexpr NameTable<OverlapPolicy, 4> kOverlaps{{
+    {OverlapPolicy::kSkip, "skip"},
+    {OverlapPolicy::kQueue, "queue"},
+    {OverlapPolicy::kAllow, "allow"},
+    {OverlapPolicy::kReplace, "replace"},
+}};
+constexpr NameTable<RetryBackoff, 2> kBackoffs{{
+    {RetryBackoff::kFixed, "fixed"},
+    {RetryBackoff::kExponential, "exponential"},
+}};
+constexpr NameTable<CatchUpMode, 3> kCatchUps{{
+    {CatchUpMode::kLatest, "latest"},
+    {CatchUpMode::kAll, "all"},
+    {CatchUpMode::kNone, "none"},
+}};
+constexpr NameTable<TargetType, 3> kTargets{{
+    {TargetType::kCommand, "command"},
+    {TargetType::kAgent, "agent"},
+    {TargetType::kWorkflow, "workflow"},
+}};
+
+}  // namespace
+
+const char* loop_status_name(LoopStatus status) { return enum_name(status, kStatuses); }
+Result<LoopStatus> parse_loop_status(std::string_view text) {
+  return parse_enum_name(text, kStatuses, "loop status");
+}
+const char* overlap_name(OverlapPolicy policy) { return enum_name(policy, kOverlaps); }
+Result<OverlapPolicy> parse_overlap(std::string_view text) {
+  return parse_enum_name(text, kOverlaps, "overlap policy");
+}
+const char* backoff_name(RetryBackoff backoff) { return enum_name(backoff, kBackoffs); }
+Result<RetryBackoff> parse_backoff(std::string_view text) {
+  return parse_enum_name(text, kBackoffs, "retry backoff");
+}
+Result<CatchUpMode> parse_catch_up_mode(std::string_view text) {
+  return parse_enum_name(text, kCatchUps, "catch-up policy");
+}
+const char* target_type_name(TargetType type) { return enum_name(type, kTargets); }
+
+}  // namespace orrery

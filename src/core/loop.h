@@ -1,0 +1,73 @@
+// Loop: a named, scheduled target and its policies (DESIGN §4). This is the
+// record the store keeps; validation of user input happens in loop_spec.h.
+//
+// Invariants: an archived loop is paused and remembers the status it had;
+// next_run_at is empty only for loops that will not run again (completed,
+// expired) or have nothing scheduled.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/result.h"
+#include "core/schedule.h"
+#include "core/slot_plan.h"
+#include "core/time.h"
+
+namespace orrery {
+
+enum class LoopStatus { kActive, kPaused, kExpired, kCompleted };
+enum class OverlapPolicy { kSkip, kQueue, kAllow, kReplace };
+enum class RetryBackoff { kFixed, kExponential };
+enum class TargetType { kCommand, kAgent, kWorkflow };
+
+const char* loop_status_name(LoopStatus status);
+Result<LoopStatus> parse_loop_status(std::string_view text);
+const char* overlap_name(OverlapPolicy policy);
+Result<OverlapPolicy> parse_overlap(std::string_view text);
+const char* backoff_name(RetryBackoff backoff);
+Result<RetryBackoff> parse_backoff(std::string_view text);
+Result<CatchUpMode> parse_catch_up_mode(std::string_view text);
+const char* target_type_name(TargetType type);
+
+using EnvVar = std::pair<std::string, std::string>;
+
+struct Target {
+  TargetType type = TargetType::kCommand;
+  std::vector<std::string> argv;        // command without a shell
+  bool shell = false;                   // command line run by /bin/sh -c
+  std::string command_line;             // when shell
+  std::string cwd;                      // empty: the daemon's working directory
+  std::vector<EnvVar> env;              // --env
+  std::vector<std::string> secret_env;  // names of --secret-env; values never stored here
+};
+
+struct Loop {
+  std::string id;
+  std::string name;
+  std::string description;
+  LoopStatus status = LoopStatus::kActive;
+  bool archived = false;
+  std::optional<LoopStatus> archived_from_status;
+  Schedule schedule;
+  Target target;
+  std::vector<EnvVar> machine;  // runner labels this loop needs
+  std::optional<TimeMs> next_run_at;
+  std::optional<TimeMs> retry_scheduled_for;
+  CatchUpPolicy catch_up;
+  OverlapPolicy overlap = OverlapPolicy::kSkip;
+  int max_attempts = 1;
+  DurationMs retry_delay_ms = 60'000;
+  RetryBackoff retry_backoff = RetryBackoff::kFixed;
+  DurationMs lease_ms = 30 * 60'000;
+  std::optional<DurationMs> timeout_ms;
+  std::optional<DurationMs> idle_timeout_ms;
+  std::optional<TimeMs> expires_at;
+  std::int64_t missed_count = 0;
+  TimeMs created_at = 0;
+  TimeMs updated_at = 0;
+};
+
+}  // namespace orrery

@@ -1,0 +1,64 @@
+// Run: one row per (loop, scheduled slot) and its outcome (DESIGN §4.4).
+//
+// Invariants: (loop_id, scheduled_for) is unique; a running run has a
+// claimant, a claim token and a lease; a terminal run has none of them. A
+// skipped slot has attempt 1 and no start time.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/result.h"
+#include "core/time.h"
+
+namespace orrery {
+
+enum class RunStatus { kRunning, kSucceeded, kFailed, kTimedOut, kAbandoned, kSkipped, kCancelled };
+
+const char* run_status_name(RunStatus status);
+Result<RunStatus> parse_run_status(std::string_view text);
+bool is_terminal(RunStatus status);
+// failed, timed_out and abandoned slots may be claimed again while attempts remain.
+bool is_retryable(RunStatus status);
+
+// A process and the time it started, so that a reused pid is not mistaken
+// for it.
+struct ProcessIdentity {
+  int pid = 0;
+  std::optional<TimeMs> started_at;
+};
+
+struct Usage {
+  std::optional<std::int64_t> input_tokens;
+  std::optional<std::int64_t> output_tokens;
+  std::optional<double> cost_usd;
+};
+
+struct Run {
+  std::string id;
+  std::string loop_id;
+  std::string loop_name;
+  TimeMs scheduled_for = 0;
+  int attempt = 1;
+  RunStatus status = RunStatus::kRunning;
+  std::optional<TimeMs> started_at;
+  std::optional<TimeMs> finished_at;
+  std::string claimed_by;
+  std::string claim_token;
+  std::optional<TimeMs> lease_expires_at;
+  std::optional<ProcessIdentity> target;  // the target's pid and start time
+  std::optional<int> pgid;
+  std::optional<ProcessIdentity> supervisor;
+  std::optional<int> exit_code;
+  std::optional<int> signal;
+  std::optional<DurationMs> duration_ms;
+  std::string error;
+  std::string skip_reason;
+  std::string stdout_tail;
+  std::string stderr_tail;
+  Usage usage;
+  TimeMs created_at = 0;
+  TimeMs updated_at = 0;
+};
+
+}  // namespace orrery

@@ -1,0 +1,69 @@
+#include "exec/process_identity.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace orrery {
+namespace {
+
+std::optional<TimeMs> boot_time_ms() {
+  std::ifstream stat("/proc/stat");
+  std::string line;
+  while (std::getline(stat, line)) {
+    if (line.rfind("btime ", 0) == 0)
+      return TimeMs(std::strtoll(line.c_str() + 6, nullptr, 10)) * 1000;
+  }
+  return std::nullopt;
+}
+
+// Field 22 of /proc/<pid>/stat, counted after the parenthesised command name.
+std::optional<long long> start_ticks(int pid) {
+  std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const size_t close = text.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream fields(text.substr(close + 2));
+  std::string field;
+  for (int index = 3; fields >> field; ++index) {
+    if (index == 22) return std::strtoll(field.c_str(), nullptr, 10);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<TimeMs> process_start_time(int pid) {
+  if (pid <= 0) return std::nullopt;
+  static const std::optional<TimeMs> boot = boot_time_ms();
+  static const long ticks_per_second = sysconf(_SC_CLK_TCK);
+  const auto ticks = start_ticks(pid);
+  if (!ticks || !boot || ticks_per_second <= 0) return std::nullopt;
+  return *boot + TimeMs(*ticks * 1000 / ticks_per_second);
+}
+
+ProcessIdentity current_process() {
+  const int pid = int(getpid());
+  return {pid, process_start_time(pid)};
+}
+
+bool SystemProcessProbe::is_alive(const ProcessIdentity& process) const {
+  if (process.pid <= 0) return false;
+  if (kill(process.pid, 0) != 0 && errno == ESRCH) return false;
+  if (!process.started_at) return true;  // nothing to compare: assume it is the one
+  const auto actual = process_start_time(process.pid);
+  if (!actual) return false;
+  return std::llabs(*actual - *process.started_at) <= kStartTimeToleranceMs;
+}
+
+std::string SystemProcessProbe::host_name() const {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "localhost";
+  return name;
+}
+
+}  // namespace orrery

@@ -1,0 +1,31 @@
+// Process identity on Linux: a pid and the instant its process started, read
+// from /proc, so that a pid reused by another process is not mistaken for the
+// one recorded. Start times agree within kStartTimeToleranceMs (clock-tick
+// rounding and boot-time drift).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/run.h"
+#include "store/store.h"
+
+namespace orrery {
+
+inline constexpr DurationMs kStartTimeToleranceMs = 5000;
+
+// The start time of pid, or nothing when no such process exists.
+std::optional<TimeMs> process_start_time(int pid);
+// This process, as recorded in runs and leases.
+ProcessIdentity current_process();
+
+// The probe the store uses in production.
+class SystemProcessProbe final : public ProcessProbe {
+ public:
+  // Alive when the pid exists and, if a start time was recorded, its start
+  // time matches within the tolerance.
+  bool is_alive(const ProcessIdentity& process) const override;
+  std::string host_name() const override;
+};
+
+}  // namespace orrery

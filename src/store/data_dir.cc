@@ -1,0 +1,64 @@
+#include "store/data_dir.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace orrery {
+namespace {
+
+Status make_directory(const std::string& path) {
+  if (path.empty()) return Ok{};
+  struct stat info {};
+  if (stat(path.c_str(), &info) == 0) {
+    if (!S_ISDIR(info.st_mode)) {
+      return usage_error("data directory " + path + " exists and is not a directory");
+    }
+    return Ok{};
+  }
+  const size_t slash = path.find_last_of('/');
+  if (slash != std::string::npos && slash > 0) {
+    if (auto parent = make_directory(path.substr(0, slash)); !parent) return parent;
+  }
+  if (mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
+    return usage_error("cannot create data directory " + path + ": " + std::strerror(errno));
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+std::string default_data_dir() {
+  if (const char* home = std::getenv("ORRERY_HOME"); home && *home) return home;
+  if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg) {
+    return std::string(xdg) + "/orrery";
+  }
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : ".") + "/.local/share/orrery";
+}
+
+Status prepare_data_dir(const std::string& path) {
+  if (auto made = make_directory(path); !made) return made;
+  if (chmod(path.c_str(), 0700) != 0 || access(path.c_str(), W_OK | X_OK) != 0) {
+    return usage_error("data directory " + path + " is not writable: " + std::strerror(errno));
+  }
+  return Ok{};
+}
+
+Status make_private_file(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return usage_error("cannot open " + path + ": " + std::strerror(errno));
+  close(fd);
+  for (const std::string& file : {path, path + "-wal", path + "-shm"}) {
+    if (chmod(file.c_str(), 0600) != 0 && errno != ENOENT) {
+      return usage_error("cannot make " + file + " private: " + std::strerror(errno));
+    }
+  }
+  return Ok{};
+}
+
+}  // namespace orrery

@@ -1,0 +1,158 @@
+#include "store/sqlite/migrations.h"
+
+namespace orrery::sqlite {
+namespace {
+
+constexpr const char* kInitialSchema = R"sql(
+CREATE TABLE loops (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  description TEXT NOT NULL DEFAULT '',
+  status TEXT NOT NULL,
+  archived INTEGER NOT NULL DEFAULT 0,
+  archived_from_status TEXT,
+  schedule_type TEXT NOT NULL,
+  schedule_expression TEXT,
+  schedule_timezone TEXT,
+  schedule_every_ms INTEGER,
+  schedule_anchor TEXT,
+  schedule_at INTEGER,
+  schedule_min_ms INTEGER,
+  schedule_max_ms INTEGER,
+  schedule_jitter_ms INTEGER NOT NULL DEFAULT 0,
+  target_json TEXT NOT NULL,
+  machine_json TEXT NOT NULL DEFAULT '[]',
+  next_run_at INTEGER,
+  retry_scheduled_for INTEGER,
+  catch_up TEXT NOT NULL,
+  catch_up_limit INTEGER NOT NULL,
+  catch_up_window_ms INTEGER,
+  overlap TEXT NOT NULL,
+  max_attempts INTEGER NOT NULL,
+  retry_delay_ms INTEGER NOT NULL,
+  retry_backoff TEXT NOT NULL,
+  lease_ms INTEGER NOT NULL,
+  timeout_ms INTEGER,
+  idle_timeout_ms INTEGER,
+  expires_at INTEGER,
+  missed_count INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX loops_due ON loops(status, archived, next_run_at, id);
+CREATE INDEX loops_name ON loops(name);
+
+CREATE TABLE runs (
+  id TEXT PRIMARY KEY,
+  loop_id TEXT NOT NULL REFERENCES loops(id) ON DELETE CASCADE,
+  loop_name TEXT NOT NULL,
+  scheduled_for INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  started_at INTEGER,
+  finished_at INTEGER,
+  claimed_by TEXT NOT NULL DEFAULT '',
+  claim_token TEXT NOT NULL DEFAULT '',
+  claim_generation INTEGER NOT NULL DEFAULT 0,
+  lease_expires_at INTEGER,
+  pid INTEGER,
+  process_started_at INTEGER,
+  pgid INTEGER,
+  supervisor_pid INTEGER,
+  supervisor_started_at INTEGER,
+  exit_code INTEGER,
+  signal INTEGER,
+  duration_ms INTEGER,
+  error TEXT NOT NULL DEFAULT '',
+  skip_reason TEXT NOT NULL DEFAULT '',
+  stdout TEXT NOT NULL DEFAULT '',
+  stderr TEXT NOT NULL DEFAULT '',
+  input_tokens INTEGER,
+  output_tokens INTEGER,
+  cost_usd REAL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  UNIQUE (loop_id, scheduled_for)
+);
+CREATE INDEX runs_loop_created ON runs(loop_id, created_at);
+CREATE INDEX runs_status_lease ON runs(status, lease_expires_at);
+CREATE INDEX runs_created ON runs(created_at);
+
+CREATE TABLE daemon_lease (
+  slot INTEGER PRIMARY KEY CHECK (slot = 1),
+  lease_id TEXT NOT NULL,
+  generation INTEGER NOT NULL,
+  pid INTEGER NOT NULL,
+  process_started_at INTEGER,
+  host TEXT NOT NULL,
+  acquired_at INTEGER NOT NULL,
+  heartbeat_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+)sql";
+
+Result<int> user_version(Database& db) {
+  auto statement = db.prepare("PRAGMA user_version");
+  if (!statement) return statement.error();
+  auto row = (*statement)->step();
+  if (!row) return row.error();
+  return int((*statement)->int64(0));
+}
+
+Status apply(Database& db, const Migration& migration, std::int64_t now) {
+  auto transaction = Transaction::begin(db);
+  if (!transaction) return transaction.error();
+  const auto failed = [&](const Error& error) {
+    return internal_error("schema migration " + std::to_string(migration.version) + " (" +
+                          migration.name + ") failed and was rolled back: " + error.message);
+  };
+  if (auto status =
+          db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
+                  "name TEXT NOT NULL, applied_at INTEGER NOT NULL)");
+      !status) {
+    return failed(status.error());
+  }
+  if (auto status = db.exec(migration.sql); !status) return failed(status.error());
+  auto record =
+      db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)");
+  if (!record) return failed(record.error());
+  if (auto status =
+          (*record)->bind(1, migration.version).bind(2, migration.name).bind(3, now).run();
+      !status) {
+    return failed(status.error());
+  }
+  const std::string pragma = "PRAGMA user_version = " + std::to_string(migration.version);
+  if (auto status = db.exec(pragma); !status) return failed(status.error());
+  return (*transaction)->commit();
+}
+
+}  // namespace
+
+const std::vector<Migration>& migrations() {
+  static const std::vector<Migration> list = {
+      {1, "loops, runs and the daemon lease", kInitialSchema},
+  };
+  return list;
+}
+
+int latest_schema_version() { return migrations().back().version; }
+
+Status migrate(Database& db, std::int64_t now) { return migrate_with(db, migrations(), now); }
+
+Status migrate_with(Database& db, const std::vector<Migration>& list, std::int64_t now) {
+  auto version = user_version(db);
+  if (!version) return version.error();
+  const int latest = list.empty() ? 0 : list.back().version;
+  if (*version > latest) {
+    return conflict_error("the database schema is version " + std::to_string(*version) +
+                          ", newer than this orrery supports (version " + std::to_string(latest) +
+                          "); upgrade orrery to open it");
+  }
+  for (const Migration& migration : list) {
+    if (migration.version <= *version) continue;
+    if (auto status = apply(db, migration, now); !status) return status.error();
+  }
+  return Ok{};
+}
+
+}  // namespace orrery::sqlite

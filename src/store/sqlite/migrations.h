@@ -1,0 +1,32 @@
+// Schema migrations for the SQLite store: numbered, applied in order, each in
+// its own transaction together with its row in schema_migrations and the new
+// PRAGMA user_version.
+//
+// Invariants: a database whose user_version is newer than the latest
+// migration is refused, naming both versions, and left untouched; a
+// migration that fails rolls back and leaves the previous schema.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "store/sqlite/database.h"
+
+namespace orrery::sqlite {
+
+struct Migration {
+  int version;
+  const char* name;
+  const char* sql;
+};
+
+const std::vector<Migration>& migrations();
+int latest_schema_version();
+
+// Applies what is missing; `now` is recorded as applied_at.
+Status migrate(Database& db, std::int64_t now);
+// Applies a given list (for tests of failing migrations).
+Status migrate_with(Database& db, const std::vector<Migration>& list, std::int64_t now);
+
+}  // namespace orrery::sqlite

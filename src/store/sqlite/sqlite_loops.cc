@@ -1,0 +1,185 @@
+// SqliteStore: loops.
+#include <set>
+
+#include "store/sqlite/rows.h"
+#include "store/sqlite/sqlite_store.h"
+
+namespace orrery {
+namespace {
+
+using Bind = std::function<void(sqlite::Statement&)>;
+
+// WHERE clause for a filter; binds ?1 (status) when one is given.
+std::string where_clause(const LoopFilter& filter) {
+  std::string where;
+  switch (filter.archived) {
+    case LoopFilter::Archived::kExclude:
+      where = " WHERE archived = 0";
+      break;
+    case LoopFilter::Archived::kOnly:
+      where = " WHERE archived = 1";
+      break;
+    case LoopFilter::Archived::kInclude:
+      where = " WHERE 1 = 1";
+      break;
+  }
+  if (filter.status) where += " AND status = ?1";
+  return where;
+}
+
+void bind_filter(sqlite::Statement& statement, const LoopFilter& filter) {
+  if (filter.status) statement.bind(1, loop_status_name(*filter.status));
+}
+
+std::string describe_candidates(const std::vector<Loop>& loops) {
+  std::string text;
+  for (const Loop& loop : loops) {
+    if (!text.empty()) text += ", ";
+    text += loop.id + " (" + loop.name + ", " + loop_status_name(loop.status) +
+            (loop.archived ? ", archived" : "") + ")";
+  }
+  return text;
+}
+
+bool is_hex(const std::string& text) {
+  return text.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+}  // namespace
+
+Result<std::vector<Loop>> SqliteStore::query_loops(const std::string& sql, const Bind& bind) {
+  auto query = db_->prepare(sql);
+  if (!query) return query.error();
+  bind(**query);
+  std::vector<Loop> loops;
+  while (true) {
+    auto row = (*query)->step();
+    if (!row) return row.error();
+    if (!*row) return loops;
+    auto loop = sqlite::read_loop(**query);
+    if (!loop) return loop.error();
+    loops.push_back(std::move(*loop));
+  }
+}
+
+Status SqliteStore::create_loop(const Loop& loop) {
+  if (loop.name.empty()) return usage_error("a loop name cannot be empty");
+  auto insert = db_->prepare(sqlite::kLoopInsert);
+  if (!insert) return insert.error();
+  sqlite::bind_loop_fields(**insert, loop);
+  if (auto status = (*insert)->run(); !status) return status;
+  if (db_->changes() != 1) return internal_error("loop " + loop.id + " was not stored");
+  return Ok{};
+}
+
+Result<std::optional<Loop>> SqliteStore::get_loop(const std::string& id) {
+  auto loops =
+      query_loops(std::string("SELECT ") + sqlite::kLoopColumns + " FROM loops WHERE id = ?1",
+                  [&](sqlite::Statement& s) { s.bind(1, id); });
+  if (!loops) return loops.error();
+  if (loops->empty()) return std::optional<Loop>{};
+  return std::optional<Loop>{std::move(loops->front())};
+}
+
+Result<Loop> SqliteStore::resolve_loop(const std::string& text) {
+  if (text.empty()) return usage_error("a loop id or name cannot be empty");
+  auto exact = get_loop(text);
+  if (!exact) return exact.error();
+  if (exact->has_value()) return **exact;
+  std::vector<Loop> candidates;
+  std::set<std::string> seen;
+  const auto add = [&](std::vector<Loop> loops) {
+    for (Loop& loop : loops) {
+      if (seen.insert(loop.id).second) candidates.push_back(std::move(loop));
+    }
+  };
+  auto named = query_loops(std::string("SELECT ") + sqlite::kLoopColumns +
+                               " FROM loops WHERE name = ?1 ORDER BY created_at LIMIT 10",
+                           [&](sqlite::Statement& s) { s.bind(1, text); });
+  if (!named) return named.error();
+  add(std::move(*named));
+  if (text.size() >= 6 && is_hex(text)) {
+    auto prefixed = query_loops(std::string("SELECT ") + sqlite::kLoopColumns +
+                                    " FROM loops WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT 10",
+                                [&](sqlite::Statement& s) { s.bind(1, text).bind(2, text + "g"); });
+    if (!prefixed) return prefixed.error();
+    add(std::move(*prefixed));
+  }
+  if (candidates.empty()) return not_found_error("no loop has the id or name '" + text + "'");
+  if (candidates.size() > 1) {
+    return conflict_error("'" + text + "' matches " + std::to_string(candidates.size()) +
+                          " loops: " + describe_candidates(candidates) + "; use an id");
+  }
+  return std::move(candidates.front());
+}
+
+Result<std::vector<Loop>> SqliteStore::list_loops(const LoopFilter& filter) {
+  const std::string sql = std::string("SELECT ") + sqlite::kLoopColumns + " FROM loops" +
+                          where_clause(filter) +
+                          " ORDER BY archived, status, next_run_at IS NULL, next_run_at, name "
+                          "LIMIT " +
+                          std::to_string(filter.limit);
+  return query_loops(sql, [&](sqlite::Statement& s) { bind_filter(s, filter); });
+}
+
+Result<std::int64_t> SqliteStore::count_loops(const LoopFilter& filter) {
+  auto query = db_->prepare("SELECT COUNT(*) FROM loops" + where_clause(filter));
+  if (!query) return query.error();
+  bind_filter(**query, filter);
+  auto row = (*query)->step();
+  if (!row) return row.error();
+  return (*query)->int64(0);
+}
+
+Result<std::vector<Loop>> SqliteStore::due_loops(TimeMs now, int limit) {
+  const std::string sql = std::string("SELECT ") + sqlite::kLoopColumns +
+                          " FROM loops WHERE status = 'active' AND archived = 0 AND "
+                          "next_run_at <= ?1 ORDER BY next_run_at LIMIT ?2";
+  return query_loops(sql, [&](sqlite::Statement& s) { s.bind(1, now).bind(2, limit); });
+}
+
+Status SqliteStore::update_loop(const Loop& loop, TimeMs expected_updated_at, const Fence& fence) {
+  if (loop.name.empty()) return usage_error("a loop name cannot be empty");
+  auto transaction = sqlite::Transaction::begin(*db_);
+  if (!transaction) return transaction.error();
+  if (auto fenced = check_fence(fence, loop.updated_at); !fenced) return fenced;
+  auto update = db_->prepare(std::string("UPDATE loops SET ") + sqlite::kLoopAssignments +
+                             " WHERE id = ?1 AND updated_at = ?34");
+  if (!update) return update.error();
+  sqlite::bind_loop_fields(**update, loop);
+  (*update)->bind(34, expected_updated_at);
+  if (auto status = (*update)->run(); !status) return status;
+  if (db_->changes() != 1) {
+    auto current = get_loop(loop.id);
+    if (!current) return current.error();
+    if (!current->has_value()) return not_found_error("no loop has the id '" + loop.id + "'");
+    return conflict_error("loop " + loop.name + " changed while it was being updated; try again");
+  }
+  return (*transaction)->commit();
+}
+
+Status SqliteStore::delete_loop(const std::string& id) {
+  auto remove = db_->prepare("DELETE FROM loops WHERE id = ?1");
+  if (!remove) return remove.error();
+  (*remove)->bind(1, id);
+  if (auto status = (*remove)->run(); !status) return status;
+  if (db_->changes() != 1) return not_found_error("no loop has the id '" + id + "'");
+  return Ok{};
+}
+
+Result<int> SqliteStore::expire_loops(TimeMs now, const Fence& fence) {
+  auto transaction = sqlite::Transaction::begin(*db_);
+  if (!transaction) return transaction.error();
+  if (auto fenced = check_fence(fence, now); !fenced) return fenced.error();
+  auto update = db_->prepare(
+      "UPDATE loops SET status = 'expired', next_run_at = NULL, updated_at = ?1 "
+      "WHERE status = 'active' AND archived = 0 AND expires_at IS NOT NULL AND expires_at <= ?1");
+  if (!update) return update.error();
+  (*update)->bind(1, now);
+  if (auto status = (*update)->run(); !status) return status.error();
+  const int expired = db_->changes();
+  if (auto status = (*transaction)->commit(); !status) return status.error();
+  return expired;
+}
+
+}  // namespace orrery

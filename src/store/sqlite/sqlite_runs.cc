@@ -1,0 +1,347 @@
+// SqliteStore: runs — claims, process records, heartbeats, outcomes,
+// skipped slots, recovery of expired leases and pruning.
+#include "store/sqlite/rows.h"
+#include "store/sqlite/sqlite_store.h"
+
+namespace orrery {
+namespace {
+
+using Bind = std::function<void(sqlite::Statement&)>;
+
+// The claimant, token and live lease every claim-holder write requires:
+// ?1 run id, ?2 claimant, ?3 token, ?4 now.
+constexpr const char* kClaimGuard =
+    " WHERE id = ?1 AND status = 'running' AND claimed_by = ?2 AND claim_token = ?3 "
+    "AND lease_expires_at > ?4";
+
+constexpr const char* kTerminalStatuses =
+    "('succeeded', 'failed', 'timed_out', 'abandoned', 'skipped', 'cancelled')";
+
+std::string select_runs(const std::string& where) {
+  return std::string("SELECT ") + sqlite::kRunColumns + " FROM runs " + where;
+}
+
+}  // namespace
+
+Result<std::vector<Run>> SqliteStore::query_runs(const std::string& sql, const Bind& bind) {
+  auto query = db_->prepare(sql);
+  if (!query) return query.error();
+  bind(**query);
+  std::vector<Run> runs;
+  while (true) {
+    auto row = (*query)->step();
+    if (!row) return row.error();
+    if (!*row) return runs;
+    auto run = sqlite::read_run(**query);
+    if (!run) return run.error();
+    runs.push_back(std::move(*run));
+  }
+}
+
+Result<std::optional<Run>> SqliteStore::get_run(const std::string& id) {
+  auto runs =
+      query_runs(select_runs("WHERE id = ?1"), [&](sqlite::Statement& s) { s.bind(1, id); });
+  if (!runs) return runs.error();
+  if (runs->empty()) return std::optional<Run>{};
+  return std::optional<Run>{std::move(runs->front())};
+}
+
+Result<std::optional<Run>> SqliteStore::get_run_by_slot(const std::string& loop_id, TimeMs slot) {
+  auto runs = query_runs(select_runs("WHERE loop_id = ?1 AND scheduled_for = ?2"),
+                         [&](sqlite::Statement& s) { s.bind(1, loop_id).bind(2, slot); });
+  if (!runs) return runs.error();
+  if (runs->empty()) return std::optional<Run>{};
+  return std::optional<Run>{std::move(runs->front())};
+}
+
+Result<std::vector<Run>> SqliteStore::list_runs(const RunFilter& filter) {
+  std::string where = "WHERE 1 = 1";
+  if (filter.loop_id) where += " AND loop_id = ?1";
+  if (filter.status) where += " AND status = ?2";
+  where += " ORDER BY created_at DESC, id DESC LIMIT ?3";
+  return query_runs(select_runs(where), [&](sqlite::Statement& s) {
+    if (filter.loop_id) s.bind(1, *filter.loop_id);
+    if (filter.status) s.bind(2, run_status_name(*filter.status));
+    s.bind(3, filter.limit);
+  });
+}
+
+Result<std::int64_t> SqliteStore::count_runs(std::optional<RunStatus> status) {
+  auto query = db_->prepare(status ? "SELECT COUNT(*) FROM runs WHERE status = ?1"
+                                   : "SELECT COUNT(*) FROM runs");
+  if (!query) return query.error();
+  if (status) (*query)->bind(1, run_status_name(*status));
+  auto row = (*query)->step();
+  if (!row) return row.error();
+  return (*query)->int64(0);
+}
+
+// Within an open transaction: claims one slot, or returns nothing when the
+// slot is held, finished or out of attempts.
+Result<std::optional<ClaimedRun>> SqliteStore::claim_in_transaction(const SlotRequest& request,
+                                                                    const std::string& claimant,
+                                                                    TimeMs now) {
+  using Claimed = std::optional<ClaimedRun>;
+  auto loop = get_loop(request.loop_id);
+  if (!loop) return loop.error();
+  if (!loop->has_value()) return not_found_error("no loop has the id '" + request.loop_id + "'");
+  if ((*loop)->archived) return Claimed{};
+  auto existing = get_run_by_slot(request.loop_id, request.slot);
+  if (!existing) return existing.error();
+  const TimeMs lease_until = now + (*loop)->lease_ms;
+
+  std::string run_id;
+  if (!existing->has_value()) {
+    run_id = new_id(now);
+    const std::string token = "g1-" + random_hex(10);
+    auto insert = db_->prepare(
+        "INSERT INTO runs (id, loop_id, loop_name, scheduled_for, attempt, status, started_at, "
+        "claimed_by, claim_token, claim_generation, lease_expires_at, created_at, updated_at) "
+        "VALUES (?1, ?2, ?3, ?4, 1, 'running', ?5, ?6, ?7, 1, ?8, ?5, ?5) "
+        "ON CONFLICT (loop_id, scheduled_for) DO NOTHING");
+    if (!insert) return insert.error();
+    (*insert)
+        ->bind(1, run_id)
+        .bind(2, (*loop)->id)
+        .bind(3, (*loop)->name)
+        .bind(4, request.slot)
+        .bind(5, now)
+        .bind(6, claimant)
+        .bind(7, token)
+        .bind(8, lease_until);
+    if (auto status = (*insert)->run(); !status) return status.error();
+    if (db_->changes() != 1) return Claimed{};
+  } else {
+    const Run& run = **existing;
+    run_id = run.id;
+    const char* reclaim = nullptr;
+    if (run.status == RunStatus::kRunning) {
+      const bool expired = run.lease_expires_at && *run.lease_expires_at <= now;
+      const ProcessIdentity* watcher =
+          run.supervisor ? &*run.supervisor : (run.target ? &*run.target : nullptr);
+      if (!expired || (watcher && probe_->is_alive(*watcher))) return Claimed{};
+      reclaim = "WHERE id = ?1 AND status = 'running' AND lease_expires_at <= ?2";
+    } else if (is_retryable(run.status) && run.attempt < (*loop)->max_attempts) {
+      reclaim = "WHERE id = ?1 AND status IN ('failed', 'timed_out', 'abandoned') AND attempt < ?5";
+    } else {
+      return Claimed{};
+    }
+    const bool retry = run.status != RunStatus::kRunning;
+    auto update = db_->prepare(
+        std::string("UPDATE runs SET status = 'running', attempt = attempt + ?6, started_at = ?2, "
+                    "finished_at = NULL, claimed_by = ?3, claim_generation = claim_generation + 1, "
+                    "claim_token = 'g' || (claim_generation + 1) || '-' || ?4, "
+                    "lease_expires_at = ?7, pid = NULL, process_started_at = NULL, pgid = NULL, "
+                    "supervisor_pid = NULL, supervisor_started_at = NULL, exit_code = NULL, "
+                    "signal = NULL, duration_ms = NULL, error = '', skip_reason = '', stdout = '', "
+                    "stderr = '', input_tokens = NULL, output_tokens = NULL, cost_usd = NULL, "
+                    "updated_at = ?2 ") +
+        reclaim);
+    if (!update) return update.error();
+    (*update)
+        ->bind(1, run_id)
+        .bind(2, now)
+        .bind(3, claimant)
+        .bind(4, random_hex(10))
+        .bind(5, (*loop)->max_attempts)
+        .bind(6, retry ? 1 : 0)
+        .bind(7, lease_until);
+    if (auto status = (*update)->run(); !status) return status.error();
+    if (db_->changes() != 1) return Claimed{};
+  }
+  auto claimed = get_run(run_id);
+  if (!claimed) return claimed.error();
+  if (!claimed->has_value()) return internal_error("claimed run " + run_id + " vanished");
+  const Run& run = **claimed;
+  return Claimed{ClaimedRun{run, Claim{run.id, run.claimed_by, run.claim_token}}};
+}
+
+Result<std::optional<ClaimedRun>> SqliteStore::claim_slot(const SlotRequest& slot,
+                                                          const std::string& claimant, TimeMs now,
+                                                          const Fence& fence) {
+  auto claimed = claim_slots({slot}, claimant, now, fence);
+  if (!claimed) return claimed.error();
+  if (claimed->empty()) return std::optional<ClaimedRun>{};
+  return std::optional<ClaimedRun>{std::move(claimed->front())};
+}
+
+Result<std::vector<ClaimedRun>> SqliteStore::claim_slots(const std::vector<SlotRequest>& slots,
+                                                         const std::string& claimant, TimeMs now,
+                                                         const Fence& fence) {
+  if (claimant.empty()) return usage_error("a claimant cannot be empty");
+  auto transaction = sqlite::Transaction::begin(*db_);
+  if (!transaction) return transaction.error();
+  if (auto fenced = check_fence(fence, now); !fenced) return fenced.error();
+  std::vector<ClaimedRun> claimed;
+  for (const SlotRequest& slot : slots) {
+    auto one = claim_in_transaction(slot, claimant, now);
+    if (!one) return one.error();
+    if (one->has_value()) claimed.push_back(std::move(**one));
+  }
+  if (auto status = (*transaction)->commit(); !status) return status.error();
+  return claimed;
+}
+
+Status SqliteStore::guarded_run_update(const char* assignments, const Claim& claim, TimeMs now,
+                                       const Bind& bind_rest, const char* action) {
+  auto update = db_->prepare(std::string("UPDATE runs SET ") + assignments + kClaimGuard);
+  if (!update) return update.error();
+  (*update)->bind(1, claim.run_id).bind(2, claim.claimed_by).bind(3, claim.token).bind(4, now);
+  bind_rest(**update);
+  if (auto status = (*update)->run(); !status) return status;
+  if (db_->changes() != 1) {
+    return conflict_error("cannot " + std::string(action) + " run " + claim.run_id +
+                          ": the claim was lost (another claimant, a finished run or an expired "
+                          "lease)");
+  }
+  return Ok{};
+}
+
+Status SqliteStore::record_process(const Claim& claim, const ProcessIdentity& target,
+                                   std::optional<int> pgid, const ProcessIdentity& supervisor,
+                                   TimeMs now) {
+  return guarded_run_update(
+      "pid = ?5, process_started_at = ?6, pgid = ?7, supervisor_pid = ?8, "
+      "supervisor_started_at = ?9, updated_at = ?4",
+      claim, now,
+      [&](sqlite::Statement& s) {
+        s.bind(5, target.pid)
+            .bind(6, target.started_at)
+            .bind(7, pgid)
+            .bind(8, supervisor.pid)
+            .bind(9, supervisor.started_at);
+      },
+      "record the process of");
+}
+
+Status SqliteStore::heartbeat_run(const Claim& claim, DurationMs lease_ms, TimeMs now) {
+  return guarded_run_update(
+      "lease_expires_at = ?5, updated_at = ?4", claim, now,
+      [&](sqlite::Statement& s) { s.bind(5, now + lease_ms); }, "heartbeat");
+}
+
+Status SqliteStore::finalize_run(const Claim& claim, const RunOutcome& outcome, TimeMs now) {
+  if (!is_terminal(outcome.status) || outcome.status == RunStatus::kSkipped) {
+    return usage_error(std::string("a run cannot finish as ") + run_status_name(outcome.status));
+  }
+  return guarded_run_update(
+      "status = ?5, finished_at = ?4, duration_ms = ?4 - started_at, exit_code = ?6, "
+      "signal = ?7, error = ?8, stdout = ?9, stderr = ?10, input_tokens = ?11, "
+      "output_tokens = ?12, cost_usd = ?13, claim_token = '', lease_expires_at = NULL, "
+      "updated_at = ?4",
+      claim, now,
+      [&](sqlite::Statement& s) {
+        s.bind(5, run_status_name(outcome.status))
+            .bind(6, outcome.exit_code)
+            .bind(7, outcome.signal)
+            .bind(8, outcome.error)
+            .bind(9, outcome.stdout_tail)
+            .bind(10, outcome.stderr_tail)
+            .bind(11, outcome.usage.input_tokens)
+            .bind(12, outcome.usage.output_tokens)
+            .bind(13, outcome.usage.cost_usd);
+      },
+      "finalize");
+}
+
+Result<Run> SqliteStore::record_skipped(const Loop& loop, TimeMs slot, const std::string& reason,
+                                        TimeMs now, const Fence& fence) {
+  auto transaction = sqlite::Transaction::begin(*db_);
+  if (!transaction) return transaction.error();
+  if (auto fenced = check_fence(fence, now); !fenced) return fenced.error();
+  auto insert = db_->prepare(
+      "INSERT INTO runs (id, loop_id, loop_name, scheduled_for, attempt, status, finished_at, "
+      "skip_reason, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, 1, 'skipped', ?5, ?6, ?5, ?5) "
+      "ON CONFLICT (loop_id, scheduled_for) DO NOTHING");
+  if (!insert) return insert.error();
+  (*insert)
+      ->bind(1, new_id(now))
+      .bind(2, loop.id)
+      .bind(3, loop.name)
+      .bind(4, slot)
+      .bind(5, now)
+      .bind(6, reason);
+  if (auto status = (*insert)->run(); !status) return status.error();
+  auto run = get_run_by_slot(loop.id, slot);
+  if (!run) return run.error();
+  if (!run->has_value()) return internal_error("skipped slot was not stored");
+  if (auto status = (*transaction)->commit(); !status) return status.error();
+  return std::move(**run);
+}
+
+Result<RecoveryResult> SqliteStore::recover_expired_runs(TimeMs now, const RecoveryOptions& options,
+                                                         const Fence& fence) {
+  if (auto fenced = check_fence(fence, now); !fenced) return fenced.error();
+  const int limit = std::max(1, std::min(options.limit, 1000));
+  auto expired = query_runs(select_runs("WHERE status = 'running' AND lease_expires_at <= ?1 "
+                                        "ORDER BY lease_expires_at LIMIT ?2"),
+                            [&](sqlite::Statement& s) { s.bind(1, now).bind(2, limit * 5); });
+  if (!expired) return expired.error();
+  RecoveryResult result;
+  for (const Run& run : *expired) {
+    if (int(result.abandoned.size()) >= limit) break;
+    const ProcessIdentity* watcher =
+        run.supervisor ? &*run.supervisor : (run.target ? &*run.target : nullptr);
+    const bool alive = watcher && probe_->is_alive(*watcher);
+    auto transaction = sqlite::Transaction::begin(*db_);
+    if (!transaction) return transaction.error();
+    if (auto fenced = check_fence(fence, now); !fenced) return fenced.error();
+    auto update = db_->prepare(
+        alive ? "UPDATE runs SET lease_expires_at = ?3, updated_at = ?2 "
+                "WHERE id = ?1 AND status = 'running' AND lease_expires_at <= ?2"
+              : "UPDATE runs SET status = 'abandoned', finished_at = ?2, lease_expires_at = NULL, "
+                "claim_token = '', error = 'run lease expired before completion', "
+                "updated_at = ?2 WHERE id = ?1 AND status = 'running' AND lease_expires_at <= ?2");
+    if (!update) return update.error();
+    (*update)->bind(1, run.id).bind(2, now);
+    if (alive) (*update)->bind(3, now + options.grace_ms);
+    if (auto status = (*update)->run(); !status) return status.error();
+    const bool changed = db_->changes() == 1;
+    if (auto status = (*transaction)->commit(); !status) return status.error();
+    if (!changed) continue;  // finished or reclaimed meanwhile
+    auto after = get_run(run.id);
+    if (!after) return after.error();
+    if (after->has_value()) (alive ? result.deferred : result.abandoned).push_back(**after);
+  }
+  return result;
+}
+
+Result<PruneSummary> SqliteStore::prune_runs(const PruneOptions& options) {
+  if (!options.older_than && !options.keep) {
+    return usage_error("prune needs --older-than and/or --keep");
+  }
+  if (options.keep && *options.keep < 0) {
+    return usage_error("--keep " + std::to_string(*options.keep) + " cannot be negative");
+  }
+  const std::string candidates =
+      std::string(
+          "SELECT id FROM (SELECT id, status, created_at, ROW_NUMBER() OVER ("
+          "PARTITION BY loop_id ORDER BY created_at DESC, id DESC) AS recency FROM runs) "
+          "WHERE status IN ") +
+      kTerminalStatuses + " AND (?1 IS NULL OR created_at < ?1) AND (?2 IS NULL OR recency > ?2)";
+  const std::optional<TimeMs> cutoff =
+      options.older_than ? std::optional<TimeMs>(options.now - *options.older_than) : std::nullopt;
+  PruneSummary summary;
+  constexpr int kBatch = 500;
+  while (true) {
+    auto transaction = sqlite::Transaction::begin(*db_);
+    if (!transaction) return transaction.error();
+    std::int64_t count = 0;
+    {
+      auto statement = db_->prepare(
+          options.dry_run ? "SELECT COUNT(*) FROM (" + candidates + ")"
+                          : "DELETE FROM runs WHERE id IN (" + candidates + " LIMIT " +
+                                std::to_string(kBatch) + ") AND status IN " + kTerminalStatuses);
+      if (!statement) return statement.error();
+      (*statement)->bind(1, cutoff).bind(2, options.keep);
+      auto row = (*statement)->step();
+      if (!row) return row.error();
+      count = options.dry_run ? (*statement)->int64(0) : db_->changes();
+    }
+    if (auto status = (*transaction)->commit(); !status) return status.error();
+    summary.runs += count;
+    if (options.dry_run || count < kBatch) return summary;
+  }
+}
+
+}  // namespace orrery

@@ -1,0 +1,90 @@
+// SqliteStore: the Store on one SQLite database file (the embedded default).
+//
+// Each write that could race is one guarded statement inside BEGIN IMMEDIATE,
+// and its row count is checked. Times are INTEGER milliseconds UTC.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "store/sqlite/database.h"
+#include "store/store.h"
+
+namespace orrery {
+
+struct SqliteOptions {
+  std::string path;  // the database file
+  sqlite::Synchronous synchronous = sqlite::Synchronous::kNormal;
+  int busy_timeout_ms = 5000;
+  std::shared_ptr<const ProcessProbe> probe;  // required
+  TimeMs now = 0;                             // for schema_migrations.applied_at
+};
+
+class SqliteStore final : public Store {
+ public:
+  // Opens the database, creating it 0600 (and its directory 0700), migrating
+  // it to the latest schema.
+  static Result<std::unique_ptr<SqliteStore>> open(const SqliteOptions& options);
+
+  Status create_loop(const Loop& loop) override;
+  Result<std::optional<Loop>> get_loop(const std::string& id) override;
+  Result<Loop> resolve_loop(const std::string& text) override;
+  Result<std::vector<Loop>> list_loops(const LoopFilter& filter) override;
+  Result<std::int64_t> count_loops(const LoopFilter& filter) override;
+  Result<std::vector<Loop>> due_loops(TimeMs now, int limit) override;
+  Status update_loop(const Loop& loop, TimeMs expected_updated_at, const Fence& fence) override;
+  Status delete_loop(const std::string& id) override;
+  Result<int> expire_loops(TimeMs now, const Fence& fence) override;
+
+  Result<std::vector<ClaimedRun>> claim_slots(const std::vector<SlotRequest>& slots,
+                                              const std::string& claimant, TimeMs now,
+                                              const Fence& fence) override;
+  Result<std::optional<ClaimedRun>> claim_slot(const SlotRequest& slot, const std::string& claimant,
+                                               TimeMs now, const Fence& fence) override;
+  Status record_process(const Claim& claim, const ProcessIdentity& target, std::optional<int> pgid,
+                        const ProcessIdentity& supervisor, TimeMs now) override;
+  Status heartbeat_run(const Claim& claim, DurationMs lease_ms, TimeMs now) override;
+  Status finalize_run(const Claim& claim, const RunOutcome& outcome, TimeMs now) override;
+  Result<Run> record_skipped(const Loop& loop, TimeMs slot, const std::string& reason, TimeMs now,
+                             const Fence& fence) override;
+  Result<std::optional<Run>> get_run(const std::string& id) override;
+  Result<std::optional<Run>> get_run_by_slot(const std::string& loop_id, TimeMs slot) override;
+  Result<std::vector<Run>> list_runs(const RunFilter& filter) override;
+  Result<std::int64_t> count_runs(std::optional<RunStatus> status) override;
+  Result<RecoveryResult> recover_expired_runs(TimeMs now, const RecoveryOptions& options,
+                                              const Fence& fence) override;
+  Result<PruneSummary> prune_runs(const PruneOptions& options) override;
+
+  Result<std::optional<DaemonLease>> acquire_daemon_lease(const ProcessIdentity& holder,
+                                                          DurationMs ttl_ms, TimeMs now) override;
+  Status heartbeat_daemon_lease(const std::string& lease_id, DurationMs ttl_ms,
+                                TimeMs now) override;
+  Status release_daemon_lease(const std::string& lease_id) override;
+  Result<std::optional<DaemonLease>> get_daemon_lease() override;
+  Status check_fence(const Fence& fence, TimeMs now) override;
+
+  sqlite::Database& database() { return *db_; }
+
+ private:
+  SqliteStore(std::unique_ptr<sqlite::Database> db, std::shared_ptr<const ProcessProbe> probe);
+
+  std::string new_id(TimeMs now);
+  std::string random_hex(int bytes);
+  Result<std::optional<ClaimedRun>> claim_in_transaction(const SlotRequest& slot,
+                                                         const std::string& claimant, TimeMs now);
+  Status guarded_run_update(const char* sql, const Claim& claim, TimeMs now,
+                            const std::function<void(sqlite::Statement&)>& bind_rest,
+                            const char* action);
+  Result<std::vector<Loop>> query_loops(const std::string& sql,
+                                        const std::function<void(sqlite::Statement&)>& bind);
+  Result<std::vector<Run>> query_runs(const std::string& sql,
+                                      const std::function<void(sqlite::Statement&)>& bind);
+
+  std::unique_ptr<sqlite::Database> db_;
+  std::shared_ptr<const ProcessProbe> probe_;
+  std::mt19937_64 random_;
+};
+
+}  // namespace orrery

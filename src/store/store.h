@@ -1,0 +1,166 @@
+// Store: the durable state of loops, runs and the daemon lease, behind one
+// interface that every backend (SQLite now, PostgreSQL later) implements and
+// that one conformance suite (tests/store/) checks.
+//
+// Invariants every backend keeps (DESIGN §1, §4.4, §4.5):
+// - a (loop, slot) pair has at most one run row; a claim changes it only from
+//   absent, from an expired running lease whose supervisor is dead, or from a
+//   retryable status with attempts left — never from succeeded or skipped;
+// - heartbeat, record-process and finalize change exactly one row, and only
+//   for the current claimant and claim token while its lease is live;
+//   otherwise nothing changes and the caller learns it lost the claim;
+// - a write given a daemon lease fence fails with "daemon lease lost" and
+//   changes nothing when that lease is not live;
+// - lease ids and claim tokens start with a generation that grows with every
+//   acquisition, so a stale holder is recognisable and ordered.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/loop.h"
+#include "core/result.h"
+#include "core/run.h"
+
+namespace orrery {
+
+// Whether a recorded process is still the one that was recorded.
+class ProcessProbe {
+ public:
+  virtual ~ProcessProbe() = default;
+  virtual bool is_alive(const ProcessIdentity& process) const = 0;
+  virtual std::string host_name() const = 0;
+};
+
+// The daemon lease a write is fenced by; empty: unfenced (CLI edits).
+struct Fence {
+  std::string daemon_lease_id;
+};
+
+struct LoopFilter {
+  std::optional<LoopStatus> status;
+  enum class Archived { kExclude, kInclude, kOnly } archived = Archived::kExclude;
+  int limit = 1000;
+};
+
+struct RunFilter {
+  std::optional<std::string> loop_id;
+  std::optional<RunStatus> status;
+  int limit = 100;
+};
+
+// A claim on a slot: who holds it and the token that proves it.
+struct Claim {
+  std::string run_id;
+  std::string claimed_by;
+  std::string token;
+};
+
+struct SlotRequest {
+  std::string loop_id;
+  TimeMs slot = 0;
+};
+
+struct ClaimedRun {
+  Run run;
+  Claim claim;
+};
+
+struct RunOutcome {
+  RunStatus status = RunStatus::kSucceeded;  // a terminal status
+  std::optional<int> exit_code;
+  std::optional<int> signal;
+  std::string error;
+  std::string stdout_tail;
+  std::string stderr_tail;
+  Usage usage;
+};
+
+struct RecoveryOptions {
+  int limit = 100;               // runs abandoned per call
+  DurationMs grace_ms = 60'000;  // deferral while the supervisor lives
+};
+
+struct RecoveryResult {
+  std::vector<Run> abandoned;
+  std::vector<Run> deferred;
+};
+
+struct DaemonLease {
+  std::string lease_id;
+  std::int64_t generation = 0;
+  ProcessIdentity holder;
+  std::string host;
+  TimeMs acquired_at = 0;
+  TimeMs heartbeat_at = 0;
+  TimeMs expires_at = 0;
+};
+
+struct PruneOptions {
+  std::optional<DurationMs> older_than;  // terminal runs created before now - this
+  std::optional<int> keep;               // beyond the newest N per loop
+  bool dry_run = false;
+  TimeMs now = 0;
+};
+
+struct PruneSummary {
+  std::int64_t runs = 0;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Loops.
+  virtual Status create_loop(const Loop& loop) = 0;
+  virtual Result<std::optional<Loop>> get_loop(const std::string& id) = 0;
+  // An id, an id prefix of at least 6 characters, or a name; ambiguity is a
+  // conflict listing the candidates; nothing is not_found.
+  virtual Result<Loop> resolve_loop(const std::string& text) = 0;
+  virtual Result<std::vector<Loop>> list_loops(const LoopFilter& filter) = 0;
+  virtual Result<std::int64_t> count_loops(const LoopFilter& filter) = 0;
+  // Active, unarchived loops with next_run_at <= now, soonest first.
+  virtual Result<std::vector<Loop>> due_loops(TimeMs now, int limit) = 0;
+  // Replaces the loop's mutable fields when its updated_at still equals
+  // `expected_updated_at` (optimistic concurrency), fenced.
+  virtual Status update_loop(const Loop& loop, TimeMs expected_updated_at, const Fence& fence) = 0;
+  virtual Status delete_loop(const std::string& id) = 0;
+  // Active loops whose expires_at has passed become expired.
+  virtual Result<int> expire_loops(TimeMs now, const Fence& fence) = 0;
+
+  // Runs.
+  virtual Result<std::vector<ClaimedRun>> claim_slots(const std::vector<SlotRequest>& slots,
+                                                      const std::string& claimant, TimeMs now,
+                                                      const Fence& fence) = 0;
+  virtual Result<std::optional<ClaimedRun>> claim_slot(const SlotRequest& slot,
+                                                       const std::string& claimant, TimeMs now,
+                                                       const Fence& fence) = 0;
+  virtual Status record_process(const Claim& claim, const ProcessIdentity& target,
+                                std::optional<int> pgid, const ProcessIdentity& supervisor,
+                                TimeMs now) = 0;
+  virtual Status heartbeat_run(const Claim& claim, DurationMs lease_ms, TimeMs now) = 0;
+  virtual Status finalize_run(const Claim& claim, const RunOutcome& outcome, TimeMs now) = 0;
+  virtual Result<Run> record_skipped(const Loop& loop, TimeMs slot, const std::string& reason,
+                                     TimeMs now, const Fence& fence) = 0;
+  virtual Result<std::optional<Run>> get_run(const std::string& id) = 0;
+  virtual Result<std::optional<Run>> get_run_by_slot(const std::string& loop_id, TimeMs slot) = 0;
+  virtual Result<std::vector<Run>> list_runs(const RunFilter& filter) = 0;
+  virtual Result<std::int64_t> count_runs(std::optional<RunStatus> status) = 0;
+  virtual Result<RecoveryResult> recover_expired_runs(TimeMs now, const RecoveryOptions& options,
+                                                      const Fence& fence) = 0;
+  virtual Result<PruneSummary> prune_runs(const PruneOptions& options) = 0;
+
+  // The daemon lease.
+  virtual Result<std::optional<DaemonLease>> acquire_daemon_lease(const ProcessIdentity& holder,
+                                                                  DurationMs ttl_ms,
+                                                                  TimeMs now) = 0;
+  virtual Status heartbeat_daemon_lease(const std::string& lease_id, DurationMs ttl_ms,
+                                        TimeMs now) = 0;
+  virtual Status release_daemon_lease(const std::string& lease_id) = 0;
+  virtual Result<std::optional<DaemonLease>> get_daemon_lease() = 0;
+  virtual Status check_fence(const Fence& fence, TimeMs now) = 0;
+};
+
+}  // namespace orrery
