@@ -1,0 +1,714 @@
+// The Store conformance suite: every backend must pass it unchanged. A
+// backend joins by adding a factory to INSTANTIATE_TEST_SUITE_P below.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+
+#include "core/ids.h"
+#include "store/sqlite/sqlite_store.h"
+#include "support/fake_probe.h"
+#include "support/temp_dir.h"
+
+namespace orrery {
+namespace {
+
+using testing::FakeProbe;
+using testing::TempDir;
+
+constexpr TimeMs kNow = 1'780'000'000'000;  // 2026-05-28T20:26:40Z
+constexpr DurationMs kMinute = 60'000;
+
+using Factory = std::function<std::unique_ptr<Store>(const TempDir&, std::shared_ptr<FakeProbe>)>;
+
+struct Backend {
+  const char* name;
+  Factory open;
+};
+
+std::unique_ptr<Store> open_sqlite(const TempDir& dir, std::shared_ptr<FakeProbe> probe) {
+  auto store = SqliteStore::open(
+      {dir.file("orrery.db"), sqlite::Synchronous::kNormal, 5000, std::move(probe), kNow});
+  EXPECT_TRUE(store.ok()) << (store ? "" : store.error().message);
+  return store ? std::move(*store) : nullptr;
+}
+
+LoopFilter loops(LoopFilter::Archived archived, std::optional<LoopStatus> status = {}) {
+  LoopFilter filter;
+  filter.archived = archived;
+  filter.status = status;
+  return filter;
+}
+
+RunFilter runs(std::optional<std::string> loop_id, std::optional<RunStatus> status = {},
+               int limit = 100) {
+  RunFilter filter;
+  filter.loop_id = std::move(loop_id);
+  filter.status = status;
+  filter.limit = limit;
+  return filter;
+}
+
+PruneOptions prune(std::optional<DurationMs> older_than, std::optional<int> keep, bool dry_run,
+                   TimeMs now) {
+  PruneOptions options;
+  options.older_than = older_than;
+  options.keep = keep;
+  options.dry_run = dry_run;
+  options.now = now;
+  return options;
+}
+
+RecoveryOptions recovery(int limit, DurationMs grace_ms = 60'000) {
+  RecoveryOptions options;
+  options.limit = limit;
+  options.grace_ms = grace_ms;
+  return options;
+}
+
+class StoreConformance : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    store_ = GetParam().open(dir_, probe_);
+    ASSERT_NE(store_, nullptr);
+  }
+
+  // A loop every minute from kNow, two attempts, one-minute leases.
+  Loop make_loop(const std::string& name, TimeMs created = kNow) {
+    Loop loop;
+    std::array<std::uint8_t, 10> bytes{};
+    bytes[0] = std::uint8_t(++ids_);
+    bytes[1] = std::uint8_t(ids_ >> 8);
+    loop.id = make_id(created, bytes);
+    loop.name = name;
+    loop.schedule.type = ScheduleType::kInterval;
+    loop.schedule.every_ms = kMinute;
+    loop.target.argv = {"/bin/true"};
+    loop.next_run_at = created + kMinute;
+    loop.max_attempts = 2;
+    loop.lease_ms = kMinute;
+    loop.created_at = loop.updated_at = created;
+    return loop;
+  }
+
+  Loop add_loop(const std::string& name, TimeMs created = kNow) {
+    Loop loop = make_loop(name, created);
+    const Status created_ok = store_->create_loop(loop);
+    EXPECT_TRUE(created_ok.ok()) << (created_ok ? "" : created_ok.error().message);
+    return loop;
+  }
+
+  ClaimedRun claim(const Loop& loop, TimeMs slot, const std::string& who = "runner-a",
+                   TimeMs now = kNow) {
+    auto claimed = store_->claim_slot({loop.id, slot}, who, now, {});
+    EXPECT_TRUE(claimed.ok()) << (claimed ? "" : claimed.error().message);
+    EXPECT_TRUE(claimed.ok() && claimed->has_value()) << "slot was not claimed";
+    return claimed.ok() && claimed->has_value() ? **claimed : ClaimedRun{};
+  }
+
+  bool claimable(const Loop& loop, TimeMs slot, TimeMs now, const std::string& who = "runner-b") {
+    auto claimed = store_->claim_slot({loop.id, slot}, who, now, {});
+    EXPECT_TRUE(claimed.ok()) << (claimed ? "" : claimed.error().message);
+    return claimed.ok() && claimed->has_value();
+  }
+
+  orrery::Run run_at(const Loop& loop, TimeMs slot) {
+    auto run = store_->get_run_by_slot(loop.id, slot);
+    EXPECT_TRUE(run.ok() && run->has_value());
+    return run.ok() && run->has_value() ? **run : orrery::Run{};
+  }
+
+  void finish(const Claim& claim, RunStatus status, TimeMs now = kNow + 1000) {
+    RunOutcome outcome;
+    outcome.status = status;
+    const Status finished = store_->finalize_run(claim, outcome, now);
+    EXPECT_TRUE(finished.ok()) << (finished ? "" : finished.error().message);
+  }
+
+  TempDir dir_;
+  std::shared_ptr<FakeProbe> probe_ = std::make_shared<FakeProbe>();
+  std::unique_ptr<Store> store_;
+  int ids_ = 0;
+};
+
+// ---------------------------------------------------------------- loops
+
+TEST_P(StoreConformance, CreatedLoopReadsBackWithEveryField) {
+  Loop loop = make_loop("nightly review");
+  loop.description = "reviews the day's commits";
+  loop.schedule = {};
+  loop.schedule.type = ScheduleType::kCron;
+  loop.schedule.expression = "0 3 * * *";
+  loop.schedule.timezone = "Europe/Berlin";
+  loop.schedule.jitter_ms = 30'000;
+  loop.target.shell = true;
+  loop.target.argv.clear();
+  loop.target.command_line = "make review | tee review.log";
+  loop.target.cwd = "/srv/repo";
+  loop.target.env = {{"MODE", "strict"}, {"EMPTY", ""}};
+  loop.target.secret_env = {"API_TOKEN"};
+  loop.machine = {{"gpu", "none"}};
+  loop.catch_up = {CatchUpMode::kAll, 20, 3'600'000};
+  loop.overlap = OverlapPolicy::kQueue;
+  loop.retry_delay_ms = 5000;
+  loop.retry_backoff = RetryBackoff::kExponential;
+  loop.timeout_ms = 600'000;
+  loop.idle_timeout_ms = 60'000;
+  loop.expires_at = kNow + 86'400'000;
+  loop.retry_scheduled_for = kNow - kMinute;
+  ASSERT_TRUE(store_->create_loop(loop).ok());
+
+  auto read = store_->get_loop(loop.id);
+  ASSERT_TRUE(read.ok() && read->has_value());
+  const Loop& got = **read;
+  EXPECT_EQ(got.name, loop.name);
+  EXPECT_EQ(got.description, loop.description);
+  EXPECT_EQ(got.status, LoopStatus::kActive);
+  EXPECT_FALSE(got.archived);
+  EXPECT_EQ(got.schedule.type, ScheduleType::kCron);
+  EXPECT_EQ(got.schedule.expression, "0 3 * * *");
+  EXPECT_EQ(got.schedule.timezone, "Europe/Berlin");
+  EXPECT_EQ(got.schedule.jitter_ms, 30'000);
+  EXPECT_TRUE(got.target.shell);
+  EXPECT_EQ(got.target.command_line, loop.target.command_line);
+  EXPECT_EQ(got.target.cwd, "/srv/repo");
+  EXPECT_EQ(got.target.env, loop.target.env);
+  EXPECT_EQ(got.target.secret_env, loop.target.secret_env);
+  EXPECT_EQ(got.machine, loop.machine);
+  EXPECT_EQ(got.catch_up.mode, CatchUpMode::kAll);
+  EXPECT_EQ(got.catch_up.limit, 20);
+  EXPECT_EQ(got.catch_up.window, 3'600'000);
+  EXPECT_EQ(got.overlap, OverlapPolicy::kQueue);
+  EXPECT_EQ(got.max_attempts, 2);
+  EXPECT_EQ(got.retry_delay_ms, 5000);
+  EXPECT_EQ(got.retry_backoff, RetryBackoff::kExponential);
+  EXPECT_EQ(got.lease_ms, kMinute);
+  EXPECT_EQ(got.timeout_ms, 600'000);
+  EXPECT_EQ(got.idle_timeout_ms, 60'000);
+  EXPECT_EQ(got.expires_at, loop.expires_at);
+  EXPECT_EQ(got.next_run_at, loop.next_run_at);
+  EXPECT_EQ(got.retry_scheduled_for, loop.retry_scheduled_for);
+  EXPECT_EQ(got.created_at, kNow);
+  EXPECT_EQ(got.updated_at, kNow);
+}
+
+TEST_P(StoreConformance, EveryScheduleTypeRoundTrips) {
+  Loop once = make_loop("once");
+  once.schedule = {};
+  once.schedule.type = ScheduleType::kOnce;
+  once.schedule.at = kNow + 5000;
+  Loop dynamic = make_loop("dynamic");
+  dynamic.schedule = {};
+  dynamic.schedule.type = ScheduleType::kDynamic;
+  dynamic.schedule.min_ms = 1000;
+  dynamic.schedule.max_ms = 9000;
+  Loop delay = make_loop("delay");
+  delay.schedule.anchor = IntervalAnchor::kFixedDelay;
+  for (const Loop* loop : {&once, &dynamic, &delay}) ASSERT_TRUE(store_->create_loop(*loop).ok());
+  EXPECT_EQ((*store_->get_loop(once.id))->schedule.at, kNow + 5000);
+  EXPECT_EQ((*store_->get_loop(dynamic.id))->schedule.min_ms, 1000);
+  EXPECT_EQ((*store_->get_loop(dynamic.id))->schedule.max_ms, 9000);
+  EXPECT_EQ((*store_->get_loop(delay.id))->schedule.anchor, IntervalAnchor::kFixedDelay);
+  EXPECT_EQ((*store_->get_loop(delay.id))->schedule.every_ms, kMinute);
+}
+
+TEST_P(StoreConformance, EmptyNameIsRefusedAndNothingStored) {
+  Loop loop = make_loop("");
+  auto created = store_->create_loop(loop);
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(created.error().code, ErrorCode::kUsage);
+  EXPECT_EQ(*store_->count_loops(loops(LoopFilter::Archived::kInclude)), 0);
+}
+
+TEST_P(StoreConformance, ResolveByIdPrefixOrName) {
+  const Loop loop = add_loop("backup");
+  EXPECT_EQ(store_->resolve_loop(loop.id)->id, loop.id);
+  EXPECT_EQ(store_->resolve_loop(loop.id.substr(0, 20))->id, loop.id);
+  EXPECT_EQ(store_->resolve_loop("backup")->id, loop.id);
+  auto short_prefix = store_->resolve_loop(loop.id.substr(0, 5));
+  ASSERT_FALSE(short_prefix.ok());
+  EXPECT_EQ(short_prefix.error().code, ErrorCode::kNotFound);
+  auto unknown = store_->resolve_loop("nope");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(unknown.error().message, "no loop has the id or name 'nope'");
+}
+
+TEST_P(StoreConformance, AnAmbiguousNameIsAConflictListingTheCandidates) {
+  const Loop first = add_loop("sync");
+  const Loop second = add_loop("sync");
+  auto resolved = store_->resolve_loop("sync");
+  ASSERT_FALSE(resolved.ok());
+  EXPECT_EQ(resolved.error().code, ErrorCode::kConflict);
+  EXPECT_NE(resolved.error().message.find(first.id), std::string::npos);
+  EXPECT_NE(resolved.error().message.find(second.id), std::string::npos);
+}
+
+TEST_P(StoreConformance, ListAndCountFilterByStatusAndArchive) {
+  Loop active = add_loop("active");
+  Loop paused = make_loop("paused");
+  paused.status = LoopStatus::kPaused;
+  ASSERT_TRUE(store_->create_loop(paused).ok());
+  Loop archived = make_loop("archived");
+  archived.status = LoopStatus::kPaused;
+  archived.archived = true;
+  archived.archived_from_status = LoopStatus::kActive;
+  ASSERT_TRUE(store_->create_loop(archived).ok());
+
+  EXPECT_EQ(store_->list_loops({})->size(), 2u);
+  EXPECT_EQ(*store_->count_loops({}), 2);
+  EXPECT_EQ(store_->list_loops(loops(LoopFilter::Archived::kExclude, LoopStatus::kPaused))->size(),
+            1u);
+  EXPECT_EQ(store_->list_loops(loops(LoopFilter::Archived::kOnly))->front().id, archived.id);
+  EXPECT_EQ(*store_->count_loops(loops(LoopFilter::Archived::kInclude)), 3);
+  EXPECT_EQ(*store_->count_loops(loops(LoopFilter::Archived::kInclude, LoopStatus::kPaused)), 2);
+  EXPECT_EQ((*store_->get_loop(archived.id))->archived_from_status, LoopStatus::kActive);
+}
+
+TEST_P(StoreConformance, DueLoopsAreActiveUnarchivedAndDueSoonestFirst) {
+  Loop later = make_loop("later");
+  later.next_run_at = kNow - 1000;
+  Loop sooner = make_loop("sooner");
+  sooner.next_run_at = kNow - 5000;
+  Loop future = make_loop("future");
+  future.next_run_at = kNow + 1;
+  Loop paused = make_loop("paused");
+  paused.next_run_at = kNow - 9000;
+  paused.status = LoopStatus::kPaused;
+  Loop archived = make_loop("archived");
+  archived.next_run_at = kNow - 9000;
+  archived.archived = true;
+  for (const Loop* loop : {&later, &sooner, &future, &paused, &archived}) {
+    ASSERT_TRUE(store_->create_loop(*loop).ok());
+  }
+  auto due = store_->due_loops(kNow, 10);
+  ASSERT_TRUE(due.ok());
+  ASSERT_EQ(due->size(), 2u);
+  EXPECT_EQ((*due)[0].id, sooner.id);
+  EXPECT_EQ((*due)[1].id, later.id);
+  EXPECT_EQ(store_->due_loops(kNow, 1)->size(), 1u);
+}
+
+TEST_P(StoreConformance, UpdateNeedsTheUpdatedAtItRead) {
+  Loop loop = add_loop("guarded");
+  Loop renamed = loop;
+  renamed.name = "renamed";
+  renamed.updated_at = kNow + 1;
+  ASSERT_TRUE(store_->update_loop(renamed, kNow, {}).ok());
+  Loop stale = loop;
+  stale.name = "stale";
+  stale.updated_at = kNow + 2;
+  auto refused = store_->update_loop(stale, kNow, {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kConflict);
+  EXPECT_EQ((*store_->get_loop(loop.id))->name, "renamed");
+  Loop missing = make_loop("missing");
+  EXPECT_EQ(store_->update_loop(missing, kNow, {}).error().code, ErrorCode::kNotFound);
+  Loop empty = renamed;
+  empty.name = "";
+  EXPECT_EQ(store_->update_loop(empty, kNow + 1, {}).error().code, ErrorCode::kUsage);
+}
+
+TEST_P(StoreConformance, DeleteRemovesTheLoopAndItsRuns) {
+  const Loop loop = add_loop("doomed");
+  claim(loop, kNow);
+  ASSERT_TRUE(store_->delete_loop(loop.id).ok());
+  EXPECT_FALSE(store_->get_loop(loop.id)->has_value());
+  EXPECT_EQ(*store_->count_runs(std::nullopt), 0);
+  EXPECT_EQ(store_->delete_loop(loop.id).error().code, ErrorCode::kNotFound);
+}
+
+TEST_P(StoreConformance, LoopsPastTheirExpiryExpire) {
+  Loop old = make_loop("old");
+  old.expires_at = kNow - 1;
+  Loop fresh = make_loop("fresh");
+  fresh.expires_at = kNow + 1;
+  ASSERT_TRUE(store_->create_loop(old).ok());
+  ASSERT_TRUE(store_->create_loop(fresh).ok());
+  EXPECT_EQ(*store_->expire_loops(kNow, {}), 1);
+  EXPECT_EQ((*store_->get_loop(old.id))->status, LoopStatus::kExpired);
+  EXPECT_FALSE((*store_->get_loop(old.id))->next_run_at.has_value());
+  EXPECT_EQ((*store_->get_loop(fresh.id))->status, LoopStatus::kActive);
+}
+
+// ---------------------------------------------------------------- claims
+
+TEST_P(StoreConformance, ClaimingANewSlotCreatesARunningRun) {
+  const Loop loop = add_loop("claims");
+  const ClaimedRun claimed = claim(loop, kNow);
+  EXPECT_EQ(claimed.run.status, RunStatus::kRunning);
+  EXPECT_EQ(claimed.run.attempt, 1);
+  EXPECT_EQ(claimed.run.loop_name, "claims");
+  EXPECT_EQ(claimed.run.started_at, kNow);
+  EXPECT_EQ(claimed.run.lease_expires_at, kNow + kMinute);
+  EXPECT_EQ(claimed.claim.claimed_by, "runner-a");
+  EXPECT_EQ(claimed.claim.token.rfind("g1-", 0), 0u) << claimed.claim.token;
+  EXPECT_TRUE(is_id(claimed.run.id));
+}
+
+TEST_P(StoreConformance, ASlotWithALiveLeaseIsNotClaimedAgain) {
+  const Loop loop = add_loop("held");
+  claim(loop, kNow);
+  EXPECT_FALSE(claimable(loop, kNow, kNow + 1000));
+  EXPECT_EQ(run_at(loop, kNow).claimed_by, "runner-a");
+}
+
+TEST_P(StoreConformance, SucceededAndSkippedSlotsAreNeverClaimedAgain) {
+  const Loop loop = add_loop("final");
+  finish(claim(loop, kNow).claim, RunStatus::kSucceeded);
+  EXPECT_FALSE(claimable(loop, kNow, kNow + 10 * kMinute));
+  ASSERT_TRUE(store_->record_skipped(loop, kNow + kMinute, "missed", kNow, {}).ok());
+  EXPECT_FALSE(claimable(loop, kNow + kMinute, kNow + 10 * kMinute));
+}
+
+TEST_P(StoreConformance, AFailedSlotIsRetriedWhileAttemptsRemain) {
+  const Loop loop = add_loop("retry");  // max_attempts 2
+  finish(claim(loop, kNow).claim, RunStatus::kFailed);
+  const ClaimedRun second = claim(loop, kNow, "runner-b", kNow + 2000);
+  EXPECT_EQ(second.run.attempt, 2);
+  EXPECT_EQ(second.claim.token.rfind("g2-", 0), 0u) << second.claim.token;
+  EXPECT_EQ(second.run.error, "");
+  finish(second.claim, RunStatus::kTimedOut, kNow + 3000);
+  EXPECT_FALSE(claimable(loop, kNow, kNow + 4000));
+  EXPECT_EQ(run_at(loop, kNow).status, RunStatus::kTimedOut);
+}
+
+TEST_P(StoreConformance, AnExpiredSlotWhoseSupervisorDiedIsReclaimed) {
+  const Loop loop = add_loop("reclaim");
+  const ClaimedRun first = claim(loop, kNow);
+  ASSERT_TRUE(store_->record_process(first.claim, {4321, 111}, 4321, {4300, 100}, kNow).ok());
+  const ClaimedRun second = claim(loop, kNow, "runner-b", kNow + kMinute);
+  EXPECT_EQ(second.run.attempt, 1);
+  EXPECT_EQ(second.claim.token.rfind("g2-", 0), 0u);
+  EXPECT_FALSE(second.run.supervisor.has_value());
+}
+
+TEST_P(StoreConformance, AnExpiredSlotWhoseSupervisorLivesIsNotReclaimed) {
+  const Loop loop = add_loop("alive");
+  const ClaimedRun first = claim(loop, kNow);
+  probe_->start({4300, 100});
+  ASSERT_TRUE(store_->record_process(first.claim, {4321, 111}, 4321, {4300, 100}, kNow).ok());
+  EXPECT_FALSE(claimable(loop, kNow, kNow + 2 * kMinute));
+  EXPECT_EQ(run_at(loop, kNow).claim_token, first.claim.token);
+}
+
+TEST_P(StoreConformance, APidReusedByAnotherProcessDoesNotCountAsAlive) {
+  const Loop loop = add_loop("reused");
+  const ClaimedRun first = claim(loop, kNow);
+  ASSERT_TRUE(store_->record_process(first.claim, {4321, 111}, 4321, {4300, 100}, kNow).ok());
+  probe_->start({4300, 999});  // the same pid, started later by something else
+  EXPECT_TRUE(claimable(loop, kNow, kNow + 2 * kMinute));
+}
+
+TEST_P(StoreConformance, AStaleClaimantsFinalizeChangesNothing) {
+  const Loop loop = add_loop("stale");
+  const ClaimedRun first = claim(loop, kNow);
+  const ClaimedRun second = claim(loop, kNow, "runner-b", kNow + kMinute);
+  RunOutcome outcome;
+  outcome.status = RunStatus::kSucceeded;
+  auto stale = store_->finalize_run(first.claim, outcome, kNow + kMinute + 1);
+  ASSERT_FALSE(stale.ok());
+  EXPECT_EQ(stale.error().code, ErrorCode::kConflict);
+  const orrery::Run run = run_at(loop, kNow);
+  EXPECT_EQ(run.status, RunStatus::kRunning);
+  EXPECT_EQ(run.claim_token, second.claim.token);
+}
+
+TEST_P(StoreConformance, ClaimHolderWritesNeedTokenAndLiveLease) {
+  const Loop loop = add_loop("guards");
+  const ClaimedRun claimed = claim(loop, kNow);
+  Claim wrong_token = claimed.claim;
+  wrong_token.token = "g1-forged";
+  Claim wrong_claimant = claimed.claim;
+  wrong_claimant.claimed_by = "intruder";
+  RunOutcome outcome;
+  for (const Claim& bad : {wrong_token, wrong_claimant}) {
+    EXPECT_EQ(store_->heartbeat_run(bad, kMinute, kNow + 1).error().code, ErrorCode::kConflict);
+    EXPECT_EQ(store_->finalize_run(bad, outcome, kNow + 1).error().code, ErrorCode::kConflict);
+    EXPECT_EQ(store_->record_process(bad, {1, 1}, 1, {2, 2}, kNow + 1).error().code,
+              ErrorCode::kConflict);
+  }
+  // Once the lease has expired even the rightful claimant is refused.
+  EXPECT_FALSE(store_->heartbeat_run(claimed.claim, kMinute, kNow + kMinute).ok());
+  EXPECT_FALSE(store_->finalize_run(claimed.claim, outcome, kNow + kMinute).ok());
+  EXPECT_EQ(run_at(loop, kNow).status, RunStatus::kRunning);
+}
+
+TEST_P(StoreConformance, HeartbeatExtendsTheLease) {
+  const Loop loop = add_loop("heartbeat");
+  const ClaimedRun claimed = claim(loop, kNow);
+  ASSERT_TRUE(store_->heartbeat_run(claimed.claim, kMinute, kNow + 50'000).ok());
+  EXPECT_EQ(run_at(loop, kNow).lease_expires_at, kNow + 50'000 + kMinute);
+  EXPECT_TRUE(store_->heartbeat_run(claimed.claim, kMinute, kNow + 100'000).ok());
+}
+
+TEST_P(StoreConformance, RecordProcessKeepsTargetAndSupervisorIdentities) {
+  const Loop loop = add_loop("process");
+  const ClaimedRun claimed = claim(loop, kNow);
+  ASSERT_TRUE(store_->record_process(claimed.claim, {4321, 111}, 4321, {4300, 100}, kNow).ok());
+  const orrery::Run run = run_at(loop, kNow);
+  ASSERT_TRUE(run.target && run.supervisor);
+  EXPECT_EQ(run.target->pid, 4321);
+  EXPECT_EQ(run.target->started_at, 111);
+  EXPECT_EQ(run.pgid, 4321);
+  EXPECT_EQ(run.supervisor->pid, 4300);
+  EXPECT_EQ(run.supervisor->started_at, 100);
+}
+
+TEST_P(StoreConformance, FinalizeRecordsTheOutcomeAndReleasesTheClaim) {
+  const Loop loop = add_loop("outcome");
+  const ClaimedRun claimed = claim(loop, kNow);
+  RunOutcome outcome;
+  outcome.status = RunStatus::kFailed;
+  outcome.exit_code = 3;
+  outcome.error = "exit status 3";
+  outcome.stdout_tail = "out";
+  outcome.stderr_tail = "err";
+  outcome.usage = {120, 45, 0.25};
+  ASSERT_TRUE(store_->finalize_run(claimed.claim, outcome, kNow + 1500).ok());
+  const orrery::Run run = run_at(loop, kNow);
+  EXPECT_EQ(run.status, RunStatus::kFailed);
+  EXPECT_EQ(run.exit_code, 3);
+  EXPECT_EQ(run.finished_at, kNow + 1500);
+  EXPECT_EQ(run.duration_ms, 1500);
+  EXPECT_EQ(run.error, "exit status 3");
+  EXPECT_EQ(run.stdout_tail, "out");
+  EXPECT_EQ(run.stderr_tail, "err");
+  EXPECT_EQ(run.usage.input_tokens, 120);
+  EXPECT_EQ(run.usage.output_tokens, 45);
+  EXPECT_EQ(run.usage.cost_usd, 0.25);
+  EXPECT_EQ(run.claim_token, "");
+  EXPECT_FALSE(run.lease_expires_at.has_value());
+  // Finishing twice is refused: the claim is spent.
+  EXPECT_EQ(store_->finalize_run(claimed.claim, outcome, kNow + 1600).error().code,
+            ErrorCode::kConflict);
+}
+
+TEST_P(StoreConformance, ARunCannotFinishAsRunningOrSkipped) {
+  const Loop loop = add_loop("bad outcome");
+  const ClaimedRun claimed = claim(loop, kNow);
+  for (RunStatus status : {RunStatus::kRunning, RunStatus::kSkipped}) {
+    RunOutcome outcome;
+    outcome.status = status;
+    EXPECT_EQ(store_->finalize_run(claimed.claim, outcome, kNow + 1).error().code,
+              ErrorCode::kUsage);
+  }
+  EXPECT_EQ(run_at(loop, kNow).status, RunStatus::kRunning);
+}
+
+TEST_P(StoreConformance, ASkippedSlotHasAttemptOneAndNoStart) {
+  const Loop loop = add_loop("skips");
+  auto skipped = store_->record_skipped(loop, kNow, "overlap", kNow + 5, {});
+  ASSERT_TRUE(skipped.ok());
+  EXPECT_EQ(skipped->status, RunStatus::kSkipped);
+  EXPECT_EQ(skipped->attempt, 1);
+  EXPECT_FALSE(skipped->started_at.has_value());
+  EXPECT_EQ(skipped->finished_at, kNow + 5);
+  EXPECT_EQ(skipped->skip_reason, "overlap");
+  // A slot that already has a run keeps it.
+  claim(loop, kNow + kMinute);
+  auto existing = store_->record_skipped(loop, kNow + kMinute, "missed", kNow, {});
+  ASSERT_TRUE(existing.ok());
+  EXPECT_EQ(existing->status, RunStatus::kRunning);
+}
+
+TEST_P(StoreConformance, ManySlotsAreClaimedInOneCall) {
+  const Loop a = add_loop("a");
+  const Loop b = add_loop("b");
+  claim(a, kNow);  // already held
+  auto claimed = store_->claim_slots(
+      {{a.id, kNow}, {a.id, kNow + kMinute}, {b.id, kNow}, {b.id, kNow + kMinute}}, "batch", kNow,
+      {});
+  ASSERT_TRUE(claimed.ok());
+  EXPECT_EQ(claimed->size(), 3u);
+  EXPECT_EQ(*store_->count_runs(RunStatus::kRunning), 4);
+  auto unknown =
+      store_->claim_slots({{"0123456789abcdef0123456789abcdef", kNow}}, "batch", kNow, {});
+  EXPECT_EQ(unknown.error().code, ErrorCode::kNotFound);
+}
+
+TEST_P(StoreConformance, SlotsOfAnArchivedLoopAreNotClaimed) {
+  Loop loop = make_loop("archived");
+  loop.archived = true;
+  loop.status = LoopStatus::kPaused;
+  ASSERT_TRUE(store_->create_loop(loop).ok());
+  EXPECT_FALSE(claimable(loop, kNow, kNow));
+}
+
+TEST_P(StoreConformance, RunsListNewestFirstWithFilters) {
+  const Loop a = add_loop("a");
+  const Loop b = add_loop("b");
+  claim(a, kNow, "r", kNow);
+  finish(claim(a, kNow + kMinute, "r", kNow + 10).claim, RunStatus::kSucceeded, kNow + 20);
+  claim(b, kNow, "r", kNow + 30);
+  auto all = store_->list_runs({});
+  ASSERT_EQ(all->size(), 3u);
+  EXPECT_EQ((*all)[0].loop_id, b.id);
+  EXPECT_EQ((*all)[2].scheduled_for, kNow);
+  EXPECT_EQ(store_->list_runs(runs(a.id))->size(), 2u);
+  EXPECT_EQ(store_->list_runs(runs(a.id, RunStatus::kRunning))->size(), 1u);
+  EXPECT_EQ(store_->list_runs(runs(std::nullopt, std::nullopt, 1))->size(), 1u);
+  EXPECT_EQ(*store_->count_runs(RunStatus::kSucceeded), 1);
+  EXPECT_EQ(*store_->count_runs(std::nullopt), 3);
+}
+
+// ---------------------------------------------------------------- recovery
+
+TEST_P(StoreConformance, RecoveryAbandonsExpiredRunsWhoseSupervisorDied) {
+  const Loop loop = add_loop("recover");
+  const ClaimedRun dead = claim(loop, kNow);
+  ASSERT_TRUE(store_->record_process(dead.claim, {4321, 1}, 4321, {4300, 1}, kNow).ok());
+  const ClaimedRun alive = claim(loop, kNow + kMinute);
+  probe_->start({4400, 1});
+  ASSERT_TRUE(store_->record_process(alive.claim, {4401, 1}, 4401, {4400, 1}, kNow).ok());
+  claim(loop, kNow + 2 * kMinute, "runner-a", kNow + kMinute);  // lease still live
+
+  auto recovered = store_->recover_expired_runs(kNow + kMinute, recovery(10, 5000), {});
+  ASSERT_TRUE(recovered.ok());
+  ASSERT_EQ(recovered->abandoned.size(), 1u);
+  EXPECT_EQ(recovered->abandoned[0].id, dead.run.id);
+  EXPECT_EQ(recovered->abandoned[0].status, RunStatus::kAbandoned);
+  EXPECT_EQ(recovered->abandoned[0].error, "run lease expired before completion");
+  ASSERT_EQ(recovered->deferred.size(), 1u);
+  EXPECT_EQ(recovered->deferred[0].lease_expires_at, kNow + kMinute + 5000);
+  EXPECT_EQ(run_at(loop, kNow + 2 * kMinute).status, RunStatus::kRunning);
+  // An abandoned slot is retried while attempts remain.
+  EXPECT_TRUE(claimable(loop, kNow, kNow + kMinute + 1));
+}
+
+TEST_P(StoreConformance, RecoveryStopsAtItsLimit) {
+  const Loop loop = add_loop("batch");
+  for (int i = 0; i < 5; ++i) claim(loop, kNow + i * kMinute);
+  auto first = store_->recover_expired_runs(kNow + kMinute, recovery(2), {});
+  EXPECT_EQ(first->abandoned.size(), 2u);
+  auto second = store_->recover_expired_runs(kNow + kMinute, recovery(10), {});
+  EXPECT_EQ(second->abandoned.size(), 3u);
+}
+
+// ---------------------------------------------------------------- daemon lease
+
+TEST_P(StoreConformance, TheFirstDaemonAcquiresGenerationOne) {
+  auto lease = store_->acquire_daemon_lease({100, 1}, 30'000, kNow);
+  ASSERT_TRUE(lease.ok() && lease->has_value());
+  EXPECT_EQ((*lease)->generation, 1);
+  EXPECT_EQ((*lease)->lease_id.rfind("L1-", 0), 0u);
+  EXPECT_EQ((*lease)->expires_at, kNow + 30'000);
+  EXPECT_EQ((*lease)->host, "test-host");
+  EXPECT_TRUE(store_->check_fence({(*lease)->lease_id}, kNow + 1).ok());
+}
+
+TEST_P(StoreConformance, ALiveLeaseOfAnotherLiveDaemonIsNotTaken) {
+  probe_->start({100, 1});
+  auto first = store_->acquire_daemon_lease({100, 1}, 30'000, kNow);
+  auto second = store_->acquire_daemon_lease({200, 2}, 30'000, kNow + 1000);
+  ASSERT_TRUE(second.ok());
+  EXPECT_FALSE(second->has_value());
+  // The same daemon may acquire again (a restart of its loop), with a new generation.
+  auto again = store_->acquire_daemon_lease({100, 1}, 30'000, kNow + 2000);
+  ASSERT_TRUE(again.ok() && again->has_value());
+  EXPECT_EQ((*again)->generation, 2);
+  EXPECT_EQ(store_->check_fence({(*first)->lease_id}, kNow + 2001).error().message,
+            "daemon lease lost");
+}
+
+TEST_P(StoreConformance, AnExpiredLeaseOrADeadHolderIsTakenOver) {
+  probe_->start({100, 1});
+  ASSERT_TRUE(store_->acquire_daemon_lease({100, 1}, 30'000, kNow)->has_value());
+  auto after_expiry = store_->acquire_daemon_lease({200, 2}, 30'000, kNow + 30'000);
+  ASSERT_TRUE(after_expiry.ok() && after_expiry->has_value());
+  EXPECT_EQ((*after_expiry)->generation, 2);
+  // Holder 200 is not alive on this host: its live lease is taken over.
+  auto takeover = store_->acquire_daemon_lease({300, 3}, 30'000, kNow + 31'000);
+  ASSERT_TRUE(takeover.ok() && takeover->has_value());
+  EXPECT_EQ((*takeover)->generation, 3);
+  EXPECT_EQ((*takeover)->holder.pid, 300);
+}
+
+TEST_P(StoreConformance, HeartbeatOnlyWhileTheLeaseLives) {
+  auto lease = store_->acquire_daemon_lease({100, 1}, 30'000, kNow);
+  const std::string id = (*lease)->lease_id;
+  ASSERT_TRUE(store_->heartbeat_daemon_lease(id, 30'000, kNow + 10'000).ok());
+  EXPECT_EQ((*store_->get_daemon_lease())->expires_at, kNow + 40'000);
+  auto late = store_->heartbeat_daemon_lease(id, 30'000, kNow + 40'000);
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.error().message, "daemon lease lost");
+}
+
+TEST_P(StoreConformance, ReleaseEndsTheLeaseAndTheGenerationGoesOn) {
+  auto lease = store_->acquire_daemon_lease({100, 1}, 30'000, kNow);
+  const std::string id = (*lease)->lease_id;
+  ASSERT_TRUE(store_->release_daemon_lease(id).ok());
+  EXPECT_FALSE(store_->check_fence({id}, kNow + 1).ok());
+  EXPECT_FALSE(store_->heartbeat_daemon_lease(id, 30'000, kNow + 1).ok());
+  auto next = store_->acquire_daemon_lease({200, 2}, 30'000, kNow + 2);
+  EXPECT_EQ((*next)->generation, 2);
+}
+
+TEST_P(StoreConformance, EveryFencedWriteFailsOnceTheLeaseIsLost) {
+  auto lease = store_->acquire_daemon_lease({100, 1}, 30'000, kNow);
+  const Fence fence{(*lease)->lease_id};
+  Loop loop = add_loop("fenced");
+  ASSERT_TRUE(store_->release_daemon_lease(fence.daemon_lease_id).ok());
+  const auto lost = [](const auto& result) {
+    return !result.ok() && result.error().code == ErrorCode::kConflict &&
+           result.error().message == "daemon lease lost";
+  };
+  EXPECT_TRUE(lost(store_->claim_slot({loop.id, kNow}, "d", kNow, fence)));
+  EXPECT_TRUE(lost(store_->claim_slots({{loop.id, kNow}}, "d", kNow, fence)));
+  EXPECT_TRUE(lost(store_->record_skipped(loop, kNow, "missed", kNow, fence)));
+  EXPECT_TRUE(lost(store_->expire_loops(kNow, fence)));
+  EXPECT_TRUE(lost(store_->recover_expired_runs(kNow, {}, fence)));
+  Loop changed = loop;
+  changed.name = "changed";
+  changed.updated_at = kNow + 1;
+  EXPECT_TRUE(lost(store_->update_loop(changed, kNow, fence)));
+  EXPECT_EQ(*store_->count_runs(std::nullopt), 0);
+  EXPECT_EQ((*store_->get_loop(loop.id))->name, "fenced");
+}
+
+// ---------------------------------------------------------------- pruning
+
+TEST_P(StoreConformance, PruneRemovesOldTerminalRunsOnly) {
+  const Loop loop = add_loop("prune");
+  finish(claim(loop, kNow, "r", kNow).claim, RunStatus::kSucceeded);
+  finish(claim(loop, kNow + kMinute, "r", kNow + 10).claim, RunStatus::kFailed, kNow + 20);
+  claim(loop, kNow + 2 * kMinute, "r", kNow + 20);  // running: never pruned
+  finish(claim(loop, kNow + 3 * kMinute, "r", kNow + 86'400'000).claim, RunStatus::kSucceeded,
+         kNow + 86'400'001);
+
+  auto dry = store_->prune_runs(prune(3'600'000, std::nullopt, true, kNow + 86'400'000));
+  ASSERT_TRUE(dry.ok());
+  EXPECT_EQ(dry->runs, 2);
+  EXPECT_EQ(*store_->count_runs(std::nullopt), 4);
+  auto pruned = store_->prune_runs(prune(3'600'000, std::nullopt, false, kNow + 86'400'000));
+  EXPECT_EQ(pruned->runs, 2);
+  EXPECT_EQ(*store_->count_runs(std::nullopt), 2);
+  EXPECT_EQ(*store_->count_runs(RunStatus::kRunning), 1);
+}
+
+TEST_P(StoreConformance, PruneKeepsTheNewestRunsOfEachLoop) {
+  const Loop a = add_loop("a");
+  const Loop b = add_loop("b");
+  for (int i = 0; i < 4; ++i) {
+    finish(claim(a, kNow + i * kMinute, "r", kNow + i).claim, RunStatus::kSucceeded, kNow + i);
+    finish(claim(b, kNow + i * kMinute, "r", kNow + i).claim, RunStatus::kSucceeded, kNow + i);
+  }
+  auto pruned = store_->prune_runs(prune(std::nullopt, 1, false, kNow));
+  EXPECT_EQ(pruned->runs, 6);
+  EXPECT_EQ(store_->list_runs(runs(a.id))->front().scheduled_for, kNow + 3 * kMinute);
+  EXPECT_EQ(store_->list_runs(runs(b.id))->size(), 1u);
+}
+
+TEST_P(StoreConformance, PruneNeedsACriterion) {
+  auto refused = store_->prune_runs(prune(std::nullopt, std::nullopt, false, kNow));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kUsage);
+  EXPECT_FALSE(store_->prune_runs(prune(std::nullopt, -1, false, kNow)).ok());
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreConformance,
+                         ::testing::Values(Backend{"sqlite", open_sqlite}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace orrery
