@@ -10,6 +10,7 @@
 #include "cli/command.h"
 #include "cli/exit_codes.h"
 #include "cli/json_views.h"
+#include "cli/loop_commands.h"
 #include "cli/schedule_commands.h"
 
 namespace orrery::cli {
@@ -19,7 +20,92 @@ namespace {
 struct Arguments {
   CronExplainArgs cron_explain;
   SchedulePreviewArgs schedule_preview;
+  LoopSpec add;
+  ListArgs list;
+  LoopArgs loop;
 };
+
+// A repeatable option taking one value per occurrence: --env A=1 --env B=2.
+void add_repeatable(CLI::App* app, const char* name, std::vector<std::string>& values,
+                    const char* help) {
+  app->add_option(name, values, help)
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
+void add_add_command(CLI::App& app, Arguments& args, Command& command) {
+  CLI::App* add = app.add_subcommand("add", "Add a loop: a named schedule and target");
+  LoopSpec& a = args.add;
+  add->add_option("NAME", a.name, "loop name")->required();
+  add->add_option("--cron", a.cron, "cron expression (5 fields or a macro)");
+  add->add_option("--every", a.every, "interval, e.g. 15m or 1h30m");
+  add->add_flag("--fixed-delay", a.fixed_delay, "count the interval from each finish");
+  add->add_option("--at", a.at, "run once at TIME (ISO 8601 or +10m)");
+  add->add_flag("--dynamic", a.dynamic, "each run chooses the next (orrery run next-in)");
+  add->add_option("--min", a.min, "dynamic: shortest delay (default 1m)");
+  add->add_option("--max", a.max, "dynamic: longest delay (default 1d)");
+  add->add_option("--tz", a.tz, "cron time zone (default: the machine's)");
+  add->add_option("--jitter", a.jitter, "spread slots by a per-loop offset below D");
+  add->add_option("--catch-up", a.catch_up, "latest|all|none (default latest)");
+  add->add_option_function<int>(
+      "--catch-up-limit", [&a](const int& n) { a.catch_up_limit = n; }, "1-1000 (default 50)");
+  add->add_option("--catch-up-window", a.catch_up_window, "never run a slot later than D");
+  add->add_option("--overlap", a.overlap, "skip|queue|allow|replace (default skip)");
+  add->add_option_function<int>(
+      "--max-attempts", [&a](const int& n) { a.max_attempts = n; },
+      "attempts per slot (default 1)");
+  add->add_option("--retry-delay", a.retry_delay, "delay before a retry (default 1m)");
+  add->add_option("--retry-backoff", a.retry_backoff, "fixed|exponential (default fixed)");
+  add->add_option("--lease", a.lease, "run lease (default 30m, at least 1s)");
+  add->add_option("--timeout", a.timeout, "total timeout of a run");
+  add->add_option("--idle-timeout", a.idle_timeout, "timeout without output");
+  add->add_option("--expires", a.expires, "the loop expires at TIME");
+  add->add_option("--cwd", a.cwd, "working directory of the target");
+  add_repeatable(add, "--env", a.env, "K=V for the target (repeatable)");
+  add_repeatable(add, "--secret-env", a.secret_env, "K=V kept out of the database (repeatable)");
+  add_repeatable(add, "--machine", a.machine, "LABEL=VALUE a runner must have (repeatable)");
+  add->add_option("--description", a.description, "what the loop is for");
+  add->add_option("--shell", a.shell, "target: a command line run by /bin/sh");
+  add->add_option("--agent", a.agent, "target: an agent provider (not yet available)");
+  add->add_option("--workflow", a.workflow, "target: a workflow (not yet available)");
+  add->add_option("COMMAND", a.command, "target after --: EXECUTABLE [ARGS...]");
+  add->callback([&] { command = [&a](const Context& c) { return add_loop(a, c); }; });
+}
+
+// A command that takes one LOOP argument.
+CLI::App* add_loop_command(CLI::App& app, const char* name, const char* help, LoopArgs& a,
+                           Command& command, Result<int> (*run)(const LoopArgs&, const Context&)) {
+  CLI::App* sub = app.add_subcommand(name, help);
+  sub->add_option("LOOP", a.loop, "loop id, id prefix (6+ characters) or name")->required();
+  sub->callback(
+      [&a, &command, run] { command = [&a, run](const Context& c) { return run(a, c); }; });
+  return sub;
+}
+
+void add_loop_commands(CLI::App& app, Arguments& args, Command& command) {
+  CLI::App* ls = app.add_subcommand("ls", "List loops");
+  ls->add_flag("--all", args.list.all, "include archived loops");
+  ls->add_flag("--archived", args.list.archived, "only archived loops");
+  ls->add_option("--status", args.list.status, "active|paused|expired|completed");
+  ls->callback([&] { command = [&args](const Context& c) { return list_loops(args.list, c); }; });
+
+  LoopArgs& a = args.loop;
+  add_loop_command(app, "show", "Show a loop", a, command, show_loop);
+  add_loop_command(app, "pause", "Pause a loop", a, command, pause_loop_command);
+  add_loop_command(app, "resume", "Resume a paused loop from now on", a, command,
+                   resume_loop_command);
+  add_loop_command(app, "archive", "Archive a loop (pauses it)", a, command, archive_loop_command);
+  add_loop_command(app, "unarchive", "Restore an archived loop", a, command,
+                   unarchive_loop_command);
+  add_loop_command(app, "rm", "Delete a loop and its runs", a, command, remove_loop);
+  CLI::App* rename =
+      add_loop_command(app, "rename", "Rename a loop", a, command, rename_loop_command);
+  rename->add_option("NEW_NAME", a.new_name, "the new name")->required();
+  CLI::App* next =
+      add_loop_command(app, "next", "List a loop's next slots", a, command, next_slots);
+  next->add_option("-n", a.count, "how many slots (1-1000, default 5)");
+  next->add_option("--from", a.from, "slots after TIME instead of the loop's next slot");
+}
 
 void add_global_options(CLI::App& app, Globals& globals) {
   app.add_option("--home", globals.home, "data directory (default $XDG_DATA_HOME/orrery)")
@@ -99,6 +185,8 @@ int run(int argc, char** argv) {
   Arguments args;
   Command command;
   add_global_options(app, context.globals);
+  add_add_command(app, args, command);
+  add_loop_commands(app, args, command);
   add_cron_commands(app, args, command);
   add_schedule_commands(app, args, command);
 

@@ -32,3 +32,28 @@ void print_fields(std::ostream& out, const std::vector<std::pair<std::string, st
 }
 
 }  // namespace orrery::cli
+
+namespace orrery::cli {
+
+void print_table(std::ostream& out, const std::vector<std::string>& headers,
+                 const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> widths(headers.size());
+  for (size_t i = 0; i < headers.size(); ++i) widths[i] = headers[i].size();
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size() && i < widths.size(); ++i) {
+      widths[i] = std::max(widths[i], row[i].size());
+    }
+  }
+  const auto print_row = [&](const std::vector<std::string>& cells) {
+    std::string line;
+    for (size_t i = 0; i < cells.size(); ++i) {
+      line += cells[i];
+      if (i + 1 < cells.size()) line += std::string(widths[i] - cells[i].size() + 2, ' ');
+    }
+    out << line << '\n';
+  };
+  print_row(headers);
+  for (const auto& row : rows) print_row(row);
+}
+
+}  // namespace orrery::cli

@@ -17,3 +17,11 @@ std::string format_wall(TimeMs time, const TimeZone& zone);
 void print_fields(std::ostream& out, const std::vector<std::pair<std::string, std::string>>& rows);
 
 }  // namespace orrery::cli
+
+namespace orrery::cli {
+
+// A table: a header row and aligned columns, two spaces apart.
+void print_table(std::ostream& out, const std::vector<std::string>& headers,
+                 const std::vector<std::vector<std::string>>& rows);
+
+}  // namespace orrery::cli

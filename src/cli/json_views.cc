@@ -6,8 +6,7 @@
 
 namespace orrery::cli {
 
-nlohmann::json schedule_json(const SlotSeries& series) {
-  const Schedule& schedule = series.schedule();
+nlohmann::json schedule_json(const Schedule& schedule) {
   nlohmann::json json{{"type", schedule_type_name(schedule.type)}};
   switch (schedule.type) {
     case ScheduleType::kOnce:
@@ -19,7 +18,7 @@ nlohmann::json schedule_json(const SlotSeries& series) {
       break;
     case ScheduleType::kCron:
       json["expression"] = schedule.expression;
-      json["timezone"] = series.timezone_name();
+      json["timezone"] = schedule.timezone;
       break;
     case ScheduleType::kDynamic:
       json["min_ms"] = schedule.min_ms;
@@ -28,6 +27,69 @@ nlohmann::json schedule_json(const SlotSeries& series) {
   }
   json["jitter_ms"] = schedule.jitter_ms;
   return json;
+}
+
+namespace {
+
+nlohmann::json optional_time(const std::optional<TimeMs>& time) {
+  return time ? nlohmann::json(format_time(*time)) : nlohmann::json(nullptr);
+}
+
+template <typename T>
+nlohmann::json optional_value(const std::optional<T>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+nlohmann::json pairs_object(const std::vector<EnvVar>& pairs) {
+  nlohmann::json json = nlohmann::json::object();
+  for (const auto& [key, value] : pairs) json[key] = value;
+  return json;
+}
+
+nlohmann::json target_json(const Target& target) {
+  nlohmann::json json{{"type", target_type_name(target.type)}};
+  if (target.shell) {
+    json["shell"] = true;
+    json["command"] = target.command_line;
+  } else {
+    json["shell"] = false;
+    json["command"] = target.argv.empty() ? "" : target.argv.front();
+    json["args"] = std::vector<std::string>(target.argv.begin() + (target.argv.empty() ? 0 : 1),
+                                            target.argv.end());
+  }
+  json["cwd"] = target.cwd.empty() ? nlohmann::json(nullptr) : nlohmann::json(target.cwd);
+  json["env"] = pairs_object(target.env);
+  json["secret_env"] = target.secret_env;  // names only: values never leave their file
+  return json;
+}
+
+}  // namespace
+
+nlohmann::json loop_json(const Loop& loop) {
+  return {{"id", loop.id},
+          {"name", loop.name},
+          {"description", loop.description},
+          {"status", loop_status_name(loop.status)},
+          {"archived", loop.archived},
+          {"schedule", schedule_json(loop.schedule)},
+          {"target", target_json(loop.target)},
+          {"machine", pairs_object(loop.machine)},
+          {"next_run_at", optional_time(loop.next_run_at)},
+          {"retry_scheduled_for", optional_time(loop.retry_scheduled_for)},
+          {"catch_up", catch_up_mode_name(loop.catch_up.mode)},
+          {"catch_up_limit", loop.catch_up.limit},
+          {"catch_up_window_ms", optional_value(loop.catch_up.window)},
+          {"overlap", overlap_name(loop.overlap)},
+          {"max_attempts", loop.max_attempts},
+          {"retry_delay_ms", loop.retry_delay_ms},
+          {"retry_backoff", backoff_name(loop.retry_backoff)},
+          {"lease_ms", loop.lease_ms},
+          {"timeout_ms", optional_value(loop.timeout_ms)},
+          {"idle_timeout_ms", optional_value(loop.idle_timeout_ms)},
+          {"expires_at", optional_time(loop.expires_at)},
+          {"missed_count", loop.missed_count},
+          {"created_at", format_time(loop.created_at)},
+          {"updated_at", format_time(loop.updated_at)}};
 }
 
 nlohmann::json times_json(const std::vector<TimeMs>& times) {

@@ -5,13 +5,16 @@
 #include <nlohmann/json_fwd.hpp>
 #include <vector>
 
+#include "core/loop.h"
 #include "core/result.h"
 #include "core/schedule.h"
 
 namespace orrery::cli {
 
 // {type, expression | every_ms, anchor | at | min_ms, max_ms, timezone, jitter_ms}
-nlohmann::json schedule_json(const SlotSeries& series);
+nlohmann::json schedule_json(const Schedule& schedule);
+// The loop document of DESIGN §11.1.
+nlohmann::json loop_json(const Loop& loop);
 nlohmann::json times_json(const std::vector<TimeMs>& times);
 // {"error": {"code": …, "message": …}}
 nlohmann::json error_json(const Error& error);

@@ -116,9 +116,10 @@ Result<int> schedule_preview(const SchedulePreviewArgs& args, const Context& con
   if (!next) return next.error();
 
   if (context.globals.json) {
-    *context.out
-        << nlohmann::json{{"schedule", schedule_json(*series)}, {"next", times_json(*next)}}.dump(2)
-        << '\n';
+    *context.out << nlohmann::json{{"schedule", schedule_json(series->schedule())},
+                                   {"next", times_json(*next)}}
+                        .dump(2)
+                 << '\n';
     return 0;
   }
   std::vector<std::pair<std::string, std::string>> rows{

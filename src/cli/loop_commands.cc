@@ -1,0 +1,269 @@
+#include "cli/loop_commands.h"
+
+#include <sys/stat.h>
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <random>
+
+#include "cli/exit_codes.h"
+#include "cli/human.h"
+#include "cli/json_views.h"
+#include "cli/store_access.h"
+#include "core/cron_describe.h"
+#include "core/duration.h"
+#include "core/ids.h"
+#include "core/loop_transitions.h"
+#include "store/secrets.h"
+
+namespace orrery::cli {
+namespace {
+
+std::string new_loop_id(TimeMs now) {
+  std::random_device device;
+  std::array<std::uint8_t, 10> bytes{};
+  for (auto& byte : bytes) byte = std::uint8_t(device());
+  return make_id(now, bytes);
+}
+
+std::string describe_schedule(const Schedule& schedule) {
+  switch (schedule.type) {
+    case ScheduleType::kOnce:
+      return "once at " + format_time(schedule.at);
+    case ScheduleType::kInterval:
+      return "every " + format_duration(schedule.every_ms) +
+             (schedule.anchor == IntervalAnchor::kFixedDelay ? " after finish" : "");
+    case ScheduleType::kCron:
+      return "cron " + schedule.expression + " (" + schedule.timezone + ")";
+    case ScheduleType::kDynamic:
+      return "dynamic " + format_duration(schedule.min_ms) + "-" + format_duration(schedule.max_ms);
+  }
+  return "";
+}
+
+std::string describe_target(const Target& target) {
+  if (target.shell) return "sh -c '" + target.command_line + "'";
+  std::string text;
+  for (const std::string& arg : target.argv) text += (text.empty() ? "" : " ") + arg;
+  return text;
+}
+
+std::string when(const std::optional<TimeMs>& time, TimeMs now) {
+  return time ? format_relative(*time, now) : "-";
+}
+
+void print_loop_json(const Context& context, const Loop& loop) {
+  *context.out << loop_json(loop).dump(2) << '\n';
+}
+
+void print_loop(const Context& context, const Loop& loop) {
+  const TimeZone zone = TimeZone::local();
+  std::vector<std::pair<std::string, std::string>> rows{
+      {"id", loop.id},
+      {"name", loop.name},
+      {"status", std::string(loop_status_name(loop.status)) + (loop.archived ? " (archived)" : "")},
+      {"schedule", describe_schedule(loop.schedule)},
+      {"target", describe_target(loop.target)}};
+  if (!loop.description.empty()) rows.emplace_back("description", loop.description);
+  if (loop.schedule.type == ScheduleType::kCron) {
+    if (auto fields = parse_cron_fields(loop.schedule.expression)) {
+      rows.emplace_back("meaning", describe_cron(*fields));
+    }
+  }
+  rows.emplace_back("next run", loop.next_run_at ? format_wall(*loop.next_run_at, zone) + "  (" +
+                                                       when(loop.next_run_at, context.now) + ")"
+                                                 : "-");
+  rows.emplace_back("catch-up", std::string(catch_up_mode_name(loop.catch_up.mode)) + ", limit " +
+                                    std::to_string(loop.catch_up.limit));
+  rows.emplace_back("overlap", overlap_name(loop.overlap));
+  rows.emplace_back("attempts", std::to_string(loop.max_attempts) + ", retry after " +
+                                    format_duration(loop.retry_delay_ms));
+  rows.emplace_back("lease", format_duration(loop.lease_ms));
+  if (loop.timeout_ms) rows.emplace_back("timeout", format_duration(*loop.timeout_ms));
+  if (loop.expires_at) rows.emplace_back("expires", format_wall(*loop.expires_at, zone));
+  if (loop.missed_count > 0) rows.emplace_back("missed", std::to_string(loop.missed_count));
+  rows.emplace_back("created", format_wall(loop.created_at, zone));
+  print_fields(*context.out, rows);
+}
+
+// Resolves the loop, applies a transition, stores it guarded by updated_at.
+Result<int> transition(const LoopArgs& args, const Context& context, const char* done,
+                       const std::function<Result<Loop>(Loop)>& change) {
+  auto opened = open_store(context);
+  if (!opened) return opened.error();
+  auto loop = opened->store->resolve_loop(args.loop);
+  if (!loop) return loop.error();
+  const TimeMs read_at = loop->updated_at;
+  auto changed = change(*loop);
+  if (!changed) return changed.error();
+  if (changed->updated_at <= read_at) changed->updated_at = read_at + 1;
+  if (auto stored = opened->store->update_loop(*changed, read_at, {}); !stored) {
+    return stored.error();
+  }
+  if (context.globals.json) {
+    print_loop_json(context, *changed);
+  } else {
+    *context.out << done << " loop " << changed->name << " (" << changed->id << ")\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Result<int> add_loop(const LoopSpec& spec, const Context& context) {
+  auto built = build_loop(spec, new_loop_id(context.now), context.now, TimeZone::local());
+  if (!built) return built.error();
+  if (!built->loop.target.cwd.empty()) {
+    // Checked here, at the edge: the core does no I/O.
+    struct stat info {};
+    if (stat(built->loop.target.cwd.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+      return usage_error("--cwd " + built->loop.target.cwd + " is not an existing directory");
+    }
+  }
+  auto opened = open_store(context);
+  if (!opened) return opened.error();
+  if (auto secrets = write_loop_secrets(opened->home, built->loop.id, built->secret_values);
+      !secrets) {
+    return secrets.error();
+  }
+  if (auto created = opened->store->create_loop(built->loop); !created) {
+    (void)remove_loop_secrets(opened->home, built->loop.id);
+    return created.error();
+  }
+  if (context.globals.json) {
+    print_loop_json(context, built->loop);
+  } else {
+    *context.out << "added loop " << built->loop.name << " (" << built->loop.id << ")\n";
+    if (built->loop.next_run_at) {
+      *context.out << "next run " << format_wall(*built->loop.next_run_at, TimeZone::local())
+                   << "  (" << when(built->loop.next_run_at, context.now) << ")\n";
+    }
+  }
+  return kExitOk;
+}
+
+Result<int> list_loops(const ListArgs& args, const Context& context) {
+  LoopFilter filter;
+  if (args.all && args.archived) return usage_error("give --all or --archived, not both");
+  filter.archived = args.all        ? LoopFilter::Archived::kInclude
+                    : args.archived ? LoopFilter::Archived::kOnly
+                                    : LoopFilter::Archived::kExclude;
+  if (!args.status.empty()) {
+    auto status = parse_loop_status(args.status);
+    if (!status) return usage_error("--status: " + status.error().message);
+    filter.status = *status;
+  }
+  auto opened = open_store(context);
+  if (!opened) return opened.error();
+  auto loops = opened->store->list_loops(filter);
+  if (!loops) return loops.error();
+  if (context.globals.json) {
+    nlohmann::json array = nlohmann::json::array();
+    for (const Loop& loop : *loops) array.push_back(loop_json(loop));
+    *context.out << array.dump(2) << '\n';
+    return kExitOk;
+  }
+  if (loops->empty()) {
+    *context.out << "no loops yet: add one with orrery add NAME --every 1h -- COMMAND\n";
+    return kExitOk;
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const Loop& loop : *loops) {
+    rows.push_back({loop.id.substr(0, 12), loop.name,
+                    std::string(loop_status_name(loop.status)) + (loop.archived ? "*" : ""),
+                    describe_schedule(loop.schedule), when(loop.next_run_at, context.now),
+                    describe_target(loop.target)});
+  }
+  print_table(*context.out, {"ID", "NAME", "STATUS", "SCHEDULE", "NEXT", "TARGET"}, rows);
+  return kExitOk;
+}
+
+Result<int> show_loop(const LoopArgs& args, const Context& context) {
+  auto opened = open_store(context);
+  if (!opened) return opened.error();
+  auto loop = opened->store->resolve_loop(args.loop);
+  if (!loop) return loop.error();
+  context.globals.json ? print_loop_json(context, *loop) : print_loop(context, *loop);
+  return kExitOk;
+}
+
+Result<int> pause_loop_command(const LoopArgs& args, const Context& context) {
+  return transition(args, context, "paused",
+                    [&](Loop loop) { return pause_loop(std::move(loop), context.now); });
+}
+
+Result<int> resume_loop_command(const LoopArgs& args, const Context& context) {
+  return transition(args, context, "resumed",
+                    [&](Loop loop) { return resume_loop(std::move(loop), context.now); });
+}
+
+Result<int> archive_loop_command(const LoopArgs& args, const Context& context) {
+  return transition(args, context, "archived",
+                    [&](Loop loop) { return archive_loop(std::move(loop), context.now); });
+}
+
+Result<int> unarchive_loop_command(const LoopArgs& args, const Context& context) {
+  return transition(args, context, "unarchived",
+                    [&](Loop loop) { return unarchive_loop(std::move(loop), context.now); });
+}
+
+Result<int> rename_loop_command(const LoopArgs& args, const Context& context) {
+  return transition(args, context, "renamed", [&](Loop loop) {
+    return rename_loop(std::move(loop), args.new_name, context.now);
+  });
+}
+
+Result<int> remove_loop(const LoopArgs& args, const Context& context) {
+  auto opened = open_store(context);
+  if (!opened) return opened.error();
+  auto loop = opened->store->resolve_loop(args.loop);
+  if (!loop) return loop.error();
+  if (auto removed = opened->store->delete_loop(loop->id); !removed) return removed.error();
+  if (auto secrets = remove_loop_secrets(opened->home, loop->id); !secrets) return secrets.error();
+  if (context.globals.json) {
+    *context.out << nlohmann::json{{"deleted", loop->id}, {"name", loop->name}}.dump(2) << '\n';
+  } else {
+    *context.out << "deleted loop " << loop->name << " (" << loop->id << ")\n";
+  }
+  return kExitOk;
+}
+
+Result<int> next_slots(const LoopArgs& args, const Context& context) {
+  if (args.count < 1 || args.count > 1000) {
+    return usage_error("-n " + std::to_string(args.count) + " out of range 1-1000");
+  }
+  auto opened = open_store(context);
+  if (!opened) return opened.error();
+  auto loop = opened->store->resolve_loop(args.loop);
+  if (!loop) return loop.error();
+  auto series = SlotSeries::compile(loop->schedule, loop->id);
+  if (!series) return series.error();
+  std::vector<TimeMs> next;
+  if (!args.from.empty()) {
+    auto from = parse_time(args.from, context.now, TimeZone::local());
+    if (!from) return usage_error("--from: " + from.error().message);
+    auto preview = series->preview(*from, args.count);
+    if (!preview) return preview.error();
+    next = *preview;
+  } else if (loop->next_run_at && !loop->archived && loop->status == LoopStatus::kActive) {
+    for (std::optional<TimeMs> slot = loop->next_run_at; slot && int(next.size()) < args.count;) {
+      next.push_back(*slot);
+      auto following = series->following(*slot);
+      if (!following) return following.error();
+      slot = *following;
+    }
+  }
+  if (context.globals.json) {
+    *context.out << nlohmann::json{{"loop_id", loop->id}, {"next", times_json(next)}}.dump(2)
+                 << '\n';
+    return kExitOk;
+  }
+  const TimeZone zone = TimeZone::local();
+  if (next.empty()) *context.out << "loop " << loop->name << " has no upcoming slots\n";
+  for (TimeMs slot : next) {
+    *context.out << format_wall(slot, zone) << "  (" << format_relative(slot, context.now) << ")\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace orrery::cli

@@ -1,0 +1,36 @@
+// Loop management: add, ls, show, pause, resume, archive, unarchive, rename,
+// rm, next (DESIGN §11.1).
+#pragma once
+
+#include <string>
+
+#include "cli/command.h"
+#include "core/loop_spec.h"
+
+namespace orrery::cli {
+
+struct ListArgs {
+  bool all = false;
+  bool archived = false;
+  std::string status;
+};
+
+struct LoopArgs {
+  std::string loop;      // id, id prefix (>= 6) or name
+  std::string new_name;  // rename
+  int count = 5;         // next
+  std::string from;      // next
+};
+
+Result<int> add_loop(const LoopSpec& spec, const Context& context);
+Result<int> list_loops(const ListArgs& args, const Context& context);
+Result<int> show_loop(const LoopArgs& args, const Context& context);
+Result<int> pause_loop_command(const LoopArgs& args, const Context& context);
+Result<int> resume_loop_command(const LoopArgs& args, const Context& context);
+Result<int> archive_loop_command(const LoopArgs& args, const Context& context);
+Result<int> unarchive_loop_command(const LoopArgs& args, const Context& context);
+Result<int> rename_loop_command(const LoopArgs& args, const Context& context);
+Result<int> remove_loop(const LoopArgs& args, const Context& context);
+Result<int> next_slots(const LoopArgs& args, const Context& context);
+
+}  // namespace orrery::cli

@@ -1,0 +1,70 @@
+// LoopSpec: what a user asked for with `orrery add`, as text, and its
+// validation into a Loop.
+//
+// Invariants of a built Loop: exactly one schedule and one target; every
+// duration, time, zone and cron valid; a command with spaces and no shell
+// refused with a hint; lease at least 1 s; catch-up limit 1-1000; the first
+// slot computed from the schedule. Errors name the option and the value.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/loop.h"
+#include "core/result.h"
+#include "core/timezone.h"
+
+namespace orrery {
+
+inline constexpr DurationMs kMinimumLeaseMs = 1000;
+
+struct LoopSpec {
+  std::string name;
+  std::string description;
+  // Schedule: exactly one of cron, every, at, dynamic.
+  std::string cron;
+  std::string every;
+  bool fixed_delay = false;
+  std::string at;
+  bool dynamic = false;
+  std::string min;
+  std::string max;
+  std::string tz;
+  std::string jitter;
+  // Policies.
+  std::string catch_up;
+  std::optional<int> catch_up_limit;
+  std::string catch_up_window;
+  std::string overlap;
+  std::optional<int> max_attempts;
+  std::string retry_delay;
+  std::string retry_backoff;
+  std::string lease;
+  std::string timeout;
+  std::string idle_timeout;
+  std::string expires;
+  std::string cwd;
+  std::vector<std::string> env;         // K=V
+  std::vector<std::string> secret_env;  // K=V; values leave the Loop (see secret_values)
+  std::vector<std::string> machine;     // LABEL=VALUE
+  // Target: exactly one of command (argv), shell, agent, workflow.
+  std::vector<std::string> command;
+  std::string shell;
+  std::string agent;
+  std::string workflow;
+};
+
+struct BuiltLoop {
+  Loop loop;
+  std::vector<EnvVar> secret_values;  // kept out of the store
+};
+
+// `local` is the zone for times without a designator and for cron without --tz.
+Result<BuiltLoop> build_loop(const LoopSpec& spec, const std::string& id, TimeMs now,
+                             const TimeZone& local);
+
+// Parses K=V (K non-empty, a valid environment name for env).
+Result<EnvVar> parse_assignment(const std::string& text, const char* option);
+
+}  // namespace orrery

@@ -1,0 +1,50 @@
+#include "store/secrets.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "store/data_dir.h"
+
+namespace orrery {
+namespace {
+
+std::string secrets_path(const std::string& home, const std::string& loop_id) {
+  return home + "/secrets/" + loop_id + ".env";
+}
+
+}  // namespace
+
+Status write_loop_secrets(const std::string& home, const std::string& loop_id,
+                          const std::vector<EnvVar>& secrets) {
+  if (secrets.empty()) return Ok{};
+  if (auto dir = prepare_data_dir(home + "/secrets"); !dir) return dir;
+  const std::string path = secrets_path(home, loop_id);
+  const std::string temporary = path + ".tmp";
+  const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return usage_error("cannot write " + temporary + ": " + std::strerror(errno));
+  std::string text;
+  for (const auto& [key, value] : secrets) text += key + "=" + value + "\n";
+  const bool written =
+      write(fd, text.data(), text.size()) == ssize_t(text.size()) && fsync(fd) == 0;
+  close(fd);
+  if (!written || std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::remove(temporary.c_str());
+    return internal_error("cannot write " + path + ": " + std::strerror(errno));
+  }
+  return Ok{};
+}
+
+Status remove_loop_secrets(const std::string& home, const std::string& loop_id) {
+  const std::string path = secrets_path(home, loop_id);
+  if (unlink(path.c_str()) != 0 && errno != ENOENT) {
+    return internal_error("cannot remove " + path + ": " + std::strerror(errno));
+  }
+  return Ok{};
+}
+
+}  // namespace orrery

@@ -1,0 +1,18 @@
+// Secret environment values (--secret-env) live outside the database: one
+// file per loop, $ORRERY_HOME/secrets/<loop-id>.env, mode 0600 in a 0700
+// directory, one KEY=VALUE per line. The database keeps only the names.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/loop.h"
+#include "core/result.h"
+
+namespace orrery {
+
+Status write_loop_secrets(const std::string& home, const std::string& loop_id,
+                          const std::vector<EnvVar>& secrets);
+Status remove_loop_secrets(const std::string& home, const std::string& loop_id);
+
+}  // namespace orrery
