@@ -23,6 +23,7 @@ struct Arguments {
   LoopSpec add;
   ListArgs list;
   LoopArgs loop;
+  PruneArgs prune;
 };
 
 // A repeatable option taking one value per occurrence: --env A=1 --env B=2.
@@ -88,6 +89,14 @@ void add_loop_commands(CLI::App& app, Arguments& args, Command& command) {
   ls->add_flag("--archived", args.list.archived, "only archived loops");
   ls->add_option("--status", args.list.status, "active|paused|expired|completed");
   ls->callback([&] { command = [&args](const Context& c) { return list_loops(args.list, c); }; });
+
+  CLI::App* prune = app.add_subcommand("prune", "Delete finished runs by age or count");
+  prune->add_option("--older-than", args.prune.older_than, "runs created more than D ago");
+  prune->add_option_function<int>(
+      "--keep", [&args](const int& n) { args.prune.keep = n; }, "keep the newest N runs per loop");
+  prune->add_flag("--dry-run", args.prune.dry_run, "count, delete nothing");
+  prune->callback(
+      [&] { command = [&args](const Context& c) { return prune_runs(args.prune, c); }; });
 
   LoopArgs& a = args.loop;
   add_loop_command(app, "show", "Show a loop", a, command, show_loop);

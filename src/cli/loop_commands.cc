@@ -266,4 +266,31 @@ Result<int> next_slots(const LoopArgs& args, const Context& context) {
   return kExitOk;
 }
 
+Result<int> prune_runs(const PruneArgs& args, const Context& context) {
+  PruneOptions options;
+  options.now = context.now;
+  options.keep = args.keep;
+  options.dry_run = args.dry_run;
+  if (!args.older_than.empty()) {
+    auto age = parse_duration(args.older_than);
+    if (!age) return usage_error("--older-than: " + age.error().message);
+    options.older_than = *age;
+  }
+  if (!options.older_than && !options.keep) {
+    return usage_error("prune needs --older-than DURATION and/or --keep N");
+  }
+  auto opened = open_store(context);
+  if (!opened) return opened.error();
+  auto summary = opened->store->prune_runs(options);
+  if (!summary) return summary.error();
+  if (context.globals.json) {
+    *context.out << nlohmann::json{{"dry_run", args.dry_run}, {"runs", summary->runs}}.dump(2)
+                 << '\n';
+  } else {
+    *context.out << (args.dry_run ? "would delete " : "deleted ") << summary->runs
+                 << " finished runs\n";
+  }
+  return kExitOk;
+}
+
 }  // namespace orrery::cli

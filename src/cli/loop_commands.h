@@ -2,6 +2,7 @@
 // rm, next (DESIGN §11.1).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "cli/command.h"
@@ -22,6 +23,13 @@ struct LoopArgs {
   std::string from;      // next
 };
 
+struct PruneArgs {
+  std::string older_than;
+  std::optional<int> keep;
+  bool dry_run = false;
+};
+
+Result<int> prune_runs(const PruneArgs& args, const Context& context);
 Result<int> add_loop(const LoopSpec& spec, const Context& context);
 Result<int> list_loops(const ListArgs& args, const Context& context);
 Result<int> show_loop(const LoopArgs& args, const Context& context);
