@@ -35,10 +35,12 @@ fuzz:
 	@cmake --build build/fuzz -j $(JOBS) --target fuzz_cron fuzz_duration fuzz_time
 	@scripts/run-fuzzers build/fuzz $(FUZZ_SECONDS)
 
+BENCH_FLAGS ?= --benchmark_repetitions=5 --benchmark_report_aggregates_only=true --benchmark_min_time=0.5
+
 bench: deps
 	@cmake -S . -B build/release $(GENERATOR) -DCMAKE_BUILD_TYPE=Release -DORRERY_TESTS=OFF >/dev/null
 	@cmake --build build/release -j $(JOBS)
-	./build/release/bench/cron_bench
+	for b in build/release/bench/*_bench; do taskset -c 0 $$b $(BENCH_FLAGS); done
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')
