@@ -21,11 +21,6 @@ constexpr NameTable<RetryBackoff, 2> kBackoffs{{
     {RetryBackoff::kFixed, "fixed"},
     {RetryBackoff::kExponential, "exponential"},
 }};
-constexpr NameTable<CatchUpMode, 3> kCatchUps{{
-    {CatchUpMode::kLatest, "latest"},
-    {CatchUpMode::kAll, "all"},
-    {CatchUpMode::kNone, "none"},
-}};
 constexpr NameTable<TargetType, 3> kTargets{{
     {TargetType::kCommand, "command"},
     {TargetType::kAgent, "agent"},
@@ -45,9 +40,6 @@ Result<OverlapPolicy> parse_overlap(std::string_view text) {
 const char* backoff_name(RetryBackoff backoff) { return enum_name(backoff, kBackoffs); }
 Result<RetryBackoff> parse_backoff(std::string_view text) {
   return parse_enum_name(text, kBackoffs, "retry backoff");
-}
-Result<CatchUpMode> parse_catch_up_mode(std::string_view text) {
-  return parse_enum_name(text, kCatchUps, "catch-up policy");
 }
 const char* target_type_name(TargetType type) { return enum_name(type, kTargets); }
 

@@ -29,7 +29,6 @@ const char* overlap_name(OverlapPolicy policy);
 Result<OverlapPolicy> parse_overlap(std::string_view text);
 const char* backoff_name(RetryBackoff backoff);
 Result<RetryBackoff> parse_backoff(std::string_view text);
-Result<CatchUpMode> parse_catch_up_mode(std::string_view text);
 const char* target_type_name(TargetType type);
 
 using EnvVar = std::pair<std::string, std::string>;

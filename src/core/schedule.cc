@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/duration.h"
+#include "core/enum_names.h"
 #include "core/timezone.h"
 
 namespace orrery {
@@ -43,18 +44,21 @@ Result<TimeZone> zone_for(const Schedule& schedule) {
 
 }  // namespace
 
-const char* schedule_type_name(ScheduleType type) {
-  switch (type) {
-    case ScheduleType::kOnce:
-      return "once";
-    case ScheduleType::kInterval:
-      return "interval";
-    case ScheduleType::kCron:
-      return "cron";
-    case ScheduleType::kDynamic:
-      return "dynamic";
-  }
-  return "unknown";
+namespace {
+
+constexpr NameTable<ScheduleType, 4> kScheduleTypes{{
+    {ScheduleType::kOnce, "once"},
+    {ScheduleType::kInterval, "interval"},
+    {ScheduleType::kCron, "cron"},
+    {ScheduleType::kDynamic, "dynamic"},
+}};
+
+}  // namespace
+
+const char* schedule_type_name(ScheduleType type) { return enum_name(type, kScheduleTypes); }
+
+Result<ScheduleType> parse_schedule_type(std::string_view text) {
+  return parse_enum_name(text, kScheduleTypes, "schedule type");
 }
 
 const char* anchor_name(IntervalAnchor anchor) {

@@ -42,6 +42,7 @@ struct Schedule {
 };
 
 const char* schedule_type_name(ScheduleType type);
+Result<ScheduleType> parse_schedule_type(std::string_view text);
 const char* anchor_name(IntervalAnchor anchor);
 
 // The per-loop jitter offset in [0, jitter_ms), stable for a loop id.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/duration.h"
+#include "core/enum_names.h"
 
 namespace orrery {
 namespace {
@@ -111,16 +112,20 @@ Result<MaybeTime> plan_watched(const SlotSeries& series, MaybeTime slot, TimeMs 
 
 }  // namespace
 
-const char* catch_up_mode_name(CatchUpMode mode) {
-  switch (mode) {
-    case CatchUpMode::kLatest:
-      return "latest";
-    case CatchUpMode::kAll:
-      return "all";
-    case CatchUpMode::kNone:
-      return "none";
-  }
-  return "unknown";
+namespace {
+
+constexpr NameTable<CatchUpMode, 3> kCatchUpModes{{
+    {CatchUpMode::kLatest, "latest"},
+    {CatchUpMode::kAll, "all"},
+    {CatchUpMode::kNone, "none"},
+}};
+
+}  // namespace
+
+const char* catch_up_mode_name(CatchUpMode mode) { return enum_name(mode, kCatchUpModes); }
+
+Result<CatchUpMode> parse_catch_up_mode(std::string_view text) {
+  return parse_enum_name(text, kCatchUpModes, "catch-up policy");
 }
 
 const char* skip_reason_name(SkipReason reason) {

@@ -36,6 +36,7 @@ inline constexpr int kMaxCatchUpLimit = 1000;
 inline constexpr int kMaxSlotsPerPlan = 1000;
 
 const char* catch_up_mode_name(CatchUpMode mode);
+Result<CatchUpMode> parse_catch_up_mode(std::string_view text);
 const char* skip_reason_name(SkipReason reason);
 
 struct CatchUpPolicy {

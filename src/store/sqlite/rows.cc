@@ -48,18 +48,9 @@ std::optional<int> optional_int(const Statement& row, int column) {
 
 Result<Schedule> read_schedule(const Statement& row) {
   Schedule schedule;
-  const std::string type = row.text(6);
-  if (type == "once") {
-    schedule.type = ScheduleType::kOnce;
-  } else if (type == "interval") {
-    schedule.type = ScheduleType::kInterval;
-  } else if (type == "cron") {
-    schedule.type = ScheduleType::kCron;
-  } else if (type == "dynamic") {
-    schedule.type = ScheduleType::kDynamic;
-  } else {
-    return internal_error("stored schedule type '" + type + "' is unknown");
-  }
+  auto type = parse_schedule_type(row.text(6));
+  if (!type) return type.error();
+  schedule.type = *type;
   schedule.expression = row.text(7);
   schedule.timezone = row.text(8);
   schedule.every_ms = row.optional_int64(9).value_or(0);

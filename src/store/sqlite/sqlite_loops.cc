@@ -51,15 +51,7 @@ Result<std::vector<Loop>> SqliteStore::query_loops(const std::string& sql, const
   auto query = db_->prepare(sql);
   if (!query) return query.error();
   bind(**query);
-  std::vector<Loop> loops;
-  while (true) {
-    auto row = (*query)->step();
-    if (!row) return row.error();
-    if (!*row) return loops;
-    auto loop = sqlite::read_loop(**query);
-    if (!loop) return loop.error();
-    loops.push_back(std::move(*loop));
-  }
+  return sqlite::read_all(**query, sqlite::read_loop);
 }
 
 Status SqliteStore::create_loop(const Loop& loop) {

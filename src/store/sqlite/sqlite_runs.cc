@@ -27,15 +27,7 @@ Result<std::vector<Run>> SqliteStore::query_runs(const std::string& sql, const B
   auto query = db_->prepare(sql);
   if (!query) return query.error();
   bind(**query);
-  std::vector<Run> runs;
-  while (true) {
-    auto row = (*query)->step();
-    if (!row) return row.error();
-    if (!*row) return runs;
-    auto run = sqlite::read_run(**query);
-    if (!run) return run.error();
-    runs.push_back(std::move(*run));
-  }
+  return sqlite::read_all(**query, sqlite::read_run);
 }
 
 Result<std::optional<Run>> SqliteStore::get_run(const std::string& id) {
