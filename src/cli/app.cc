@@ -31,6 +31,7 @@ void add_repeatable(CLI::App* app, const char* name, std::vector<std::string>& v
                     const char* help) {
   app->add_option(name, values, help)
       ->expected(1)
+      ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
@@ -69,6 +70,13 @@ void add_add_command(CLI::App& app, Arguments& args, Command& command) {
   add->add_option("--shell", a.shell, "target: a command line run by /bin/sh");
   add->add_option("--agent", a.agent, "target: an agent provider (not yet available)");
   add->add_option("--workflow", a.workflow, "target: a workflow (not yet available)");
+  add->add_option("--prompt", a.prompt, "agent: the prompt");
+  add->add_option("--prompt-file", a.prompt_file, "agent: a file holding the prompt");
+  add->add_option("--model", a.model, "agent: the model");
+  add->add_option("--effort", a.effort, "agent: variant or reasoning effort");
+  add->add_option("--permission-mode", a.permission_mode, "agent: default|plan|auto|bypass");
+  add->add_option("--sandbox", a.sandbox, "agent: sandbox mode");
+  add->add_option("--input", a.input, "workflow: input as a JSON object");
   add->add_option("COMMAND", a.command, "target after --: EXECUTABLE [ARGS...]");
   add->callback([&] { command = [&a](const Context& c) { return add_loop(a, c); }; });
 }

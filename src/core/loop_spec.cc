@@ -85,6 +85,15 @@ Result<Target> build_target(const LoopSpec& spec) {
                                   : "give only one target: -- EXECUTABLE, --shell, --agent or "
                                     "--workflow");
   }
+  const bool agent_options = !spec.prompt.empty() || !spec.prompt_file.empty() ||
+                             !spec.model.empty() || !spec.effort.empty() ||
+                             !spec.permission_mode.empty() || !spec.sandbox.empty();
+  if (agent_options && spec.agent.empty()) {
+    return usage_error(
+        "--prompt, --prompt-file, --model, --effort, --permission-mode and "
+        "--sandbox need --agent PROVIDER");
+  }
+  if (!spec.input.empty() && spec.workflow.empty()) return usage_error("--input needs --workflow");
   if (!spec.agent.empty()) {
     return usage_error("--agent " + spec.agent +
                        ": agent targets are not available in this version of orrery yet");
@@ -123,7 +132,13 @@ Status apply_policies(const LoopSpec& spec, TimeMs now, const TimeZone& zone, Lo
     if (!mode) return usage_error("--catch-up: " + mode.error().message);
     loop.catch_up.mode = *mode;
   }
-  if (spec.catch_up_limit) loop.catch_up.limit = *spec.catch_up_limit;
+  if (spec.catch_up_limit) {
+    if (*spec.catch_up_limit < 1 || *spec.catch_up_limit > kMaxCatchUpLimit) {
+      return usage_error("--catch-up-limit " + std::to_string(*spec.catch_up_limit) +
+                         " out of range 1-" + std::to_string(kMaxCatchUpLimit));
+    }
+    loop.catch_up.limit = *spec.catch_up_limit;
+  }
   if (auto s = assign_optional(spec.catch_up_window, "--catch-up-window", &loop.catch_up.window);
       !s) {
     return s;

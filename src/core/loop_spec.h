@@ -52,7 +52,14 @@ struct LoopSpec {
   std::vector<std::string> command;
   std::string shell;
   std::string agent;
+  std::string prompt;  // agent options, accepted once agent targets exist
+  std::string prompt_file;
+  std::string model;
+  std::string effort;
+  std::string permission_mode;
+  std::string sandbox;
   std::string workflow;
+  std::string input;  // workflow input
 };
 
 struct BuiltLoop {

@@ -20,6 +20,10 @@ Status validate(const Schedule& schedule) {
         return usage_error("interval " + format_duration(schedule.every_ms) +
                            " must be greater than zero");
       }
+      if (schedule.every_ms < kMinimumIntervalMs) {
+        return usage_error("interval " + format_duration(schedule.every_ms) +
+                           " is shorter than the minimum of 1s");
+      }
       return Ok{};
     case ScheduleType::kCron:
       return Ok{};

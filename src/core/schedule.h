@@ -27,6 +27,8 @@ enum class ScheduleType { kOnce, kInterval, kCron, kDynamic };
 enum class IntervalAnchor { kFixedRate, kFixedDelay };
 
 inline constexpr DurationMs kDefaultDynamicMinMs = 60'000;
+// Intervals below a second would only burn the machine; cron's own grain is a minute.
+inline constexpr DurationMs kMinimumIntervalMs = 1000;
 inline constexpr DurationMs kDefaultDynamicMaxMs = 86'400'000;
 
 struct Schedule {

@@ -16,7 +16,7 @@ Status make_directory(const std::string& path) {
   struct stat info {};
   if (stat(path.c_str(), &info) == 0) {
     if (!S_ISDIR(info.st_mode)) {
-      return usage_error("data directory " + path + " exists and is not a directory");
+      return usage_error(path + " exists and is not a directory");
     }
     return Ok{};
   }
@@ -25,7 +25,7 @@ Status make_directory(const std::string& path) {
     if (auto parent = make_directory(path.substr(0, slash)); !parent) return parent;
   }
   if (mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
-    return usage_error("cannot create data directory " + path + ": " + std::strerror(errno));
+    return usage_error("cannot create " + path + ": " + std::strerror(errno));
   }
   return Ok{};
 }
@@ -42,7 +42,9 @@ std::string default_data_dir() {
 }
 
 Status prepare_data_dir(const std::string& path) {
-  if (auto made = make_directory(path); !made) return made;
+  if (auto made = make_directory(path); !made) {
+    return usage_error("cannot use " + path + " as the data directory: " + made.error().message);
+  }
   if (chmod(path.c_str(), 0700) != 0 || access(path.c_str(), W_OK | X_OK) != 0) {
     return usage_error("data directory " + path + " is not writable: " + std::strerror(errno));
   }

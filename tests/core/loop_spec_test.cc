@@ -193,9 +193,9 @@ TEST(LoopSpec, BadValuesNameTheOption) {
   EXPECT_EQ(with([](LoopSpec& s) { s.lease = "500ms"; }),
             "--lease 500ms is shorter than the minimum of 1s");
   EXPECT_EQ(with([](LoopSpec& s) { s.catch_up_limit = 0; }),
-            "catch-up limit 0 out of range 1-1000");
+            "--catch-up-limit 0 out of range 1-1000");
   EXPECT_EQ(with([](LoopSpec& s) { s.catch_up_limit = 1001; }),
-            "catch-up limit 1001 out of range 1-1000");
+            "--catch-up-limit 1001 out of range 1-1000");
   EXPECT_EQ(with([](LoopSpec& s) { s.catch_up = "sometimes"; }),
             "--catch-up: invalid catch-up policy 'sometimes': expected latest, all, none");
   EXPECT_EQ(with([](LoopSpec& s) { s.overlap = "maybe"; }),
@@ -210,6 +210,11 @@ TEST(LoopSpec, BadValuesNameTheOption) {
   EXPECT_EQ(with([](LoopSpec& s) { s.expires = "2026-01-01T00:00:00Z"; }),
             "--expires 2026-01-01T00:00:00Z is not in the future");
   EXPECT_EQ(with([](LoopSpec& s) { s.min = "1m"; }), "--min and --max need --dynamic");
+  EXPECT_NE(with([](LoopSpec& s) { s.prompt = "hi"; }).find("need --agent PROVIDER"),
+            std::string::npos);
+  EXPECT_EQ(with([](LoopSpec& s) { s.input = "{}"; }), "--input needs --workflow");
+  EXPECT_EQ(with([](LoopSpec& s) { s.every = "10"; }),
+            "interval 10ms is shorter than the minimum of 1s");
   EXPECT_EQ(with([](LoopSpec& s) { s.tz = "UTC"; }), "--tz applies to --cron only");
   EXPECT_EQ(with([](LoopSpec& s) {
               s.every.clear();
