@@ -45,16 +45,22 @@ Status prepare_data_dir(const std::string& path) {
   if (auto made = make_directory(path); !made) {
     return usage_error("cannot use " + path + " as the data directory: " + made.error().message);
   }
-  if (chmod(path.c_str(), 0700) != 0 || access(path.c_str(), W_OK | X_OK) != 0) {
-    return usage_error("data directory " + path + " is not writable: " + std::strerror(errno));
+  struct stat info {};
+  if (stat(path.c_str(), &info) != 0 || chmod(path.c_str(), info.st_mode & 0700) != 0 ||
+      access(path.c_str(), W_OK | X_OK) != 0 || (info.st_mode & 0300) != 0300) {
+    return usage_error("data directory " + path + " is not writable");
   }
   return Ok{};
 }
 
-Status make_private_file(const std::string& path) {
+Status create_private_file(const std::string& path) {
   const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) return usage_error("cannot open " + path + ": " + std::strerror(errno));
   close(fd);
+  return Ok{};
+}
+
+Status make_files_private(const std::string& path) {
   for (const std::string& file : {path, path + "-wal", path + "-shm"}) {
     if (chmod(file.c_str(), 0600) != 0 && errno != ENOENT) {
       return usage_error("cannot make " + file + " private: " + std::strerror(errno));

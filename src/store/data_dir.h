@@ -14,10 +14,12 @@ namespace orrery {
 
 // --home, else $ORRERY_HOME, else $XDG_DATA_HOME/orrery, else ~/.local/share/orrery.
 std::string default_data_dir();
-// Creates the directory (and parents) 0700, or tightens an existing one.
+// Creates the directory (and parents) 0700, or tightens an existing one
+// (never loosens it: a read-only directory stays read-only and is refused).
 Status prepare_data_dir(const std::string& path);
-// Creates the file 0600 when absent and tightens it and its -wal and -shm
-// companions when present.
-Status make_private_file(const std::string& path);
+// Creates the file 0600 when absent; an existing file is left as it is.
+Status create_private_file(const std::string& path);
+// Makes the file and its -wal and -shm companions 0600.
+Status make_files_private(const std::string& path);
 
 }  // namespace orrery

@@ -58,6 +58,12 @@ struct Claim {
   std::string token;
 };
 
+struct DueLoop {
+  std::string id;
+  TimeMs next_run_at = 0;
+  friend bool operator==(const DueLoop&, const DueLoop&) = default;
+};
+
 struct SlotRequest {
   std::string loop_id;
   TimeMs slot = 0;
@@ -121,8 +127,10 @@ class Store {
   virtual Result<Loop> resolve_loop(const std::string& text) = 0;
   virtual Result<std::vector<Loop>> list_loops(const LoopFilter& filter) = 0;
   virtual Result<std::int64_t> count_loops(const LoopFilter& filter) = 0;
-  // Active, unarchived loops with next_run_at <= now, soonest first.
-  virtual Result<std::vector<Loop>> due_loops(TimeMs now, int limit) = 0;
+  // Active, unarchived loops with next_run_at <= now, soonest first: only
+  // what planning needs first (a covering-index read); load a loop with
+  // get_loop when its slots are planned.
+  virtual Result<std::vector<DueLoop>> due_loops(TimeMs now, int limit) = 0;
   // Replaces the loop's mutable fields when its updated_at still equals
   // `expected_updated_at` (optimistic concurrency), fenced.
   virtual Status update_loop(const Loop& loop, TimeMs expected_updated_at, const Fence& fence) = 0;

@@ -52,7 +52,7 @@ std::string parse_error(std::string_view text) {
     return "";
   }
   EXPECT_EQ(result.error().code, ErrorCode::kUsage);
-  EXPECT_NE(result.error().message.find("'" + std::string(text) + "'"), std::string::npos)
+  EXPECT_NE(result.error().message.find(std::string(1, '\'').append(text).append(1, '\'')), std::string::npos)
       << result.error().message;
   return result.error().message;
 }

@@ -284,8 +284,8 @@ TEST_P(StoreConformance, DueLoopsAreActiveUnarchivedAndDueSoonestFirst) {
   auto due = store_->due_loops(kNow, 10);
   ASSERT_TRUE(due.ok());
   ASSERT_EQ(due->size(), 2u);
-  EXPECT_EQ((*due)[0].id, sooner.id);
-  EXPECT_EQ((*due)[1].id, later.id);
+  EXPECT_EQ((*due)[0], (DueLoop{sooner.id, kNow - 5000}));
+  EXPECT_EQ((*due)[1], (DueLoop{later.id, kNow - 1000}));
   EXPECT_EQ(store_->due_loops(kNow, 1)->size(), 1u);
 }
 

@@ -89,11 +89,14 @@ Result<std::unique_ptr<Database>> Database::open(const std::string& path, Synchr
   std::unique_ptr<Database> db(new Database(handle));
   sqlite3_busy_timeout(handle, busy_timeout_ms);
   sqlite3_extended_result_codes(handle, 1);
-  const std::string pragmas = std::string("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; ") +
+  // Nothing here writes the file: a file that is not ours must be refused
+  // (here or by the schema check) before journal_mode=WAL rewrites its header.
+  const std::string pragmas = std::string("PRAGMA foreign_keys=ON; PRAGMA cache_size=-16384; ") +
                               (synchronous == Synchronous::kFull ? "PRAGMA synchronous=FULL;"
                                                                  : "PRAGMA synchronous=NORMAL;");
   if (auto status = db->exec(pragmas); !status) {
-    return usage_error(path + " is not an orrery database (" + status.error().message + ")");
+    return usage_error(path + " is not an SQLite database, or a damaged one (" +
+                       status.error().message + "); refusing to change it");
   }
   return db;
 }

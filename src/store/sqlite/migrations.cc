@@ -139,15 +139,38 @@ int latest_schema_version() { return migrations().back().version; }
 
 Status migrate(Database& db, std::int64_t now) { return migrate_with(db, migrations(), now); }
 
-Status migrate_with(Database& db, const std::vector<Migration>& list, std::int64_t now) {
+Status check_schema(Database& db, int latest) {
   auto version = user_version(db);
-  if (!version) return version.error();
-  const int latest = list.empty() ? 0 : list.back().version;
+  if (!version) {
+    return usage_error("not an SQLite database, or a damaged one (" + version.error().message +
+                       "); refusing to change it");
+  }
   if (*version > latest) {
     return conflict_error("the database schema is version " + std::to_string(*version) +
                           ", newer than this orrery supports (version " + std::to_string(latest) +
                           "); upgrade orrery to open it");
   }
+  if (*version == 0) {
+    // A database with tables and no orrery schema belongs to another program.
+    auto tables = db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'");
+    if (!tables) return tables.error();
+    auto row = (*tables)->step();
+    if (!row) return row.error();
+    if ((*tables)->int64(0) > 0) {
+      return usage_error(
+          "the database holds tables of another program and no orrery schema; "
+          "refusing to change it (choose another --home or --db)");
+    }
+  }
+  return Ok{};
+}
+
+Status migrate_with(Database& db, const std::vector<Migration>& list, std::int64_t now) {
+  const int latest = list.empty() ? 0 : list.back().version;
+  if (auto compatible = check_schema(db, latest); !compatible) return compatible;
+  if (auto wal = db.exec("PRAGMA journal_mode=WAL"); !wal) return wal;
+  auto version = user_version(db);
+  if (!version) return version.error();
   for (const Migration& migration : list) {
     if (migration.version <= *version) continue;
     if (auto status = apply(db, migration, now); !status) return status.error();

@@ -24,7 +24,11 @@ struct Migration {
 const std::vector<Migration>& migrations();
 int latest_schema_version();
 
-// Applies what is missing; `now` is recorded as applied_at.
+// Refuses, changing nothing, a file that is not an SQLite database, a
+// database of another program, or a schema newer than `latest`.
+Status check_schema(Database& db, int latest);
+// Applies what is missing (after check_schema, with WAL enabled); `now` is
+// recorded as applied_at.
 Status migrate(Database& db, std::int64_t now);
 // Applies a given list (for tests of failing migrations).
 Status migrate_with(Database& db, const std::vector<Migration>& list, std::int64_t now);

@@ -123,11 +123,20 @@ Result<std::int64_t> SqliteStore::count_loops(const LoopFilter& filter) {
   return (*query)->int64(0);
 }
 
-Result<std::vector<Loop>> SqliteStore::due_loops(TimeMs now, int limit) {
-  const std::string sql = std::string("SELECT ") + sqlite::kLoopColumns +
-                          " FROM loops WHERE status = 'active' AND archived = 0 AND "
-                          "next_run_at <= ?1 ORDER BY next_run_at LIMIT ?2";
-  return query_loops(sql, [&](sqlite::Statement& s) { s.bind(1, now).bind(2, limit); });
+Result<std::vector<DueLoop>> SqliteStore::due_loops(TimeMs now, int limit) {
+  // Covered by the index loops_due (status, archived, next_run_at, id).
+  auto query = db_->prepare(
+      "SELECT id, next_run_at FROM loops WHERE status = 'active' AND archived = 0 AND "
+      "next_run_at <= ?1 ORDER BY next_run_at LIMIT ?2");
+  if (!query) return query.error();
+  (*query)->bind(1, now).bind(2, limit);
+  std::vector<DueLoop> due;
+  while (true) {
+    auto row = (*query)->step();
+    if (!row) return row.error();
+    if (!*row) return due;
+    due.push_back({(*query)->text(0), (*query)->int64(1)});
+  }
 }
 
 Status SqliteStore::update_loop(const Loop& loop, TimeMs expected_updated_at, const Fence& fence) {

@@ -311,8 +311,8 @@ Result<PruneSummary> SqliteStore::prune_runs(const PruneOptions& options) {
           "PARTITION BY loop_id ORDER BY created_at DESC, id DESC) AS recency FROM runs) "
           "WHERE status IN ") +
       kTerminalStatuses + " AND (?1 IS NULL OR created_at < ?1) AND (?2 IS NULL OR recency > ?2)";
-  const std::optional<TimeMs> cutoff =
-      options.older_than ? std::optional<TimeMs>(options.now - *options.older_than) : std::nullopt;
+  std::optional<TimeMs> cutoff;
+  if (options.older_than) cutoff = options.now - *options.older_than;
   PruneSummary summary;
   constexpr int kBatch = 500;
   while (true) {

@@ -41,11 +41,14 @@ SqliteStore::SqliteStore(std::unique_ptr<sqlite::Database> db,
 Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const SqliteOptions& options) {
   if (!options.probe) return internal_error("SqliteStore needs a process probe");
   if (auto dir = prepare_data_dir(directory_of(options.path)); !dir) return dir.error();
-  if (auto file = make_private_file(options.path); !file) return file.error();
+  if (auto file = create_private_file(options.path); !file) return file.error();
   auto db = sqlite::Database::open(options.path, options.synchronous, options.busy_timeout_ms);
   if (!db) return db.error();
-  if (auto migrated = sqlite::migrate(**db, options.now); !migrated) return migrated.error();
-  if (auto file = make_private_file(options.path); !file) return file.error();
+  if (auto migrated = sqlite::migrate(**db, options.now); !migrated) {
+    return Error{migrated.error().code, options.path + ": " + migrated.error().message};
+  }
+  // Only a file that proved to be ours is tightened.
+  if (auto file = make_files_private(options.path); !file) return file.error();
   return std::unique_ptr<SqliteStore>(new SqliteStore(std::move(*db), options.probe));
 }
 
@@ -102,7 +105,10 @@ Result<std::optional<DaemonLease>> SqliteStore::acquire_daemon_lease(const Proce
     if (live && !ours && !holder_dead) return std::optional<DaemonLease>{};
   }
   const std::int64_t generation = current->has_value() ? (*current)->generation + 1 : 1;
-  const std::string lease_id = "L" + std::to_string(generation) + "-" + random_hex(10);
+  std::string lease_id = "L";
+  lease_id += std::to_string(generation);
+  lease_id += '-';
+  lease_id += random_hex(10);
   auto write = db_->prepare(
       "INSERT INTO daemon_lease (slot, lease_id, generation, pid, process_started_at, host, "
       "acquired_at, heartbeat_at, expires_at) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7) "

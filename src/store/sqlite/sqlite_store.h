@@ -33,7 +33,7 @@ class SqliteStore final : public Store {
   Result<Loop> resolve_loop(const std::string& text) override;
   Result<std::vector<Loop>> list_loops(const LoopFilter& filter) override;
   Result<std::int64_t> count_loops(const LoopFilter& filter) override;
-  Result<std::vector<Loop>> due_loops(TimeMs now, int limit) override;
+  Result<std::vector<DueLoop>> due_loops(TimeMs now, int limit) override;
   Status update_loop(const Loop& loop, TimeMs expected_updated_at, const Fence& fence) override;
   Status delete_loop(const std::string& id) override;
   Result<int> expire_loops(TimeMs now, const Fence& fence) override;
