@@ -25,27 +25,6 @@ using Times = std::vector<std::string>;
 
 constexpr int kExitUsage = 2;
 
-// Everything a failing assertion needs to explain itself.
-std::string describe(const Args& args, const RunResult& result) {
-  std::string text = "orrery";
-  for (const std::string& arg : args) text += " '" + arg + "'";
-  return text + "\n  exit " + std::to_string(result.exit_code) +
-         (result.term_signal != 0 ? " (signal " + std::to_string(result.term_signal) + ")" : "") +
-         "\n  stdout: " + result.out + "\n  stderr: " + result.err;
-}
-
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> result;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    result.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return result;
-}
-
 // Whether text has the shape of `pattern`, where '9' stands for any digit.
 bool has_shape(const std::string& text, const std::string& pattern) {
   if (text.size() != pattern.size()) return false;

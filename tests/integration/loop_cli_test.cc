@@ -45,26 +45,6 @@ constexpr std::int64_t kHour = 60 * kMinute;
 // ---------------------------------------------------------------------------
 // Helpers.
 
-std::string describe(const Args& args, const RunResult& result) {
-  std::string text = "orrery";
-  for (const std::string& arg : args) text += " '" + arg + "'";
-  return text + "\n  exit " + std::to_string(result.exit_code) +
-         (result.term_signal != 0 ? " (signal " + std::to_string(result.term_signal) + ")" : "") +
-         "\n  stdout: " + result.out + "\n  stderr: " + result.err;
-}
-
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> result;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    result.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return result;
-}
-
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }

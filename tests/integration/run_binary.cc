@@ -139,4 +139,24 @@ RunResult run_orrery(const std::vector<std::string>& args, const EnvVars& env) {
   return run_program(ORRERY_BINARY, args, env);
 }
 
+std::string describe(const std::vector<std::string>& args, const RunResult& result) {
+  std::string text = "orrery";
+  for (const std::string& arg : args) text += " '" + arg + "'";
+  return text + "\n  exit " + std::to_string(result.exit_code) +
+         (result.term_signal != 0 ? " (signal " + std::to_string(result.term_signal) + ")" : "") +
+         "\n  stdout: " + result.out + "\n  stderr: " + result.err;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> result;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    result.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return result;
+}
+
 }  // namespace orrery

@@ -28,4 +28,10 @@ RunResult run_program(const std::string& program, const std::vector<std::string>
 // run_program on the binary under test (ORRERY_BINARY).
 RunResult run_orrery(const std::vector<std::string>& args, const EnvVars& env = {});
 
+// The command and everything it printed, for a failing assertion to explain itself.
+std::string describe(const std::vector<std::string>& args, const RunResult& result);
+
+// The lines of `text`, without their newlines.
+std::vector<std::string> lines(const std::string& text);
+
 }  // namespace orrery

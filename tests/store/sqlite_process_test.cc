@@ -33,6 +33,7 @@
 #include "exec/process_identity.h"
 #include "store/sqlite/migrations.h"
 #include "store/sqlite/sqlite_store.h"
+#include "support/temp_dir.h"
 
 namespace orrery {
 namespace {
@@ -41,32 +42,7 @@ constexpr int kChildren = 4;
 constexpr int kSlots = 1000;
 constexpr DurationMs kMinute = 60'000;
 
-// A temporary directory removed with its contents (permissions restored first).
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "orrery-process-XXXXXX").string();
-    if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
-  }
-  ~ScratchDir() {
-    if (path_.empty()) return;
-    std::error_code ignored;
-    for (auto it = std::filesystem::recursive_directory_iterator(path_, ignored);
-         it != std::filesystem::recursive_directory_iterator(); it.increment(ignored)) {
-      if (it->is_directory(ignored)) {
-        std::filesystem::permissions(it->path(), std::filesystem::perms::owner_all,
-                                     std::filesystem::perm_options::add, ignored);
-      }
-    }
-    std::filesystem::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using ScratchDir = testing::TempDir;
 
 TimeMs wall_now() {
   using namespace std::chrono;

@@ -13,10 +13,18 @@ class TempDir {
     std::string pattern = (std::filesystem::temp_directory_path() / "orrery-test-XXXXXX").string();
     path_ = mkdtemp(pattern.data());
   }
+  // Tests may leave read-only directories behind: open them up to remove them.
   ~TempDir() {
     std::error_code ignored;
     std::filesystem::permissions(path_, std::filesystem::perms::owner_all,
                                  std::filesystem::perm_options::add, ignored);
+    for (auto it = std::filesystem::recursive_directory_iterator(path_, ignored);
+         it != std::filesystem::recursive_directory_iterator(); it.increment(ignored)) {
+      if (it->is_directory(ignored)) {
+        std::filesystem::permissions(it->path(), std::filesystem::perms::owner_all,
+                                     std::filesystem::perm_options::add, ignored);
+      }
+    }
     std::filesystem::remove_all(path_, ignored);
   }
   const std::string& path() const { return path_; }
