@@ -11,6 +11,7 @@
 #include "cli/exit_codes.h"
 #include "cli/json_views.h"
 #include "cli/loop_commands.h"
+#include "cli/run_commands.h"
 #include "cli/schedule_commands.h"
 
 namespace orrery::cli {
@@ -24,6 +25,9 @@ struct Arguments {
   ListArgs list;
   LoopArgs loop;
   PruneArgs prune;
+  TriggerArgs trigger;
+  RunsArgs runs;
+  RunArgs run;
 };
 
 // A repeatable option taking one value per occurrence: --env A=1 --env B=2.
@@ -89,6 +93,37 @@ CLI::App* add_loop_command(CLI::App& app, const char* name, const char* help, Lo
   sub->callback(
       [&a, &command, run] { command = [&a, run](const Context& c) { return run(a, c); }; });
   return sub;
+}
+
+void add_run_commands(CLI::App& app, Arguments& args, Command& command) {
+  CLI::App* trigger = app.add_subcommand("trigger", "Run a loop now, as a manual slot");
+  trigger->add_option("LOOP", args.trigger.loop, "loop id, id prefix or name")->required();
+  trigger->add_flag("--wait", args.trigger.wait, "wait for the run; exit 1 unless it succeeds");
+  trigger->callback(
+      [&] { command = [&args](const Context& c) { return trigger_loop(args.trigger, c); }; });
+
+  CLI::App* runs = app.add_subcommand("runs", "List runs, newest first");
+  runs->add_option("LOOP", args.runs.loop, "only this loop's runs");
+  runs->add_option("--status", args.runs.status, "running|succeeded|failed|timed_out|...");
+  runs->add_option("--limit", args.runs.limit, "at most N runs (default 100)");
+  runs->callback([&] { command = [&args](const Context& c) { return list_runs(args.runs, c); }; });
+
+  CLI::App* run = app.add_subcommand("run", "Work with one run");
+  CLI::App* show = run->add_subcommand("show", "Show a run with its stored output");
+  show->add_option("RUN", args.run.run, "run id")->required();
+  show->callback([&] { command = [&args](const Context& c) { return show_run(args.run, c); }; });
+
+  CLI::App* logs = app.add_subcommand("logs", "Print a run's log (or a loop's newest run's)");
+  logs->add_option("RUN_OR_LOOP", args.run.run, "run id, or a loop")->required();
+  logs->add_flag("--stderr", args.run.stderr_stream, "the stderr log instead of stdout");
+  logs->callback([&] { command = [&args](const Context& c) { return show_logs(args.run, c); }; });
+
+  CLI::App* supervise = app.add_subcommand("supervise", "");  // internal: hidden from help
+  supervise->group("");
+  supervise->add_option("RUN", args.run.run)->required();
+  supervise->add_option("--token", args.run.token)->required();
+  supervise->callback(
+      [&] { command = [&args](const Context& c) { return supervise_run(args.run, c); }; });
 }
 
 void add_loop_commands(CLI::App& app, Arguments& args, Command& command) {
@@ -204,6 +239,7 @@ int run(int argc, char** argv) {
   add_global_options(app, context.globals);
   add_add_command(app, args, command);
   add_loop_commands(app, args, command);
+  add_run_commands(app, args, command);
   add_cron_commands(app, args, command);
   add_schedule_commands(app, args, command);
 

@@ -92,6 +92,38 @@ nlohmann::json loop_json(const Loop& loop) {
           {"updated_at", format_time(loop.updated_at)}};
 }
 
+nlohmann::json run_json(const Run& run, bool with_output) {
+  nlohmann::json usage{{"input_tokens", optional_value(run.usage.input_tokens)},
+                       {"output_tokens", optional_value(run.usage.output_tokens)},
+                       {"cost_usd", optional_value(run.usage.cost_usd)}};
+  nlohmann::json json{
+      {"id", run.id},
+      {"loop_id", run.loop_id},
+      {"loop_name", run.loop_name},
+      {"scheduled_for", format_time(run.scheduled_for)},
+      {"attempt", run.attempt},
+      {"status", run_status_name(run.status)},
+      {"started_at", optional_time(run.started_at)},
+      {"finished_at", optional_time(run.finished_at)},
+      {"exit_code", optional_value(run.exit_code)},
+      {"signal", optional_value(run.signal)},
+      {"duration_ms", optional_value(run.duration_ms)},
+      {"error", run.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.error)},
+      {"skip_reason",
+       run.skip_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.skip_reason)},
+      {"pid", run.target ? nlohmann::json(run.target->pid) : nlohmann::json(nullptr)},
+      {"supervisor_pid",
+       run.supervisor ? nlohmann::json(run.supervisor->pid) : nlohmann::json(nullptr)},
+      {"usage", usage},
+      {"created_at", format_time(run.created_at)},
+      {"updated_at", format_time(run.updated_at)}};
+  if (with_output) {
+    json["stdout"] = run.stdout_tail;
+    json["stderr"] = run.stderr_tail;
+  }
+  return json;
+}
+
 nlohmann::json times_json(const std::vector<TimeMs>& times) {
   nlohmann::json json = nlohmann::json::array();
   for (TimeMs time : times) json.push_back(format_time(time));

@@ -7,6 +7,7 @@
 
 #include "core/loop.h"
 #include "core/result.h"
+#include "core/run.h"
 #include "core/schedule.h"
 
 namespace orrery::cli {
@@ -15,6 +16,8 @@ namespace orrery::cli {
 nlohmann::json schedule_json(const Schedule& schedule);
 // The loop document of DESIGN §11.1.
 nlohmann::json loop_json(const Loop& loop);
+// The run document of DESIGN §11.1; with_output adds stdout and stderr.
+nlohmann::json run_json(const Run& run, bool with_output);
 nlohmann::json times_json(const std::vector<TimeMs>& times);
 // {"error": {"code": …, "message": …}}
 nlohmann::json error_json(const Error& error);

@@ -224,6 +224,9 @@ Result<BuiltLoop> build_loop(const LoopSpec& spec, const std::string& id, TimeMs
   for (const std::string& text : spec.secret_env) {
     auto pair = parse_assignment(text, "--secret-env");
     if (!pair) return pair.error();
+    if (pair->second.find('\n') != std::string::npos) {
+      return usage_error("--secret-env " + pair->first + ": a value cannot contain a newline");
+    }
     loop.target.secret_env.push_back(pair->first);
     built.secret_values.push_back(*pair);
   }

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "store/data_dir.h"
@@ -37,6 +38,29 @@ Status write_loop_secrets(const std::string& home, const std::string& loop_id,
     return internal_error("cannot write " + path + ": " + std::strerror(errno));
   }
   return Ok{};
+}
+
+Result<std::vector<EnvVar>> read_loop_secrets(const std::string& home, const std::string& loop_id) {
+  std::vector<EnvVar> secrets;
+  FILE* file = std::fopen(secrets_path(home, loop_id).c_str(), "re");
+  if (file == nullptr) {
+    if (errno == ENOENT) return secrets;
+    return internal_error("cannot read the secrets of loop " + loop_id + ": " +
+                          std::strerror(errno));
+  }
+  char* line = nullptr;
+  size_t capacity = 0;
+  ssize_t length = 0;
+  while ((length = getline(&line, &capacity, file)) > 0) {
+    std::string text(line, size_t(length));
+    if (!text.empty() && text.back() == '\n') text.pop_back();
+    const size_t equals = text.find('=');
+    if (equals != std::string::npos)
+      secrets.emplace_back(text.substr(0, equals), text.substr(equals + 1));
+  }
+  std::free(line);
+  std::fclose(file);
+  return secrets;
 }
 
 Status remove_loop_secrets(const std::string& home, const std::string& loop_id) {

@@ -13,6 +13,8 @@ namespace orrery {
 
 Status write_loop_secrets(const std::string& home, const std::string& loop_id,
                           const std::vector<EnvVar>& secrets);
+// The loop's secret values; none when it has no secrets file.
+Result<std::vector<EnvVar>> read_loop_secrets(const std::string& home, const std::string& loop_id);
 Status remove_loop_secrets(const std::string& home, const std::string& loop_id);
 
 }  // namespace orrery

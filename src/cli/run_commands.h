@@ -1,0 +1,34 @@
+// Runs: trigger a loop now, list and show runs, read their logs, and the
+// internal `supervise` command that owns one run (DESIGN §4.6, §11.1).
+#pragma once
+
+#include <string>
+
+#include "cli/command.h"
+
+namespace orrery::cli {
+
+struct TriggerArgs {
+  std::string loop;
+  bool wait = false;
+};
+
+struct RunsArgs {
+  std::string loop;
+  std::string status;
+  int limit = 100;
+};
+
+struct RunArgs {
+  std::string run;  // run show, logs: a run id (or, for logs, a loop)
+  bool stderr_stream = false;
+  std::string token;  // supervise
+};
+
+Result<int> trigger_loop(const TriggerArgs& args, const Context& context);
+Result<int> list_runs(const RunsArgs& args, const Context& context);
+Result<int> show_run(const RunArgs& args, const Context& context);
+Result<int> show_logs(const RunArgs& args, const Context& context);
+Result<int> supervise_run(const RunArgs& args, const Context& context);
+
+}  // namespace orrery::cli
