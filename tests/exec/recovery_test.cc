@@ -1,0 +1,99 @@
+#include "exec/recovery.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/ids.h"
+#include "exec/process_identity.h"
+#include "store/sqlite/sqlite_store.h"
+#include "support/temp_dir.h"
+
+namespace orrery {
+namespace {
+
+// A process that runs until killed, leading its own process group.
+pid_t start_target() {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    pause();
+    _exit(0);
+  }
+  setpgid(pid, pid);
+  return pid;
+}
+
+// A process that has exited and been reaped: a dead supervisor.
+ProcessIdentity dead_process() {
+  const pid_t pid = fork();
+  if (pid == 0) _exit(0);
+  const auto started = process_start_time(pid);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return {pid, started};
+}
+
+constexpr TimeMs kNow = 1'780'000'000'000;
+
+// A store with one claimed run of a loop with one-second leases.
+class Recovery : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto opened = SqliteStore::open(
+        {dir_.file("orrery.db"), sqlite::Synchronous::kNormal, 5000, probe_, kNow});
+    ASSERT_TRUE(opened.ok());
+    store_ = std::move(*opened);
+    Loop loop;
+    loop.id = make_id(kNow, {});
+    loop.name = "recovered";
+    loop.schedule.type = ScheduleType::kInterval;
+    loop.schedule.every_ms = 60'000;
+    loop.target.argv = {"sleep", "60"};
+    loop.lease_ms = 1000;
+    loop.created_at = loop.updated_at = kNow;
+    ASSERT_TRUE(store_->create_loop(loop).ok());
+    auto claimed = store_->claim_slot({loop.id, kNow}, "test", kNow, {});
+    ASSERT_TRUE(claimed.ok() && claimed->has_value());
+    claim_ = (*claimed)->claim;
+  }
+
+  testing::TempDir dir_;
+  std::shared_ptr<SystemProcessProbe> probe_ = std::make_shared<SystemProcessProbe>();
+  std::unique_ptr<SqliteStore> store_;
+  Claim claim_;
+};
+
+TEST_F(Recovery, AnAbandonedRunsSurvivingTargetIsKilledWithItsGroup) {
+  const pid_t target = start_target();
+  ASSERT_TRUE(store_
+                  ->record_process(claim_, {target, process_start_time(target)}, target,
+                                   dead_process(), kNow)
+                  .ok());
+  auto recovered = recover_runs(*store_, *probe_, kNow + 1000, RecoveryOptions{}, {});
+  ASSERT_TRUE(recovered.ok()) << recovered.error().message;
+  ASSERT_EQ(recovered->abandoned.size(), 1u);
+  EXPECT_EQ(recovered->abandoned[0].error, "run lease expired before completion");
+  int status = 0;
+  ASSERT_EQ(waitpid(target, &status, 0), target);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGKILL);
+}
+
+TEST_F(Recovery, ARunWhoseSupervisorLivesIsDeferredAndItsTargetSpared) {
+  const pid_t target = start_target();
+  ASSERT_TRUE(store_
+                  ->record_process(claim_, {target, process_start_time(target)}, target,
+                                   current_process(), kNow)
+                  .ok());
+  auto recovered = recover_runs(*store_, *probe_, kNow + 1000, RecoveryOptions{}, {});
+  ASSERT_TRUE(recovered.ok());
+  EXPECT_TRUE(recovered->abandoned.empty());
+  EXPECT_EQ(recovered->deferred.size(), 1u);
+  EXPECT_EQ(waitpid(target, nullptr, WNOHANG), 0);  // still running
+  kill(-target, SIGKILL);
+  waitpid(target, nullptr, 0);
+}
+
+}  // namespace
+}  // namespace orrery
