@@ -80,6 +80,11 @@ void add_add_command(CLI::App& app, Arguments& args, Command& command) {
   add->add_option("--effort", a.effort, "agent: variant or reasoning effort");
   add->add_option("--permission-mode", a.permission_mode, "agent: default|plan|auto|bypass");
   add->add_option("--sandbox", a.sandbox, "agent: sandbox mode");
+  add->add_option("--agent-name", a.agent_name, "agent: a named agent of the provider");
+  add->add_option("--config-isolation", a.config_isolation, "agent: safe (default) or none");
+  add_repeatable(add, "--add-dir", a.add_dirs, "agent: another directory it may use");
+  add_repeatable(add, "--agent-arg", a.agent_args, "agent: an extra argument for its CLI");
+  add->add_option("--auth-profile", a.auth_profile, "agent: codewith auth profile");
   add->add_option("--input", a.input, "workflow: input as a JSON object");
   add->add_option("COMMAND", a.command, "target after --: EXECUTABLE [ARGS...]");
   add->callback([&] { command = [&a](const Context& c) { return add_loop(a, c); }; });

@@ -46,9 +46,29 @@ nlohmann::json pairs_object(const std::vector<EnvVar>& pairs) {
   return json;
 }
 
+nlohmann::json agent_json(const AgentTarget& agent) {
+  const auto text = [](const std::string& value) {
+    return value.empty() ? nlohmann::json(nullptr) : nlohmann::json(value);
+  };
+  return {{"provider", provider_name(agent.provider)},
+          {"prompt", text(agent.prompt)},
+          {"prompt_file", text(agent.prompt_file)},
+          {"model", text(agent.model)},
+          {"effort", text(agent.variant)},
+          {"agent", text(agent.agent)},
+          {"permission_mode", text(agent.permission_mode)},
+          {"sandbox", text(agent.sandbox)},
+          {"config_isolation", agent.config_isolation.empty() ? "safe" : agent.config_isolation},
+          {"add_dirs", agent.add_dirs},
+          {"extra_args", agent.extra_args},
+          {"auth_profile", text(agent.auth_profile)}};
+}
+
 nlohmann::json target_json(const Target& target) {
   nlohmann::json json{{"type", target_type_name(target.type)}};
-  if (target.shell) {
+  if (target.agent) {
+    json.update(agent_json(*target.agent));
+  } else if (target.shell) {
     json["shell"] = true;
     json["command"] = target.command_line;
   } else {

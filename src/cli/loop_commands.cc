@@ -2,6 +2,10 @@
 
 #include <sys/stat.h>
 
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <random>
@@ -26,6 +30,24 @@ std::string new_loop_id(TimeMs now) {
   return make_id(now, bytes);
 }
 
+// An agent's prompt file must be readable and non-empty now; it is stored as
+// an absolute path since runs start elsewhere.
+Status check_prompt_file(Target& target) {
+  if (!target.agent || target.agent->prompt_file.empty()) return Ok{};
+  std::string& path = target.agent->prompt_file;
+  char resolved[PATH_MAX];
+  if (realpath(path.c_str(), resolved) == nullptr) {
+    return usage_error("--prompt-file " + path + ": " + std::strerror(errno));
+  }
+  std::ifstream file(resolved);
+  std::string first;
+  if (!file || !std::getline(file, first)) {
+    return usage_error("--prompt-file " + path + " cannot be read or is empty");
+  }
+  path = resolved;
+  return Ok{};
+}
+
 std::string describe_schedule(const Schedule& schedule) {
   switch (schedule.type) {
     case ScheduleType::kOnce:
@@ -42,6 +64,10 @@ std::string describe_schedule(const Schedule& schedule) {
 }
 
 std::string describe_target(const Target& target) {
+  if (target.agent) {
+    return std::string("agent ") + provider_name(target.agent->provider) +
+           (target.agent->model.empty() ? "" : " (" + target.agent->model + ")");
+  }
   if (target.shell) return "sh -c '" + target.command_line + "'";
   std::string text;
   for (const std::string& arg : target.argv) text += (text.empty() ? "" : " ") + arg;
@@ -120,6 +146,7 @@ Result<int> add_loop(const LoopSpec& spec, const Context& context) {
       return usage_error("--cwd " + built->loop.target.cwd + " is not an existing directory");
     }
   }
+  if (auto prompt = check_prompt_file(built->loop.target); !prompt) return prompt.error();
   auto opened = open_store(context);
   if (!opened) return opened.error();
   if (auto secrets = write_loop_secrets(opened->home, built->loop.id, built->secret_values);

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/agent_adapter.h"
 #include "core/result.h"
 #include "core/schedule.h"
 #include "core/slot_plan.h"
@@ -41,6 +42,7 @@ struct Target {
   std::string cwd;                      // empty: the daemon's working directory
   std::vector<EnvVar> env;              // --env
   std::vector<std::string> secret_env;  // names of --secret-env; values never stored here
+  std::optional<AgentTarget> agent;     // when type is kAgent
 };
 
 struct Loop {

@@ -76,6 +76,44 @@ Result<Schedule> build_schedule(const LoopSpec& spec, TimeMs now, const TimeZone
   return schedule;
 }
 
+Result<std::vector<EnvVar>> parse_env(const LoopSpec& spec) {
+  std::vector<EnvVar> env;
+  for (const std::string& text : spec.env) {
+    auto pair = parse_assignment(text, "--env");
+    if (!pair) return pair.error();
+    env.push_back(*pair);
+  }
+  return env;
+}
+
+Result<Target> build_agent_target(const LoopSpec& spec) {
+  auto provider = parse_provider(spec.agent);
+  if (!provider) return usage_error("--agent: " + provider.error().message);
+  AgentTarget agent;
+  agent.provider = *provider;
+  agent.prompt = spec.prompt;
+  agent.prompt_file = spec.prompt_file;
+  agent.model = spec.model;
+  agent.variant = spec.effort;
+  agent.agent = spec.agent_name;
+  agent.permission_mode = spec.permission_mode;
+  agent.sandbox = spec.sandbox;
+  agent.config_isolation = spec.config_isolation;
+  agent.add_dirs = spec.add_dirs;
+  agent.extra_args = spec.agent_args;
+  agent.cwd = spec.cwd;
+  agent.auth_profile = spec.auth_profile;
+  if (auto valid = validate_agent(agent); !valid) return valid.error();
+  Target target;
+  target.type = TargetType::kAgent;
+  target.cwd = spec.cwd;
+  auto env = parse_env(spec);
+  if (!env) return env.error();
+  target.env = std::move(*env);
+  target.agent = std::move(agent);
+  return target;
+}
+
 Result<Target> build_target(const LoopSpec& spec) {
   const int given =
       !spec.command.empty() + !spec.shell.empty() + !spec.agent.empty() + !spec.workflow.empty();
@@ -85,19 +123,19 @@ Result<Target> build_target(const LoopSpec& spec) {
                                   : "give only one target: -- EXECUTABLE, --shell, --agent or "
                                     "--workflow");
   }
-  const bool agent_options = !spec.prompt.empty() || !spec.prompt_file.empty() ||
-                             !spec.model.empty() || !spec.effort.empty() ||
-                             !spec.permission_mode.empty() || !spec.sandbox.empty();
+  const bool agent_options =
+      !spec.prompt.empty() || !spec.prompt_file.empty() || !spec.model.empty() ||
+      !spec.effort.empty() || !spec.permission_mode.empty() || !spec.sandbox.empty() ||
+      !spec.agent_name.empty() || !spec.config_isolation.empty() || !spec.add_dirs.empty() ||
+      !spec.agent_args.empty() || !spec.auth_profile.empty();
   if (agent_options && spec.agent.empty()) {
     return usage_error(
-        "--prompt, --prompt-file, --model, --effort, --permission-mode and "
-        "--sandbox need --agent PROVIDER");
+        "--prompt, --prompt-file, --model, --effort, --permission-mode, "
+        "--sandbox, --agent-name, --config-isolation, --add-dir, --agent-arg and "
+        "--auth-profile need --agent PROVIDER");
   }
   if (!spec.input.empty() && spec.workflow.empty()) return usage_error("--input needs --workflow");
-  if (!spec.agent.empty()) {
-    return usage_error("--agent " + spec.agent +
-                       ": agent targets are not available in this version of orrery yet");
-  }
+  if (!spec.agent.empty()) return build_agent_target(spec);
   if (!spec.workflow.empty()) {
     return usage_error("--workflow " + spec.workflow +
                        ": workflow targets are not available in this version of orrery yet");
@@ -118,11 +156,9 @@ Result<Target> build_target(const LoopSpec& spec) {
     target.argv = spec.command;
   }
   target.cwd = spec.cwd;
-  for (const std::string& text : spec.env) {
-    auto pair = parse_assignment(text, "--env");
-    if (!pair) return pair.error();
-    target.env.push_back(*pair);
-  }
+  auto env = parse_env(spec);
+  if (!env) return env.error();
+  target.env = std::move(*env);
   return target;
 }
 

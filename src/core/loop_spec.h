@@ -58,6 +58,11 @@ struct LoopSpec {
   std::string effort;
   std::string permission_mode;
   std::string sandbox;
+  std::string agent_name;        // a named agent of the provider
+  std::string config_isolation;  // safe | none
+  std::vector<std::string> add_dirs;
+  std::vector<std::string> agent_args;  // extra arguments for the agent CLI
+  std::string auth_profile;
   std::string workflow;
   std::string input;  // workflow input
 };

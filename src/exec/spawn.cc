@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,6 +30,23 @@ void close_pipe(int fds[2]) {
   if (fds[1] >= 0) close(fds[1]);
 }
 
+// An in-memory file holding `text`, positioned at its start.
+int memory_file(const std::string& text) {
+  const int fd = memfd_create("orrery-stdin", MFD_CLOEXEC);
+  if (fd < 0) return -1;
+  size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t n = write(fd, text.data() + written, text.size() - written);
+    if (n <= 0) {
+      close(fd);
+      return -1;
+    }
+    written += size_t(n);
+  }
+  lseek(fd, 0, SEEK_SET);
+  return fd;
+}
+
 }  // namespace
 
 std::vector<std::string> target_argv(const Target& target) {
@@ -37,7 +55,8 @@ std::vector<std::string> target_argv(const Target& target) {
 }
 
 Result<SpawnedProcess> spawn_in_group(const std::vector<std::string>& argv,
-                                      const std::vector<EnvVar>& env, const std::string& cwd) {
+                                      const std::vector<EnvVar>& env, const std::string& cwd,
+                                      const std::optional<std::string>& stdin_text) {
   if (argv.empty()) return usage_error("nothing to run: the target has no executable");
   // Everything the child needs is prepared before fork: no allocation after.
   std::vector<std::string> env_strings;
@@ -50,6 +69,11 @@ Result<SpawnedProcess> spawn_in_group(const std::vector<std::string>& argv,
   for (std::string& arg : args) argp.push_back(arg.data());
   argp.push_back(nullptr);
 
+  const int input = stdin_text ? memory_file(*stdin_text) : -1;
+  if (stdin_text && input < 0) {
+    return internal_error(std::string("cannot prepare the target's stdin: ") +
+                          std::strerror(errno));
+  }
   int out[2] = {-1, -1}, err[2] = {-1, -1}, report[2] = {-1, -1};
   if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 || pipe2(report, O_CLOEXEC) != 0) {
     close_pipe(out);
@@ -66,8 +90,7 @@ Result<SpawnedProcess> spawn_in_group(const std::vector<std::string>& argv,
   }
   if (pid == 0) {
     setpgid(0, 0);
-    const int null = open("/dev/null", O_RDONLY);
-    dup2(null, STDIN_FILENO);
+    dup2(input >= 0 ? input : open("/dev/null", O_RDONLY), STDIN_FILENO);
     dup2(out[1], STDOUT_FILENO);
     dup2(err[1], STDERR_FILENO);
     // Nothing else the supervisor holds open reaches the target.
@@ -77,6 +100,7 @@ Result<SpawnedProcess> spawn_in_group(const std::vector<std::string>& argv,
     fail_in_child(report[1], 2);
   }
   setpgid(pid, pid);  // also from the parent, so the group exists before we signal it
+  if (input >= 0) close(input);
   close(out[1]);
   close(err[1]);
   close(report[1]);

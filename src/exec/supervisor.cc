@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <optional>
 
 #include "core/duration.h"
@@ -92,7 +93,10 @@ class Supervision {
   Status run() {
     auto prepared = prepare();
     if (!prepared) return finish_failed(prepared.error().message);
-    auto spawned = spawn_in_group(target_argv(loop_.target), environment_, loop_.target.cwd);
+    auto invocation = invocation_of(loop_.target);
+    if (!invocation) return finish_failed(invocation.error().message);
+    auto spawned =
+        spawn_in_group(invocation->argv, environment_, loop_.target.cwd, invocation->stdin_text);
     if (!spawned) return finish_failed(spawned.error().message);
     child_ = spawned->pid;
     out_.pipe_fd = spawned->stdout_fd;
@@ -122,6 +126,18 @@ class Supervision {
     scrubber_ = Scrubber(values);
     environment_ = run_environment(inherited_environment(), loop_, run_, request_.home, *secrets);
     return Ok{};
+  }
+
+  // What to start: the command as given, or the agent CLI with its prompt.
+  static Result<AgentInvocation> invocation_of(const Target& target) {
+    if (!target.agent) return AgentInvocation{target_argv(target), std::nullopt};
+    std::string prompt = target.agent->prompt;
+    if (!target.agent->prompt_file.empty()) {
+      std::ifstream file(target.agent->prompt_file, std::ios::binary);
+      if (!file) return usage_error("cannot read prompt file " + target.agent->prompt_file);
+      prompt.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+    }
+    return build_agent_invocation(*target.agent, prompt);
   }
 
   void kill_group(int signal) {
@@ -157,7 +173,7 @@ class Supervision {
           stop("no output for " + format_ms(*loop_.idle_timeout_ms), &kill_at);
         }
       }
-      if (kill_at && now >= *kill_at && !reaped_) {
+      if (kill_at && now >= *kill_at) {  // the group, even once the target itself is gone
         kill_group(SIGKILL);
         kill_at = Clock::time_point::max();
       }
@@ -180,7 +196,8 @@ class Supervision {
         stream->pipe_fd = -1;
       }
     }
-    if (kill_at && !reaped_) kill_group(SIGKILL);
+    // A timed-out run leaves nothing behind, even processes that ignored SIGTERM.
+    if (kill_at) kill_group(SIGKILL);
     return Ok{};
   }
 

@@ -154,11 +154,36 @@ TEST(LoopSpec, ACommandWithSpacesAndNoShellGetsAHint) {
             "or run it through a shell with --shell 'make review'");
 }
 
-TEST(LoopSpec, AgentAndWorkflowTargetsAreNotYetAvailable) {
-  LoopSpec agent = every_minute();
-  agent.command.clear();
-  agent.agent = "claude";
-  EXPECT_NE(error_of(agent).find("--agent claude"), std::string::npos);
+TEST(LoopSpec, AgentTargetsAreBuiltAndValidated) {
+  LoopSpec spec = every_minute();
+  spec.command.clear();
+  spec.agent = "codex";
+  spec.prompt = "fix the flaky test";
+  spec.model = "gpt-5";
+  spec.effort = "high";
+  spec.sandbox = "read-only";
+  spec.add_dirs = {"/shared"};
+  spec.agent_args = {"--profile", "ci"};
+  spec.cwd = "/repo";
+  auto built = build(spec);
+  ASSERT_TRUE(built.ok()) << built.error().message;
+  const Target& target = built->loop.target;
+  EXPECT_EQ(target.type, TargetType::kAgent);
+  ASSERT_TRUE(target.agent.has_value());
+  EXPECT_EQ(target.agent->provider, AgentProvider::kCodex);
+  EXPECT_EQ(target.agent->variant, "high");
+  EXPECT_EQ(target.agent->extra_args, (std::vector<std::string>{"--profile", "ci"}));
+  EXPECT_EQ(target.agent->cwd, "/repo");
+  spec.agent = "chatgpt";
+  EXPECT_EQ(error_of(spec),
+            "--agent: invalid agent provider 'chatgpt': expected claude, cursor, codewith, codex, "
+            "aicopilot, opencode, gemini");
+  spec.agent = "claude";
+  EXPECT_EQ(error_of(spec),
+            "agent claude: --sandbox is supported only for codewith, codex and cursor");
+}
+
+TEST(LoopSpec, WorkflowTargetsAreNotYetAvailable) {
   LoopSpec workflow = every_minute();
   workflow.command.clear();
   workflow.workflow = "ship";
