@@ -1,0 +1,137 @@
+// Agent targets from the outside: fake agent CLIs on PATH record the argv and
+// stdin orrery starts them with.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "run_binary.h"
+#include "support/temp_dir.h"
+
+namespace orrery {
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+class AgentCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    bin_ = dir_.file("bin");
+    record_ = dir_.file("record");
+    mkdir(bin_.c_str(), 0700);
+    mkdir(record_.c_str(), 0700);
+    for (const char* name : {"claude", "codewith", "codex"}) fake_agent(name);
+    env_ = {{"PATH", bin_ + ":" + std::string(std::getenv("PATH"))}, {"AGENT_RECORD", record_}};
+  }
+
+  // A fake CLI that writes one argument per line and its stdin to the record
+  // directory, then prints a JSON result.
+  void fake_agent(const std::string& name) {
+    const std::string path = bin_ + "/" + name;
+    std::ofstream script(path);
+    script << "#!/bin/sh\n"
+           << "for arg in \"$@\"; do printf '%s\\n' \"$arg\"; done > \"$AGENT_RECORD/" << name
+           << ".argv\"\n"
+           << "cat > \"$AGENT_RECORD/" << name << ".stdin\"\n"
+           << "echo '{\"type\":\"result\",\"result\":\"done\"}'\n";
+    script.close();
+    chmod(path.c_str(), 0700);
+  }
+
+  RunResult orrery(std::vector<std::string> args) {
+    args.insert(args.begin(), {"--home", dir_.file("home")});
+    return run_orrery(args, env_);
+  }
+
+  std::vector<std::string> recorded_argv(const std::string& name) {
+    return lines(read_file(record_ + "/" + name + ".argv"));
+  }
+
+  testing::TempDir dir_;
+  std::string bin_;
+  std::string record_;
+  EnvVars env_;
+};
+
+TEST_F(AgentCli, ClaudeGetsItsFlagsAndThePromptOnStdin) {
+  ASSERT_EQ(orrery({"add", "review", "--every", "1h", "--agent", "claude", "--prompt",
+                    "review the diff", "--model", "sonnet", "--permission-mode", "plan"})
+                .exit_code,
+            0);
+  const RunResult run = orrery({"trigger", "review", "--wait", "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_EQ(nlohmann::json::parse(run.out)["stdout"],
+            "{\"type\":\"result\",\"result\":\"done\"}\n");
+  EXPECT_EQ(recorded_argv("claude"),
+            (std::vector<std::string>{"--safe-mode", "--setting-sources", "local",
+                                      "--no-session-persistence", "--permission-mode", "plan", "-p",
+                                      "--output-format", "json", "--model", "sonnet"}));
+  EXPECT_EQ(read_file(record_ + "/claude.stdin"), "review the diff");
+}
+
+TEST_F(AgentCli, CodewithGetsThePromptAsItsLastArgument) {
+  ASSERT_EQ(orrery({"add", "work", "--every", "1h", "--agent", "codewith", "--prompt", "ship it",
+                    "--auth-profile", "team"})
+                .exit_code,
+            0);
+  ASSERT_EQ(orrery({"trigger", "work", "--wait"}).exit_code, 0);
+  const std::vector<std::string> argv = recorded_argv("codewith");
+  ASSERT_FALSE(argv.empty());
+  EXPECT_EQ(argv.back(), "ship it");
+  EXPECT_EQ(argv[0], "--auth-profile");
+  EXPECT_EQ(read_file(record_ + "/codewith.stdin"), "");
+}
+
+TEST_F(AgentCli, APromptFileIsReadWhenTheRunStarts) {
+  const std::string prompt = dir_.file("prompt.md");
+  std::ofstream(prompt) << "first version";
+  ASSERT_EQ(
+      orrery({"add", "p", "--every", "1h", "--agent", "codex", "--prompt-file", prompt}).exit_code,
+      0);
+  std::ofstream(prompt) << "edited after add";
+  ASSERT_EQ(orrery({"trigger", "p", "--wait"}).exit_code, 0);
+  EXPECT_EQ(read_file(record_ + "/codex.stdin"), "edited after add");
+}
+
+TEST_F(AgentCli, AMissingPromptFileIsRefusedAtAdd) {
+  const RunResult result = orrery(
+      {"add", "p", "--every", "1h", "--agent", "codex", "--prompt-file", dir_.file("absent.md")});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("--prompt-file"), std::string::npos) << result.err;
+  EXPECT_EQ(orrery({"ls", "--json"}).out, "[]\n");
+}
+
+TEST_F(AgentCli, AMissingAgentExecutableIsAFailedRunNotACrash) {
+  env_[0].second = "/usr/bin:/bin";  // no fake agents
+  ASSERT_EQ(orrery({"add", "g", "--every", "1h", "--agent", "gemini", "--prompt", "hi"}).exit_code,
+            0);
+  const RunResult run = orrery({"trigger", "g", "--wait", "--json"});
+  EXPECT_EQ(run.exit_code, 1);
+  const auto document = nlohmann::json::parse(run.out);
+  EXPECT_EQ(document["status"], "failed");
+  EXPECT_EQ(document["error"], "executable not found in PATH: gemini");
+}
+
+TEST_F(AgentCli, TheLoopDocumentShowsTheAgent) {
+  ASSERT_EQ(orrery({"add", "a", "--every", "1h", "--agent", "codex", "--prompt", "x", "--sandbox",
+                    "read-only", "--add-dir", "/tmp", "--agent-arg", "--profile"})
+                .exit_code,
+            0);
+  const auto loop = nlohmann::json::parse(orrery({"show", "a", "--json"}).out);
+  EXPECT_EQ(loop["target"]["type"], "agent");
+  EXPECT_EQ(loop["target"]["provider"], "codex");
+  EXPECT_EQ(loop["target"]["sandbox"], "read-only");
+  EXPECT_EQ(loop["target"]["add_dirs"], nlohmann::json::array({"/tmp"}));
+  EXPECT_EQ(loop["target"]["extra_args"], nlohmann::json::array({"--profile"}));
+}
+
+}  // namespace
+}  // namespace orrery
