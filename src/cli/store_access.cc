@@ -1,5 +1,7 @@
 #include "cli/store_access.h"
 
+#include <filesystem>
+
 #include "exec/process_identity.h"
 #include "store/data_dir.h"
 #include "store/sqlite/sqlite_store.h"
@@ -8,7 +10,12 @@ namespace orrery::cli {
 
 Result<OpenedStore> open_store(const Context& context) {
   OpenedStore opened;
-  opened.home = context.globals.home.empty() ? default_data_dir() : context.globals.home;
+  // Absolute, so that runs (which start in other directories) get a usable ORRERY_HOME.
+  opened.home = std::filesystem::absolute(context.globals.home.empty() ? default_data_dir()
+                                                                       : context.globals.home)
+                    .lexically_normal()
+                    .string();
+  if (opened.home.size() > 1 && opened.home.back() == '/') opened.home.pop_back();
   std::string path = opened.home + "/orrery.db";
   const std::string& db = context.globals.db;
   if (db.rfind("postgres://", 0) == 0 || db.rfind("postgresql://", 0) == 0) {

@@ -53,7 +53,7 @@ const RE2& url_password_pattern() {
 // single-quoted or bare.
 const RE2& assignment_pattern() {
   static const RE2 pattern(
-      R"re((?i)([A-Za-z0-9_.-]{0,64}(?:key|token|secret|passwd|password|passphrase|credentials?)(?:\\?["'])?\s*[:=]\s*))re"
+      R"re((?i)([A-Za-z0-9_.-]{0,64}(?:key|token|secret|passwd|password|passphrase|credentials?)(?:\\?["'])?[ \t]*[:=][ \t]*))re"
       R"re((?:\\"([^"\\\r\n]{12,})\\"|"((?:[^"\\\r\n]|\\[^\r\n]){12,})"|'([^'\\\r\n]{12,})'|([A-Za-z0-9+/_.=-]{12,})))re");
   return pattern;
 }
@@ -163,6 +163,29 @@ std::string Scrubber::scrub(std::string_view input) const {
                      std::string("\\1") + std::string(kScrubbed) + "\\2");
   if (!mentions_assignment(text)) return text;
   return scrub_assignments(text);
+}
+
+std::vector<std::pair<size_t, size_t>> Scrubber::secret_spans(std::string_view text) const {
+  std::vector<std::pair<size_t, size_t>> spans;
+  for (const std::string& secret : literals_) {
+    for (size_t at = text.find(secret); at != std::string_view::npos;
+         at = text.find(secret, at + 1)) {
+      spans.emplace_back(at, at + secret.size());
+    }
+  }
+  const re2::StringPiece input(text.data(), text.size());
+  for (const RE2* pattern : {&token_pattern(), &authorization_pattern(), &pem_pattern(),
+                             &url_password_pattern(), &assignment_pattern()}) {
+    re2::StringPiece match;
+    size_t position = 0;
+    while (position < text.size() &&
+           pattern->Match(input, position, text.size(), RE2::UNANCHORED, &match, 1)) {
+      const size_t start = size_t(match.data() - text.data());
+      spans.emplace_back(start, start + match.size());
+      position = start + std::max<size_t>(match.size(), 1);
+    }
+  }
+  return spans;
 }
 
 }  // namespace orrery

@@ -16,6 +16,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace orrery {
@@ -27,6 +28,10 @@ class Scrubber {
   explicit Scrubber(std::vector<std::string> literal_secrets = {});
 
   std::string scrub(std::string_view text) const;
+
+  // Where in `text` something scrub() would replace begins and ends: the
+  // places a stream must not be cut.
+  std::vector<std::pair<size_t, size_t>> secret_spans(std::string_view text) const;
 
  private:
   std::vector<std::string> literals_;

@@ -63,9 +63,20 @@ size_t StreamScrubber::safe_cut() const {
   const size_t newline = pending_.rfind('\n');
   if (newline != std::string::npos) return newline + 1;
   if (pending_.size() <= kMaxCarry) return 0;
-  const size_t limit = pending_.size() - kCarryTail;
-  const size_t blank = pending_.find_last_of(" \t", limit);
-  return blank == std::string::npos || blank == 0 ? limit : blank;
+  // A long line: cut before the last kCarryTail bytes, but never inside
+  // something the scrubber would replace (it would be scrubbed in neither piece).
+  size_t cut = pending_.size() - kCarryTail;
+  const auto spans = scrubber_.secret_spans(pending_);
+  for (bool moved = true; moved && cut > 0;) {
+    moved = false;
+    for (const auto& [begin, end] : spans) {
+      if (begin < cut && cut < end) {
+        cut = begin;
+        moved = true;
+      }
+    }
+  }
+  return cut;
 }
 
 std::string StreamScrubber::drain(bool final) {

@@ -2,12 +2,11 @@
 // split across two reads is still caught.
 //
 // It holds back the unfinished last line (at most kMaxCarry bytes; a longer
-// line is cut at its last space or tab before the final kCarryTail bytes) and
-// scrubs whole lines. A PEM private key that begins but has not ended yet is
-// dropped until its END line, or to the end of the stream. Invariants: the
-// carry never exceeds kMaxCarry + one chunk; for secrets within one line
-// shorter than the carry, the concatenated output equals scrubbing the whole
-// stream at once.
+// line is cut before its final kCarryTail bytes, moved back so that it never
+// falls inside anything the scrubber replaces) and scrubs whole lines. A PEM private key that
+// begins but has not ended yet is dropped until its END line, or to the end of the stream.
+// Invariants: the carry stays bounded (kMaxCarry + one chunk, unless one secret-like match is
+// longer); a secret shorter than kCarryTail is never written unscrubbed.
 #pragma once
 
 #include <string>
