@@ -18,6 +18,7 @@
 #include "core/output_tail.h"
 #include "core/run_environment.h"
 #include "core/stream_scrubber.h"
+#include "core/usage.h"
 #include "exec/process_identity.h"
 #include "exec/spawn.h"
 #include "store/data_dir.h"
@@ -241,6 +242,8 @@ class Supervision {
     RunOutcome outcome;
     outcome.stdout_tail = out_.tail.text();
     outcome.stderr_tail = err_.tail.text();
+    if (loop_.target.agent)
+      outcome.usage = parse_usage(loop_.target.agent->provider, outcome.stdout_tail);
     if (WIFEXITED(status_)) outcome.exit_code = WEXITSTATUS(status_);
     if (WIFSIGNALED(status_)) outcome.signal = WTERMSIG(status_);
     if (!timeout_reason_.empty()) {

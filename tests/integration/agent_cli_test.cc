@@ -21,6 +21,11 @@ std::string read_file(const std::string& path) {
   return text.str();
 }
 
+// A claude-style result with usage; the other fakes print it too.
+constexpr const char* kResult =
+    R"({"type":"result","result":"done","total_cost_usd":0.25,)"
+    R"("usage":{"input_tokens":100,"cache_read_input_tokens":20,"output_tokens":7}})";
+
 class AgentCli : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -41,7 +46,7 @@ class AgentCli : public ::testing::Test {
            << "for arg in \"$@\"; do printf '%s\\n' \"$arg\"; done > \"$AGENT_RECORD/" << name
            << ".argv\"\n"
            << "cat > \"$AGENT_RECORD/" << name << ".stdin\"\n"
-           << "echo '{\"type\":\"result\",\"result\":\"done\"}'\n";
+           << "echo '" << kResult << "'\n";
     script.close();
     chmod(path.c_str(), 0700);
   }
@@ -68,8 +73,11 @@ TEST_F(AgentCli, ClaudeGetsItsFlagsAndThePromptOnStdin) {
             0);
   const RunResult run = orrery({"trigger", "review", "--wait", "--json"});
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
-  EXPECT_EQ(nlohmann::json::parse(run.out)["stdout"],
-            "{\"type\":\"result\",\"result\":\"done\"}\n");
+  const auto document = nlohmann::json::parse(run.out);
+  EXPECT_EQ(document["stdout"], std::string(kResult) + "\n");
+  EXPECT_EQ(document["usage"]["input_tokens"], 120);
+  EXPECT_EQ(document["usage"]["output_tokens"], 7);
+  EXPECT_EQ(document["usage"]["cost_usd"], 0.25);
   EXPECT_EQ(recorded_argv("claude"),
             (std::vector<std::string>{"--safe-mode", "--setting-sources", "local",
                                       "--no-session-persistence", "--permission-mode", "plan", "-p",

@@ -1,0 +1,107 @@
+#include "core/usage.h"
+
+#include <nlohmann/json.hpp>
+
+namespace orrery {
+namespace {
+
+using nlohmann::json;
+
+std::int64_t number(const json& object, const char* key) {
+  const auto found = object.find(key);
+  return found != object.end() && found->is_number_integer() ? found->get<std::int64_t>() : 0;
+}
+
+// The JSON documents in the text: one per line, or the whole text as one.
+std::vector<json> documents(std::string_view text) {
+  std::vector<json> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    json line = json::parse(text.substr(start, end - start), nullptr, false);
+    if (line.is_object()) out.push_back(std::move(line));
+    start = end + 1;
+  }
+  if (out.empty()) {
+    json whole = json::parse(text, nullptr, false);
+    if (whole.is_object()) out.push_back(std::move(whole));
+  }
+  return out;
+}
+
+Usage claude_usage(const std::vector<json>& docs) {
+  Usage usage;
+  for (const json& doc : docs) {
+    const auto found = doc.find("usage");
+    if (doc.value("type", "") != "result" || found == doc.end() || !found->is_object()) continue;
+    usage.input_tokens = number(*found, "input_tokens") +
+                         number(*found, "cache_creation_input_tokens") +
+                         number(*found, "cache_read_input_tokens");
+    usage.output_tokens = number(*found, "output_tokens");
+    for (const char* key : {"total_cost_usd", "cost_usd"}) {
+      const auto cost = doc.find(key);
+      if (cost != doc.end() && cost->is_number()) usage.cost_usd = cost->get<double>();
+    }
+  }
+  return usage;
+}
+
+Usage codex_usage(const std::vector<json>& docs) {
+  std::int64_t input = 0;
+  std::int64_t output = 0;
+  bool seen = false;
+  for (const json& doc : docs) {
+    const auto found = doc.find("usage");
+    if (doc.value("type", "") == "turn.completed" && found != doc.end() && found->is_object()) {
+      input += number(*found, "input_tokens");
+      output += number(*found, "output_tokens");
+      seen = true;
+    }
+  }
+  Usage usage;
+  if (seen) {
+    usage.input_tokens = input;
+    usage.output_tokens = output;
+  }
+  return usage;
+}
+
+Usage gemini_usage(const std::vector<json>& docs) {
+  Usage usage;
+  for (const json& doc : docs) {
+    const json* models = nullptr;
+    if (doc.contains("stats") && doc["stats"].is_object() && doc["stats"].contains("models")) {
+      models = &doc["stats"]["models"];
+    }
+    if (models == nullptr || !models->is_object()) continue;
+    std::int64_t input = 0;
+    std::int64_t output = 0;
+    for (const auto& [name, model] : models->items()) {
+      if (!model.is_object() || !model.contains("tokens") || !model["tokens"].is_object()) continue;
+      input += number(model["tokens"], "prompt");
+      output += number(model["tokens"], "candidates");
+    }
+    usage.input_tokens = input;
+    usage.output_tokens = output;
+  }
+  return usage;
+}
+
+}  // namespace
+
+Usage parse_usage(AgentProvider provider, std::string_view stdout_text) {
+  const std::vector<json> docs = documents(stdout_text);
+  switch (provider) {
+    case AgentProvider::kClaude:
+      return claude_usage(docs);
+    case AgentProvider::kCodex:
+      return codex_usage(docs);
+    case AgentProvider::kGemini:
+      return gemini_usage(docs);
+    default:
+      return {};
+  }
+}
+
+}  // namespace orrery
