@@ -25,18 +25,6 @@ using Times = std::vector<std::string>;
 
 constexpr int kExitUsage = 2;
 
-// Whether text has the shape of `pattern`, where '9' stands for any digit.
-bool has_shape(const std::string& text, const std::string& pattern) {
-  if (text.size() != pattern.size()) return false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const bool digit = text[i] >= '0' && text[i] <= '9';
-    if (pattern[i] == '9' ? !digit : text[i] != pattern[i]) return false;
-  }
-  return true;
-}
-
-bool is_json_time(const std::string& text) { return has_shape(text, "9999-99-99T99:99:99.999Z"); }
-
 // Whether some line of `text`, after its indentation, starts with `word` and a space.
 bool has_line_starting_with(const std::string& text, const std::string& word) {
   for (const std::string& line : lines(text)) {
@@ -70,7 +58,7 @@ Times next_times(const json& document, const std::string& from) {
     EXPECT_TRUE(item.is_string()) << item.dump();
     if (!item.is_string()) continue;
     const std::string time = item.get<std::string>();
-    EXPECT_TRUE(is_json_time(time)) << time;
+    EXPECT_TRUE(is_time_text(time)) << time;
     EXPECT_GT(time, from) << "not after --from";
     if (!times.empty()) {
       EXPECT_GT(time, times.back()) << "not strictly increasing";
@@ -514,7 +502,7 @@ TEST(SchedulePreviewTest, RelativeTimesShareOneNow) {
   json one = run_json({"schedule", "preview", "--at", "+2h", "--from", "+1h", "--json"});
   ASSERT_EQ(one["next"].size(), 1u) << one.dump();
   EXPECT_EQ(one["next"][0], one["schedule"]["at"]);
-  EXPECT_TRUE(is_json_time(one["next"][0].get<std::string>())) << one.dump();
+  EXPECT_TRUE(is_time_text(one["next"][0].get<std::string>())) << one.dump();
   json none = run_json({"schedule", "preview", "--at", "+1h", "--from", "+2h", "--json"});
   EXPECT_TRUE(none["next"].empty()) << none.dump();
 }

@@ -159,4 +159,13 @@ std::vector<std::string> lines(const std::string& text) {
   return result;
 }
 
+bool has_shape(const std::string& text, const std::string& pattern) {
+  if (text.size() != pattern.size()) return false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const bool digit = text[i] >= '0' && text[i] <= '9';
+    if (pattern[i] == '9' ? !digit : text[i] != pattern[i]) return false;
+  }
+  return true;
+}
+
 }  // namespace orrery

@@ -31,6 +31,14 @@ RunResult run_orrery(const std::vector<std::string>& args, const EnvVars& env = 
 // The command and everything it printed, for a failing assertion to explain itself.
 std::string describe(const std::vector<std::string>& args, const RunResult& result);
 
+// Whether text has the shape of `pattern`, where '9' stands for any digit.
+bool has_shape(const std::string& text, const std::string& pattern);
+
+// Whether text is a time as orrery prints it: YYYY-MM-DDTHH:MM:SS.mmmZ.
+inline bool is_time_text(const std::string& text) {
+  return has_shape(text, "9999-99-99T99:99:99.999Z");
+}
+
 // The lines of `text`, without their newlines.
 std::vector<std::string> lines(const std::string& text);
 

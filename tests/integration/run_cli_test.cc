@@ -56,18 +56,6 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-// Whether text has the shape of `pattern`, where '9' stands for any digit.
-bool has_shape(const std::string& text, const std::string& pattern) {
-  if (text.size() != pattern.size()) return false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const bool digit = text[i] >= '0' && text[i] <= '9';
-    if (pattern[i] == '9' ? !digit : text[i] != pattern[i]) return false;
-  }
-  return true;
-}
-
-bool is_time_text(const std::string& text) { return has_shape(text, "9999-99-99T99:99:99.999Z"); }
-
 bool is_json_time(const json& value) {
   return value.is_string() && is_time_text(value.get<std::string>());
 }
