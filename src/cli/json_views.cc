@@ -135,6 +135,7 @@ nlohmann::json run_json(const Run& run, bool with_output) {
       {"supervisor_pid",
        run.supervisor ? nlohmann::json(run.supervisor->pid) : nlohmann::json(nullptr)},
       {"usage", usage},
+      {"usage_limited", run.usage_limited},
       {"created_at", format_time(run.created_at)},
       {"updated_at", format_time(run.updated_at)}};
   if (with_output) {

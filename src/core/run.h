@@ -57,6 +57,7 @@ struct Run {
   std::string stdout_tail;
   std::string stderr_tail;
   Usage usage;
+  bool usage_limited = false;  // failed on a provider limit: does not use up an attempt
   TimeMs created_at = 0;
   TimeMs updated_at = 0;
 };

@@ -19,6 +19,7 @@
 #include "core/run_environment.h"
 #include "core/stream_scrubber.h"
 #include "core/usage.h"
+#include "core/usage_limit.h"
 #include "exec/process_identity.h"
 #include "exec/spawn.h"
 #include "store/data_dir.h"
@@ -259,7 +260,27 @@ class Supervision {
       outcome.error = "killed by signal " + std::to_string(outcome.signal.value_or(0)) + " (" +
                       strsignal(outcome.signal.value_or(0)) + ")";
     }
+    if (auto limited = note_usage_limit(outcome); !limited) return limited;
     return store_.finalize_run(claim_, outcome, wall_now());
+  }
+
+  // A failed agent run stopped by its provider's limit: the account cools
+  // down, and the run does not use up an attempt (DESIGN §4.8).
+  Status note_usage_limit(RunOutcome& outcome) {
+    if (!loop_.target.agent || outcome.status != RunStatus::kFailed) return Ok{};
+    const AgentTarget& agent = *loop_.target.agent;
+    const TimeMs now = wall_now();
+    const auto hit =
+        classify_usage_limit(agent.provider, outcome.stdout_tail + "\n" + outcome.stderr_tail, now);
+    if (!hit) return Ok{};
+    std::string account = provider_name(agent.provider);
+    if (!agent.auth_profile.empty()) account += ":" + agent.auth_profile;
+    auto cooldown = store_.record_cooldown(account, hit->reset_at, hit->pattern, now);
+    if (!cooldown) return cooldown.error();
+    outcome.usage_limited = true;
+    outcome.error = "usage limit reached (" + hit->pattern + "); " + account +
+                    " cools down until " + format_time(cooldown->until_at);
+    return Ok{};
   }
 
   Status finish_failed(const std::string& reason) {

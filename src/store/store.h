@@ -82,6 +82,16 @@ struct RunOutcome {
   std::string stdout_tail;
   std::string stderr_tail;
   Usage usage;
+  bool usage_limited = false;  // the provider's limit stopped it (DESIGN §4.8)
+};
+
+// A provider account waiting out a usage limit.
+struct Cooldown {
+  std::string account;  // provider, or provider:auth-profile
+  TimeMs until_at = 0;
+  int hits = 0;  // consecutive limits hit
+  std::string reason;
+  TimeMs updated_at = 0;
 };
 
 struct RecoveryOptions {
@@ -159,6 +169,14 @@ class Store {
   virtual Result<RecoveryResult> recover_expired_runs(TimeMs now, const RecoveryOptions& options,
                                                       const Fence& fence) = 0;
   virtual Result<PruneSummary> prune_runs(const PruneOptions& options) = 0;
+
+  // Usage-limit cooldowns. Recording extends the account's cooldown to the
+  // reset time, or to a default that grows with consecutive hits.
+  virtual Result<Cooldown> record_cooldown(const std::string& account,
+                                           std::optional<TimeMs> reset_at,
+                                           const std::string& reason, TimeMs now) = 0;
+  // Cooldowns still in force at `now`.
+  virtual Result<std::vector<Cooldown>> active_cooldowns(TimeMs now) = 0;
 
   // The daemon lease.
   virtual Result<std::optional<DaemonLease>> acquire_daemon_lease(const ProcessIdentity& holder,

@@ -128,6 +128,24 @@ TEST_F(AgentCli, AMissingAgentExecutableIsAFailedRunNotACrash) {
   EXPECT_EQ(document["error"], "executable not found in PATH: gemini");
 }
 
+TEST_F(AgentCli, AUsageLimitedRunIsMarkedAndTheAccountCoolsDown) {
+  const std::string path = bin_ + "/claude";
+  std::ofstream(path) << "#!/bin/sh\ncat >/dev/null\n"
+                      << "echo 'Claude AI usage limit reached|4102444800' >&2\nexit 1\n";
+  chmod(path.c_str(), 0700);
+  ASSERT_EQ(orrery({"add", "c", "--every", "1h", "--agent", "claude", "--prompt", "hi"}).exit_code,
+            0);
+  const RunResult run = orrery({"trigger", "c", "--wait", "--json"});
+  EXPECT_EQ(run.exit_code, 1);
+  const auto document = nlohmann::json::parse(run.out);
+  EXPECT_EQ(document["status"], "failed");
+  EXPECT_EQ(document["usage_limited"], true);
+  // 4102444800 is 2100-01-01T00:00:00Z, the reset time the provider gave.
+  EXPECT_EQ(document["error"],
+            "usage limit reached (claude-usage-limit); claude cools down until "
+            "2100-01-01T00:00:00.000Z");
+}
+
 TEST_F(AgentCli, TheLoopDocumentShowsTheAgent) {
   ASSERT_EQ(orrery({"add", "a", "--every", "1h", "--agent", "codex", "--prompt", "x", "--sandbox",
                     "read-only", "--add-dir", "/tmp", "--agent-arg", "--profile"})

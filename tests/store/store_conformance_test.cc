@@ -552,6 +552,51 @@ TEST_P(StoreConformance, RunsListNewestFirstWithFilters) {
   EXPECT_EQ(*store_->count_runs(std::nullopt), 3);
 }
 
+TEST_P(StoreConformance, AUsageLimitedAttemptDoesNotCount) {
+  Loop loop = make_loop("limited");
+  loop.max_attempts = 1;
+  ASSERT_TRUE(store_->create_loop(loop).ok());
+  RunOutcome limited;
+  limited.status = RunStatus::kFailed;
+  limited.usage_limited = true;
+  ASSERT_TRUE(store_->finalize_run(claim(loop, kNow).claim, limited, kNow + 10).ok());
+  EXPECT_TRUE(run_at(loop, kNow).usage_limited);
+  // One attempt allowed, yet the slot is claimed again, still as attempt 1.
+  const ClaimedRun again = claim(loop, kNow, "runner-b", kNow + 20);
+  EXPECT_EQ(again.run.attempt, 1);
+  EXPECT_FALSE(again.run.usage_limited);
+  finish(again.claim, RunStatus::kFailed, kNow + 30);
+  EXPECT_FALSE(claimable(loop, kNow, kNow + 40));
+}
+
+// ---------------------------------------------------------------- cooldowns
+
+TEST_P(StoreConformance, CooldownsGrowWithConsecutiveHitsAndExpire) {
+  auto first = store_->record_cooldown("claude", std::nullopt, "claude-usage-limit", kNow);
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(first->until_at, kNow + 5 * kMinute);
+  EXPECT_EQ(first->hits, 1);
+  auto second = store_->record_cooldown("claude", std::nullopt, "claude-usage-limit", kNow + 1000);
+  EXPECT_EQ(second->until_at, kNow + 1000 + 10 * kMinute);
+  EXPECT_EQ(second->hits, 2);
+  // A reset time the provider gave wins, but never shortens a cooldown.
+  auto reset = store_->record_cooldown("claude", kNow + 3 * 3'600'000, "x", kNow + 2000);
+  EXPECT_EQ(reset->until_at, kNow + 3 * 3'600'000);
+  auto earlier = store_->record_cooldown("claude", kNow + 3000, "x", kNow + 2500);
+  EXPECT_EQ(earlier->until_at, kNow + 3 * 3'600'000);
+  ASSERT_TRUE(store_->record_cooldown("codex:work", std::nullopt, "y", kNow).ok());
+
+  auto active = store_->active_cooldowns(kNow + 6 * kMinute);
+  ASSERT_TRUE(active.ok());
+  ASSERT_EQ(active->size(), 1u);  // codex:work has ended
+  EXPECT_EQ(active->front().account, "claude");
+  // Long after the last cooldown ended, a new hit starts from the shortest again.
+  auto fresh = store_->record_cooldown("codex:work", std::nullopt, "y", kNow + 86'400'000);
+  EXPECT_EQ(fresh->hits, 1);
+  EXPECT_EQ(fresh->until_at, kNow + 86'400'000 + 5 * kMinute);
+  EXPECT_EQ(store_->record_cooldown("", std::nullopt, "z", kNow).error().code, ErrorCode::kUsage);
+}
+
 // ---------------------------------------------------------------- recovery
 
 TEST_P(StoreConformance, RecoveryAbandonsExpiredRunsWhoseSupervisorDied) {

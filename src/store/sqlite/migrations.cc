@@ -91,6 +91,17 @@ CREATE TABLE daemon_lease (
 );
 )sql";
 
+constexpr const char* kUsageLimits = R"sql(
+ALTER TABLE runs ADD COLUMN usage_limited INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE cooldowns (
+  account TEXT PRIMARY KEY,
+  until_at INTEGER NOT NULL,
+  hits INTEGER NOT NULL,
+  reason TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+)sql";
+
 Result<int> user_version(Database& db) {
   auto statement = db.prepare("PRAGMA user_version");
   if (!statement) return statement.error();
@@ -131,6 +142,7 @@ Status apply(Database& db, const Migration& migration, std::int64_t now) {
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
       {1, "loops, runs and the daemon lease", kInitialSchema},
+      {2, "usage limits: usage-limited runs and provider cooldowns", kUsageLimits},
   };
   return list;
 }

@@ -37,7 +37,7 @@ const char* const kRunColumns =
     "id, loop_id, loop_name, scheduled_for, attempt, status, started_at, finished_at, "
     "claimed_by, claim_token, lease_expires_at, pid, process_started_at, pgid, supervisor_pid, "
     "supervisor_started_at, exit_code, signal, duration_ms, error, skip_reason, stdout, stderr, "
-    "input_tokens, output_tokens, cost_usd, created_at, updated_at";
+    "input_tokens, output_tokens, cost_usd, created_at, updated_at, usage_limited";
 
 namespace {
 
@@ -187,6 +187,7 @@ Result<Run> read_run(const Statement& row) {
   if (!row.is_null(25)) run.usage.cost_usd = row.real(25);
   run.created_at = row.int64(26);
   run.updated_at = row.int64(27);
+  run.usage_limited = row.int64(28) != 0;
   return run;
 }
 

@@ -113,12 +113,16 @@ Result<std::optional<ClaimedRun>> SqliteStore::claim_in_transaction(const SlotRe
           run.supervisor ? &*run.supervisor : (run.target ? &*run.target : nullptr);
       if (!expired || (watcher && probe_->is_alive(*watcher))) return Claimed{};
       reclaim = "WHERE id = ?1 AND status = 'running' AND lease_expires_at <= ?2";
-    } else if (is_retryable(run.status) && run.attempt < (*loop)->max_attempts) {
-      reclaim = "WHERE id = ?1 AND status IN ('failed', 'timed_out', 'abandoned') AND attempt < ?5";
+    } else if (is_retryable(run.status) &&
+               (run.attempt < (*loop)->max_attempts || run.usage_limited)) {
+      reclaim =
+          "WHERE id = ?1 AND status IN ('failed', 'timed_out', 'abandoned') "
+          "AND (attempt < ?5 OR usage_limited = 1)";
     } else {
       return Claimed{};
     }
-    const bool retry = run.status != RunStatus::kRunning;
+    // A usage-limited attempt does not count (DESIGN §4.8).
+    const bool retry = run.status != RunStatus::kRunning && !run.usage_limited;
     auto update = db_->prepare(
         std::string("UPDATE runs SET status = 'running', attempt = attempt + ?6, started_at = ?2, "
                     "finished_at = NULL, claimed_by = ?3, claim_generation = claim_generation + 1, "
@@ -127,7 +131,7 @@ Result<std::optional<ClaimedRun>> SqliteStore::claim_in_transaction(const SlotRe
                     "supervisor_pid = NULL, supervisor_started_at = NULL, exit_code = NULL, "
                     "signal = NULL, duration_ms = NULL, error = '', skip_reason = '', stdout = '', "
                     "stderr = '', input_tokens = NULL, output_tokens = NULL, cost_usd = NULL, "
-                    "updated_at = ?2 ") +
+                    "usage_limited = 0, updated_at = ?2 ") +
         reclaim);
     if (!update) return update.error();
     (*update)
@@ -219,8 +223,8 @@ Status SqliteStore::finalize_run(const Claim& claim, const RunOutcome& outcome, 
   return guarded_run_update(
       "status = ?5, finished_at = ?4, duration_ms = ?4 - started_at, exit_code = ?6, "
       "signal = ?7, error = ?8, stdout = ?9, stderr = ?10, input_tokens = ?11, "
-      "output_tokens = ?12, cost_usd = ?13, claim_token = '', lease_expires_at = NULL, "
-      "updated_at = ?4",
+      "output_tokens = ?12, cost_usd = ?13, usage_limited = ?14, claim_token = '', "
+      "lease_expires_at = NULL, updated_at = ?4",
       claim, now,
       [&](sqlite::Statement& s) {
         s.bind(5, run_status_name(outcome.status))
@@ -231,7 +235,8 @@ Status SqliteStore::finalize_run(const Claim& claim, const RunOutcome& outcome, 
             .bind(10, outcome.stderr_tail)
             .bind(11, outcome.usage.input_tokens)
             .bind(12, outcome.usage.output_tokens)
-            .bind(13, outcome.usage.cost_usd);
+            .bind(13, outcome.usage.cost_usd)
+            .bind(14, outcome.usage_limited ? 1 : 0);
       },
       "finalize");
 }

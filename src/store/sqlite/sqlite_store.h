@@ -57,6 +57,10 @@ class SqliteStore final : public Store {
                                               const Fence& fence) override;
   Result<PruneSummary> prune_runs(const PruneOptions& options) override;
 
+  Result<Cooldown> record_cooldown(const std::string& account, std::optional<TimeMs> reset_at,
+                                   const std::string& reason, TimeMs now) override;
+  Result<std::vector<Cooldown>> active_cooldowns(TimeMs now) override;
+
   Result<std::optional<DaemonLease>> acquire_daemon_lease(const ProcessIdentity& holder,
                                                           DurationMs ttl_ms, TimeMs now) override;
   Status heartbeat_daemon_lease(const std::string& lease_id, DurationMs ttl_ms,

@@ -1,0 +1,65 @@
+// SqliteStore: usage-limit cooldowns of provider accounts.
+#include "core/usage_limit.h"
+#include "store/sqlite/sqlite_store.h"
+
+namespace orrery {
+namespace {
+
+// A cooldown that ended longer ago than this no longer counts as consecutive.
+constexpr DurationMs kConsecutiveWindowMs = 3'600'000;
+
+Cooldown read_cooldown(const sqlite::Statement& row) {
+  return {row.text(0), row.int64(1), int(row.int64(2)), row.text(3), row.int64(4)};
+}
+
+}  // namespace
+
+Result<Cooldown> SqliteStore::record_cooldown(const std::string& account,
+                                              std::optional<TimeMs> reset_at,
+                                              const std::string& reason, TimeMs now) {
+  if (account.empty()) return usage_error("a cooldown needs a provider account");
+  auto transaction = sqlite::Transaction::begin(*db_);
+  if (!transaction) return transaction.error();
+  int previous_hits = 0;
+  TimeMs previous_until = 0;
+  {
+    auto current = db_->prepare("SELECT until_at, hits FROM cooldowns WHERE account = ?1");
+    if (!current) return current.error();
+    (*current)->bind(1, account);
+    auto row = (*current)->step();
+    if (!row) return row.error();
+    if (*row && (*current)->int64(0) + kConsecutiveWindowMs >= now) {
+      previous_until = (*current)->int64(0);
+      previous_hits = int((*current)->int64(1));
+    }
+  }
+  const TimeMs until =
+      std::max(previous_until, cooldown_until({reason, reset_at}, previous_hits, now));
+  auto write = db_->prepare(
+      "INSERT INTO cooldowns (account, until_at, hits, reason, updated_at) "
+      "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (account) DO UPDATE SET until_at = ?2, "
+      "hits = ?3, reason = ?4, updated_at = ?5");
+  if (!write) return write.error();
+  (*write)->bind(1, account).bind(2, until).bind(3, previous_hits + 1).bind(4, reason).bind(5, now);
+  if (auto status = (*write)->run(); !status) return status.error();
+  if (db_->changes() != 1) return internal_error("cooldown of " + account + " was not written");
+  if (auto status = (*transaction)->commit(); !status) return status.error();
+  return Cooldown{account, until, previous_hits + 1, reason, now};
+}
+
+Result<std::vector<Cooldown>> SqliteStore::active_cooldowns(TimeMs now) {
+  auto query = db_->prepare(
+      "SELECT account, until_at, hits, reason, updated_at FROM cooldowns WHERE until_at > ?1 "
+      "ORDER BY until_at");
+  if (!query) return query.error();
+  (*query)->bind(1, now);
+  std::vector<Cooldown> cooldowns;
+  while (true) {
+    auto row = (*query)->step();
+    if (!row) return row.error();
+    if (!*row) return cooldowns;
+    cooldowns.push_back(read_cooldown(**query));
+  }
+}
+
+}  // namespace orrery
