@@ -121,6 +121,7 @@ void add_run_commands(CLI::App& app, Arguments& args, Command& command) {
   CLI::App* logs = app.add_subcommand("logs", "Print a run's log (or a loop's newest run's)");
   logs->add_option("RUN_OR_LOOP", args.run.run, "run id, or a loop")->required();
   logs->add_flag("--stderr", args.run.stderr_stream, "the stderr log instead of stdout");
+  logs->add_flag("--follow,-f", args.run.follow, "keep printing until the run finishes");
   logs->callback([&] { command = [&args](const Context& c) { return show_logs(args.run, c); }; });
 
   CLI::App* supervise = app.add_subcommand("supervise", "");  // internal: hidden from help

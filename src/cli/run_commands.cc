@@ -1,6 +1,8 @@
 #include "cli/run_commands.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/inotify.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -94,6 +96,45 @@ void print_run(const Context& context, const Run& run) {
   print_fields(*context.out, rows);
   if (!run.stdout_tail.empty()) *context.out << "--- stdout\n" << run.stdout_tail << '\n';
   if (!run.stderr_tail.empty()) *context.out << "--- stderr\n" << run.stderr_tail << '\n';
+}
+
+// Copies what is new in the file to `out`; the file may not exist yet.
+void copy_new(const std::string& path, std::streamoff* offset, std::ostream& out) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return;
+  file.seekg(*offset);
+  char buffer[64 * 1024];
+  while (file.read(buffer, sizeof buffer) || file.gcount() > 0) {
+    out.write(buffer, file.gcount());
+    *offset += file.gcount();
+  }
+  out.flush();
+}
+
+// Prints the log as it grows, woken by inotify, until the run is finished.
+Result<int> follow_log(Store& store, const std::string& run_id, const std::string& path,
+                       std::ostream& out) {
+  const int watch = inotify_init1(IN_CLOEXEC);
+  const std::string dir = path.substr(0, path.rfind('/'));
+  if (watch >= 0) inotify_add_watch(watch, dir.c_str(), IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE);
+  std::streamoff offset = 0;
+  while (true) {
+    copy_new(path, &offset, out);
+    auto run = store.get_run(run_id);
+    if (!run) return run.error();
+    if (!run->has_value() || is_terminal((*run)->status)) break;
+    // Woken by a write; a second at most, to notice a run that ends silently.
+    pollfd fd{watch, POLLIN, 0};
+    if (watch >= 0 && poll(&fd, 1, 1000) > 0) {
+      char events[4096];
+      (void)!read(watch, events, sizeof events);
+    } else if (watch < 0) {
+      poll(nullptr, 0, 1000);
+    }
+  }
+  copy_new(path, &offset, out);
+  if (watch >= 0) close(watch);
+  return kExitOk;
 }
 
 Result<Run> find_run(Store& store, const std::string& id) {
@@ -216,10 +257,12 @@ Result<int> show_logs(const RunArgs& args, const Context& context) {
   }
   const std::string path =
       run_directory(opened->home, run_id) + (args.stderr_stream ? "/stderr.log" : "/stdout.log");
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return kExitOk;  // the run has written nothing yet (or was skipped)
-  *context.out << file.rdbuf();
-  return kExitOk;
+  if (!args.follow) {
+    std::ifstream file(path, std::ios::binary);
+    if (file) *context.out << file.rdbuf();  // nothing yet (or a skipped slot): no output
+    return kExitOk;
+  }
+  return follow_log(*opened->store, run_id, path, *context.out);
 }
 
 Result<int> supervise_run(const RunArgs& args, const Context& context) {

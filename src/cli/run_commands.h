@@ -22,7 +22,8 @@ struct RunsArgs {
 struct RunArgs {
   std::string run;  // run show, logs: a run id (or, for logs, a loop)
   bool stderr_stream = false;
-  std::string token;  // supervise
+  bool follow = false;  // logs: keep printing while the run lives
+  std::string token;    // supervise
 };
 
 Result<int> trigger_loop(const TriggerArgs& args, const Context& context);
