@@ -24,11 +24,15 @@ pid_t start_target() {
   return pid;
 }
 
-// A process that has exited and been reaped: a dead supervisor.
-ProcessIdentity dead_process() {
+// A supervisor killed with SIGKILL (and reaped): its identity as recorded.
+ProcessIdentity killed_supervisor() {
   const pid_t pid = fork();
-  if (pid == 0) _exit(0);
+  if (pid == 0) {
+    pause();
+    _exit(0);
+  }
   const auto started = process_start_time(pid);
+  kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
   return {pid, started};
@@ -68,7 +72,7 @@ TEST_F(Recovery, AnAbandonedRunsSurvivingTargetIsKilledWithItsGroup) {
   const pid_t target = start_target();
   ASSERT_TRUE(store_
                   ->record_process(claim_, {target, process_start_time(target)}, target,
-                                   dead_process(), kNow)
+                                   killed_supervisor(), kNow)
                   .ok());
   auto recovered = recover_runs(*store_, *probe_, kNow + 1000, RecoveryOptions{}, {});
   ASSERT_TRUE(recovered.ok()) << recovered.error().message;
