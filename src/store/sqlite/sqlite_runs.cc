@@ -17,6 +17,26 @@ constexpr const char* kClaimGuard =
 constexpr const char* kTerminalStatuses =
     "('succeeded', 'failed', 'timed_out', 'abandoned', 'skipped', 'cancelled')";
 
+// What a claim needs of its loop: read without decoding the whole loop,
+// since claims are the store's hottest path.
+struct ClaimTerms {
+  std::string name;
+  bool archived = false;
+  DurationMs lease_ms = 0;
+  int max_attempts = 1;
+};
+
+Result<std::optional<ClaimTerms>> claim_terms(sqlite::Database& db, const std::string& loop_id) {
+  auto query = db.prepare("SELECT name, archived, lease_ms, max_attempts FROM loops WHERE id = ?1");
+  if (!query) return query.error();
+  (*query)->bind(1, loop_id);
+  auto row = (*query)->step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<ClaimTerms>{};
+  return std::optional<ClaimTerms>{ClaimTerms{(*query)->text(0), (*query)->int64(1) != 0,
+                                              (*query)->int64(2), int((*query)->int64(3))}};
+}
+
 std::string select_runs(const std::string& where) {
   return std::string("SELECT ") + sqlite::kRunColumns + " FROM runs " + where;
 }
@@ -74,7 +94,7 @@ Result<std::optional<ClaimedRun>> SqliteStore::claim_in_transaction(const SlotRe
                                                                     const std::string& claimant,
                                                                     TimeMs now) {
   using Claimed = std::optional<ClaimedRun>;
-  auto loop = get_loop(request.loop_id);
+  auto loop = claim_terms(*db_, request.loop_id);
   if (!loop) return loop.error();
   if (!loop->has_value()) return not_found_error("no loop has the id '" + request.loop_id + "'");
   if ((*loop)->archived) return Claimed{};
@@ -94,7 +114,7 @@ Result<std::optional<ClaimedRun>> SqliteStore::claim_in_transaction(const SlotRe
     if (!insert) return insert.error();
     (*insert)
         ->bind(1, run_id)
-        .bind(2, (*loop)->id)
+        .bind(2, request.loop_id)
         .bind(3, (*loop)->name)
         .bind(4, request.slot)
         .bind(5, now)
