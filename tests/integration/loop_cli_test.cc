@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "home_fixture.h"
 #include "run_binary.h"
 
 namespace orrery {
@@ -173,30 +174,8 @@ void expect_loop_document(json loop) {
 // The fixture: a fresh temporary directory per test; the data directory is
 // <tmp>/home, which does not exist until orrery creates it.
 
-class LoopCli : public testing::Test {
+class LoopCli : public HomeFixture {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "orrery-loopcli-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    tmp_ = pattern;
-    home_ = tmp_ + "/home";
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(tmp_, ignored);
-  }
-
-  Args with_home(const Args& args) const {
-    Args full{"--home", home_};
-    full.insert(full.end(), args.begin(), args.end());
-    return full;
-  }
-
-  // Runs orrery with --home.
-  RunResult run(const Args& args, const EnvVars& env = {}) const {
-    return run_orrery(with_home(args), env);
-  }
-
   // Runs a command that must succeed, with --json, and returns its document.
   json ok_json(Args args) const {
     args.push_back("--json");
@@ -275,9 +254,6 @@ class LoopCli : public testing::Test {
   std::string secrets_file(const std::string& id) const {
     return home_ + "/secrets/" + id + ".env";
   }
-
-  std::string tmp_;
-  std::string home_;
 };
 
 // ---------------------------------------------------------------------------

@@ -32,6 +32,7 @@
 #include <thread>
 #include <vector>
 
+#include "home_fixture.h"
 #include "run_binary.h"
 
 namespace orrery {
@@ -244,28 +245,11 @@ void expect_shown_run_document(const json& run) {
 // <tmp>/home, which does not exist until orrery creates it. Process groups a
 // test started are killed in TearDown, whatever the test's outcome.
 
-class RunCli : public testing::Test {
+class RunCli : public HomeFixture {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "orrery-runcli-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    tmp_ = fs::canonical(pattern).string();
-    home_ = tmp_ + "/home";
-  }
   void TearDown() override {
     for (pid_t pgid : groups_to_kill_) ::kill(-pgid, SIGKILL);
-    std::error_code ignored;
-    fs::remove_all(tmp_, ignored);
-  }
-
-  Args with_home(const Args& args) const {
-    Args full{"--home", home_};
-    full.insert(full.end(), args.begin(), args.end());
-    return full;
-  }
-
-  RunResult run(const Args& args, const EnvVars& env = {}) const {
-    return run_orrery(with_home(args), env);
+    HomeFixture::TearDown();
   }
 
   // Runs `args` with --json (in front, so that it precedes a "--"), expects
@@ -354,8 +338,6 @@ class RunCli : public testing::Test {
     return run;
   }
 
-  std::string tmp_;
-  std::string home_;
   std::vector<pid_t> groups_to_kill_;
 };
 

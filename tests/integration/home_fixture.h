@@ -1,0 +1,47 @@
+// A fixture for black-box tests: a fresh temporary directory per test, with
+// the data directory at <tmp>/home (created by orrery itself), and helpers
+// that run orrery with --home pointing there.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "run_binary.h"
+
+namespace orrery {
+
+class HomeFixture : public ::testing::Test {
+ protected:
+  using Args = std::vector<std::string>;
+
+  void SetUp() override {
+    std::string pattern = (std::filesystem::temp_directory_path() / "orrery-cli-XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    tmp_ = std::filesystem::canonical(pattern).string();
+    home_ = tmp_ + "/home";
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    std::filesystem::remove_all(tmp_, ignored);
+  }
+
+  Args with_home(const Args& args) const {
+    Args full{"--home", home_};
+    full.insert(full.end(), args.begin(), args.end());
+    return full;
+  }
+
+  // Runs orrery with --home.
+  RunResult run(const Args& args, const EnvVars& env = {}) const {
+    return run_orrery(with_home(args), env);
+  }
+
+  std::string tmp_;
+  std::string home_;
+};
+
+}  // namespace orrery
