@@ -1,4 +1,4 @@
-// Benchmarks of the SQLite store (docs/benchmarks.md, DESIGN §12). WAL,
+// Benchmarks of the SQLite store (docs/benchmarks.md). WAL,
 // synchronous NORMAL, each database in a fresh temporary directory
 // ($ORRERY_BENCH_DIR, else the system temporary directory).
 //

@@ -1,5 +1,5 @@
 // The command-line entry point: parses arguments, runs the command, maps its
-// result to an exit status (DESIGN §11.1): 0 success, 1 the awaited work did
+// result to an exit status (docs/cli.md): 0 success, 1 the awaited work did
 // not succeed, 2 usage or validation error, 3 not found, 4 conflict, 70
 // internal error.
 #pragma once

@@ -1,4 +1,4 @@
-// Exit statuses of DESIGN §11.1 and the error codes of JSON error documents.
+// Exit statuses of docs/cli.md and the error codes of JSON error documents.
 #pragma once
 
 #include "core/result.h"
@@ -11,6 +11,7 @@ inline constexpr int kExitUsage = 2;
 inline constexpr int kExitNotFound = 3;
 inline constexpr int kExitConflict = 4;
 inline constexpr int kExitInternal = 70;
+inline constexpr int kExitUnavailable = 75;  // temporary: retrying may succeed
 
 inline int exit_code_for(ErrorCode code) {
   switch (code) {
@@ -22,6 +23,8 @@ inline int exit_code_for(ErrorCode code) {
       return kExitConflict;
     case ErrorCode::kInternal:
       return kExitInternal;
+    case ErrorCode::kUnavailable:
+      return kExitUnavailable;
   }
   return kExitInternal;
 }
@@ -36,6 +39,8 @@ inline const char* error_code_name(ErrorCode code) {
       return "conflict";
     case ErrorCode::kInternal:
       return "internal";
+    case ErrorCode::kUnavailable:
+      return "unavailable";
   }
   return "internal";
 }

@@ -1,4 +1,4 @@
-// JSON documents of DESIGN §11.1 for core values (snake_case keys, times as
+// JSON documents of docs/cli.md for core values (snake_case keys, times as
 // YYYY-MM-DDTHH:MM:SS.mmmZ). Fields may be added, never renamed.
 #pragma once
 
@@ -14,9 +14,9 @@ namespace orrery::cli {
 
 // {type, expression | every_ms, anchor | at | min_ms, max_ms, timezone, jitter_ms}
 nlohmann::json schedule_json(const Schedule& schedule);
-// The loop document of DESIGN §11.1.
+// The loop document of
 nlohmann::json loop_json(const Loop& loop);
-// The run document of DESIGN §11.1; with_output adds stdout and stderr.
+// The run document of docs/cli.md; with_output adds stdout and stderr.
 nlohmann::json run_json(const Run& run, bool with_output);
 nlohmann::json times_json(const std::vector<TimeMs>& times);
 // {"error": {"code": …, "message": …}}

@@ -1,5 +1,5 @@
 // Loop management: add, ls, show, pause, resume, archive, unarchive, rename,
-// rm, next (DESIGN §11.1).
+// rm, next (docs/cli.md).
 #pragma once
 
 #include <optional>

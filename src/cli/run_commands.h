@@ -1,5 +1,5 @@
 // Runs: trigger a loop now, list and show runs, read their logs, and the
-// internal `supervise` command that owns one run (DESIGN §4.6, §11.1).
+// internal `supervise` command that owns one run (docs/execution.md, docs/cli.md).
 #pragma once
 
 #include <string>

@@ -1,6 +1,6 @@
 // CronSchedule: a cron expression in a time zone, and its fire instants.
 //
-// Fire instants (DESIGN §4.1, as Vixie cron and cronie):
+// Fire instants (docs/scheduling.md, as Vixie cron and cronie):
 // - a wildcard job (minute or hour field starts with '*') follows real time:
 //   it fires at every instant whose wall time matches, so twice through a
 //   repeated hour and never inside a skipped one;

@@ -1,4 +1,4 @@
-// Loop: a named, scheduled target and its policies (DESIGN §4). This is the
+// Loop: a named, scheduled target and its policies (docs/scheduling.md). This is the
 // record the store keeps; validation of user input happens in loop_spec.h.
 //
 // Invariants: an archived loop is paused and remembers the status it had;
@@ -45,6 +45,9 @@ struct Target {
   std::optional<AgentTarget> agent;     // when type is kAgent
 };
 
+// Each output stream's log file is kept under this size (docs/execution.md).
+inline constexpr std::int64_t kDefaultLogLimitBytes = 64LL << 20;
+
 struct Loop {
   std::string id;
   std::string name;
@@ -65,6 +68,7 @@ struct Loop {
   DurationMs lease_ms = 30 * 60'000;
   std::optional<DurationMs> timeout_ms;
   std::optional<DurationMs> idle_timeout_ms;
+  std::int64_t log_limit_bytes = kDefaultLogLimitBytes;  // per stream, --log-limit
   std::optional<TimeMs> expires_at;
   std::int64_t missed_count = 0;
   TimeMs created_at = 0;

@@ -11,7 +11,9 @@
 
 namespace orrery {
 
-enum class ErrorCode { kUsage, kNotFound, kConflict, kInternal };
+// kUnavailable: a temporary condition (the database stayed busy past the busy
+// timeout, a server unreachable); retrying may succeed.
+enum class ErrorCode { kUsage, kNotFound, kConflict, kInternal, kUnavailable };
 
 struct Error {
   ErrorCode code = ErrorCode::kUsage;
@@ -27,6 +29,9 @@ inline Error conflict_error(std::string message) {
 }
 inline Error internal_error(std::string message) {
   return {ErrorCode::kInternal, std::move(message)};
+}
+inline Error unavailable_error(std::string message) {
+  return {ErrorCode::kUnavailable, std::move(message)};
 }
 
 template <typename T>

@@ -1,4 +1,4 @@
-// Run: one row per (loop, scheduled slot) and its outcome (DESIGN §4.4).
+// Run: one row per (loop, scheduled slot) and its outcome (docs/storage.md).
 //
 // Invariants: (loop_id, scheduled_for) is unique; a running run has a
 // claimant, a claim token and a lease; a terminal run has none of them. A

@@ -1,4 +1,4 @@
-// The environment a run's target gets (DESIGN §4.7): the supervisor's own
+// The environment a run's target gets (docs/execution.md): the supervisor's own
 // environment, then ORRERY_RUN_ID, ORRERY_LOOP_ID, ORRERY_LOOP_NAME,
 // ORRERY_SCHEDULED_FOR, ORRERY_ATTEMPT and ORRERY_HOME, then the loop's
 // --env values, then its secret values (later entries win).

@@ -1,4 +1,4 @@
-// Schedule: when a loop's slots fall due (DESIGN §4.1).
+// Schedule: when a loop's slots fall due (docs/scheduling.md).
 //   once      at a time
 //   interval  every D, anchored fixed_rate (slot + D) or fixed_delay (finish + D)
 //   cron      an expression in a time zone (empty zone: the machine's)

@@ -1,4 +1,4 @@
-// Scrubber: removes secrets from text before anything is stored (DESIGN §4.9).
+// Scrubber: removes secrets from text before anything is stored (docs/scrubbing.md).
 //
 // What goes: provider tokens (sk-ant-, sk-proj-, sk-, AKIA, gh[pousr]_,
 // github_pat_, glpat-, xox?-, hf_, npm_, AIza, Stripe sk_/rk_ live and test

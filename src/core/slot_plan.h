@@ -1,4 +1,4 @@
-// Slot planning (DESIGN §4.2): which of a due loop's slots run now and which
+// Slot planning (docs/scheduling.md): which of a due loop's slots run now and which
 // are recorded skipped.
 //
 // A slot is missed when it fell due before `watching_since`, the instant from

@@ -1,4 +1,4 @@
-// Token usage and cost an agent CLI reports in its own output (DESIGN §4.7):
+// Token usage and cost an agent CLI reports in its own output (docs/execution.md):
 // claude's `-p --output-format json` result object, codex's `exec --json`
 // events (summed over turns), gemini's `--output-format json` stats.
 // Output that carries none gives an empty Usage; nothing here fails.

@@ -1,4 +1,4 @@
-// Usage limits (DESIGN §4.8): a versioned catalogue of the messages agent
+// Usage limits (docs/execution.md): a versioned catalogue of the messages agent
 // CLIs print when a provider's rate or usage limit stops them, and where the
 // reset time is when they give one.
 //

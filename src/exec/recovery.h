@@ -1,4 +1,4 @@
-// Recovery of runs whose lease expired (DESIGN §4.5): the store abandons the
+// Recovery of runs whose lease expired (docs/storage.md): the store abandons the
 // runs whose supervisor is dead (and defers those whose supervisor lives);
 // then a target that outlived its supervisor is killed with its whole
 // process group, so nothing of an abandoned run keeps running.

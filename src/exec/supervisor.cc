@@ -265,7 +265,7 @@ class Supervision {
   }
 
   // A failed agent run stopped by its provider's limit: the account cools
-  // down, and the run does not use up an attempt (DESIGN §4.8).
+  // down, and the run does not use up an attempt (docs/execution.md).
   Status note_usage_limit(RunOutcome& outcome) {
     if (!loop_.target.agent || outcome.status != RunStatus::kFailed) return Ok{};
     const AgentTarget& agent = *loop_.target.agent;

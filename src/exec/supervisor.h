@@ -1,4 +1,4 @@
-// The per-run supervisor (DESIGN §4.6): `orrery supervise RUN --token T`.
+// The per-run supervisor (docs/execution.md): `orrery supervise RUN --token T`.
 //
 // It starts the target in its own process group, records the target's and
 // its own identity through the store, heartbeats the run lease every

@@ -2,7 +2,7 @@
 // interface that every backend (SQLite now, PostgreSQL later) implements and
 // that one conformance suite (tests/store/) checks.
 //
-// Invariants every backend keeps (DESIGN §1, §4.4, §4.5):
+// Invariants every backend keeps (docs/architecture.md, docs/storage.md):
 // - a (loop, slot) pair has at most one run row; a claim changes it only from
 //   absent, from an expired running lease whose supervisor is dead, or from a
 //   retryable status with attempts left — never from succeeded or skipped;
@@ -82,7 +82,7 @@ struct RunOutcome {
   std::string stdout_tail;
   std::string stderr_tail;
   Usage usage;
-  bool usage_limited = false;  // the provider's limit stopped it (DESIGN §4.8)
+  bool usage_limited = false;  // the provider's limit stopped it (docs/execution.md)
 };
 
 // A provider account waiting out a usage limit.

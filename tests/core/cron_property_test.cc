@@ -3,7 +3,7 @@
 // instant lies strictly between t and next(t) (checked minute by minute over
 // a bounded window); likewise for latest_before.
 //
-// The oracle restates DESIGN §4.1 directly: a wildcard job fires at every
+// The oracle restates docs/scheduling.md directly: a wildcard job fires at every
 // minute whose wall time matches; a fixed-time job fires at the first
 // occurrence of a matching wall time, and at the first instant after a gap
 // that swallowed a matching wall time.

@@ -10,7 +10,7 @@ struct Case {
   const char* secret;  // the part that must disappear
 };
 
-// Secrets that must be scrubbed, one per form DESIGN §4.9 names.
+// Secrets that must be scrubbed, one per form docs/scrubbing.md names.
 const Case kSecrets[] = {
     {"ANTHROPIC_API_KEY is sk-ant-api03-AbCdEf1234567890XyZ", "sk-ant-api03-AbCdEf1234567890XyZ"},
     {"using sk-proj-A1b2C3d4E5f6G7h8 now", "sk-proj-A1b2C3d4E5f6G7h8"},

@@ -1,4 +1,4 @@
-// Black-box tests of the CLI contract (DESIGN §11.1): they run the real
+// Black-box tests of the CLI contract (docs/cli.md): they run the real
 // binary and check exit codes, stdout, stderr and the --json documents.
 //
 // Expected fire times are worked out by hand from the calendar: 2026-01-01 is
@@ -402,7 +402,7 @@ TEST(CliTest, UnknownOptionIsAUsageError) {
 }
 
 TEST(CliTest, UnknownCommandIsAUsageError) {
-  // DESIGN §1.6: a rejected input names the value, so a typo is visible.
+  // docs/architecture.md: a rejected input names the value, so a typo is visible.
   const std::string message = expect_usage_error({"frobnicate"});
   EXPECT_NE(message.find("frobnicate"), std::string::npos) << message;
   const std::string sub = expect_usage_error({"cron", "explian", "* * * * *"});

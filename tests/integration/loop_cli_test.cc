@@ -1,6 +1,6 @@
-// Black-box tests of the loop-management commands (DESIGN §4, §10, §11.1):
-// add, ls, show, pause, resume, archive, unarchive, rename, rm and next, run
-// against the real binary with a fresh data directory per test.
+// Black-box tests of the loop-management commands (docs/scheduling.md, docs/storage.md,
+// docs/cli.md): add, ls, show, pause, resume, archive, unarchive, rename, rm and next, run against
+// the real binary with a fresh data directory per test.
 //
 // Expected values are worked out by hand. Times the binary takes from its own
 // clock ("now") are bracketed by the test's clock read just before and just
@@ -137,7 +137,7 @@ void expect_snake_case_keys(const json& document, const std::string& where = "")
   }
 }
 
-// The loop document of DESIGN §11.1: the contract's keys, snake_case, times
+// The loop document of docs/cli.md: the contract's keys, snake_case, times
 // in the contract's format, durations as integers.
 void expect_loop_document(json loop) {
   ASSERT_TRUE(loop.is_object()) << loop.dump();
@@ -272,7 +272,7 @@ TEST_F(LoopCli, AddEveryGivesAnIntervalLoopAndShowReturnsTheSameDocument) {
                                     {"every_ms", 600000},
                                     {"anchor", "fixed_rate"},
                                     {"jitter_ms", 0}}));
-  // The defaults of DESIGN §4: catch-up latest, limit 50, overlap skip, one
+  // The defaults of docs/scheduling.md: catch-up latest, limit 50, overlap skip, one
   // attempt, retry after 1m, lease 30m.
   EXPECT_EQ(loop["catch_up"], "latest");
   EXPECT_EQ(loop["catch_up_limit"], 50);

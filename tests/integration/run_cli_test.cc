@@ -1,4 +1,4 @@
-// Black-box tests of run execution (DESIGN §4.6, §4.7, §4.9, §11.1): `add`
+// Black-box tests of run execution (docs/execution.md, docs/scrubbing.md, docs/cli.md): `add`
 // then `trigger LOOP [--wait] [--json]`, `runs`, `run show RUN --json` and
 // `logs RUN_OR_LOOP [--stderr]`, run against the real binary, with real
 // target processes, in a fresh data directory per test.
@@ -47,7 +47,7 @@ constexpr int kExitUsage = 2;
 constexpr int kExitNotFound = 3;
 constexpr int kExitConflict = 4;
 
-constexpr size_t kTailLimit = 256 * 1024;     // DESIGN §4.6: 256 KiB per stream
+constexpr size_t kTailLimit = 256 * 1024;     // docs/execution.md: 256 KiB per stream
 constexpr size_t kTenMiB = 10 * 1024 * 1024;  // 10485760
 
 // ---------------------------------------------------------------------------
@@ -193,7 +193,7 @@ bool process_alive(pid_t pid) {
   return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
 }
 
-// The run document of DESIGN §11.1: the contract's keys and their types.
+// The run document of docs/cli.md: the contract's keys and their types.
 void expect_run_document(const json& run) {
   ASSERT_TRUE(run.is_object()) << run.dump();
   for (const char* key :
@@ -616,7 +616,7 @@ TEST_F(RunCli, TotalTimeoutKillsTheWholeGroupIncludingAGrandchildIgnoringTerm) {
 // Here only the grandchild ignores SIGTERM: the outer shell and its sleep
 // die of the SIGTERM at 1 s, and the target is reaped. The grandchild is
 // still in the group and must not outlive the run: it needs the SIGKILL 2 s
-// later just as much (DESIGN §4.6: SIGTERM to the group, SIGKILL 2 s later).
+// later just as much (docs/execution.md: SIGTERM to the group, SIGKILL 2 s later).
 TEST_F(RunCli, TotalTimeoutKillsAGrandchildIgnoringTermAfterTheTargetDied) {
   add("orphan",
       {"--timeout", "1s", "--shell", "sh -c \"trap \\\"\\\" TERM; sleep 60\" & sleep 60"});
@@ -659,7 +659,7 @@ TEST_F(RunCli, OutputKeepsTheIdleTimeoutAway) {
 }
 
 // ---------------------------------------------------------------------------
-// Secrets (DESIGN §4.6, §4.9): no file under the data directory ever holds an
+// Secrets (docs/execution.md, docs/scrubbing.md): no file under the data directory ever holds an
 // unscrubbed secret.
 
 TEST_F(RunCli, SecretsNeverReachAFileUnderTheDataDirectory) {

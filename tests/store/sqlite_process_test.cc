@@ -1,6 +1,6 @@
 // SqliteStore across processes: concurrent claims from several processes with
 // their own connections, a writer killed inside an open transaction, inputs
-// that are not an openable orrery database, and file permissions (DESIGN §1,
+// that are not an openable orrery database, and file permissions (docs/architecture.md,
 // §4.4, §10, §13).
 //
 // Children are forked and end with _exit (never returning into gtest); they

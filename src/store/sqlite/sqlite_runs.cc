@@ -141,7 +141,7 @@ Result<std::optional<ClaimedRun>> SqliteStore::claim_in_transaction(const SlotRe
     } else {
       return Claimed{};
     }
-    // A usage-limited attempt does not count (DESIGN §4.8).
+    // A usage-limited attempt does not count (docs/execution.md).
     const bool retry = run.status != RunStatus::kRunning && !run.usage_limited;
     auto update = db_->prepare(
         std::string("UPDATE runs SET status = 'running', attempt = attempt + ?6, started_at = ?2, "
