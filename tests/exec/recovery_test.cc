@@ -74,7 +74,7 @@ TEST_F(Recovery, AnAbandonedRunsSurvivingTargetIsKilledWithItsGroup) {
                   ->record_process(claim_, {target, process_start_time(target)}, target,
                                    killed_supervisor(), kNow)
                   .ok());
-  auto recovered = recover_runs(*store_, *probe_, kNow + 1000, RecoveryOptions{}, {});
+  auto recovered = recover_runs(*store_, *probe_, dir_.path(), kNow + 1000, RecoveryOptions{}, {});
   ASSERT_TRUE(recovered.ok()) << recovered.error().message;
   ASSERT_EQ(recovered->abandoned.size(), 1u);
   EXPECT_EQ(recovered->abandoned[0].error, "run lease expired before completion");
@@ -90,7 +90,7 @@ TEST_F(Recovery, ARunWhoseSupervisorLivesIsDeferredAndItsTargetSpared) {
                   ->record_process(claim_, {target, process_start_time(target)}, target,
                                    current_process(), kNow)
                   .ok());
-  auto recovered = recover_runs(*store_, *probe_, kNow + 1000, RecoveryOptions{}, {});
+  auto recovered = recover_runs(*store_, *probe_, dir_.path(), kNow + 1000, RecoveryOptions{}, {});
   ASSERT_TRUE(recovered.ok());
   EXPECT_TRUE(recovered->abandoned.empty());
   EXPECT_EQ(recovered->deferred.size(), 1u);
