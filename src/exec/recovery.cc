@@ -11,19 +11,19 @@
 namespace orrery {
 namespace {
 
-bool process_exists(int pid) { return ::kill(pid, 0) == 0 || errno == EPERM; }
-
 // Kills what is left of a run's target: the recorded target itself (pid and
 // start time match), or its group when the group lives on without its leader
-// (a group id is only ever created by a process of that pid, so a group
-// without a leader is the target's own).
+// (a group id is only ever created by a process of that pid, and a pid is
+// not reused while its group lives, so a group without a living leader is
+// the target's own).
 void kill_target_group(const Run& run, const ProcessProbe& probe, RecoveryReport& report) {
   if (!run.pgid || *run.pgid <= 1) return;
   const int group = *run.pgid;
   const auto& killed = report.killed_groups;
   if (std::find(killed.begin(), killed.end(), group) != killed.end()) return;
   const bool leader_is_target = run.target && probe.is_alive(*run.target);
-  const bool orphaned_group = !process_exists(group) && ::kill(-group, 0) == 0;
+  const bool orphaned_group =
+      !probe.is_alive(ProcessIdentity{group, std::nullopt}) && ::kill(-group, 0) == 0;
   if (!leader_is_target && !orphaned_group) return;
   if (::kill(-group, SIGKILL) == 0) report.killed_groups.push_back(group);
 }

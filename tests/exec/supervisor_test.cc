@@ -81,7 +81,7 @@ class SupervisorTest : public ::testing::Test {
   }
 
   // Adds a loop running `shell` and claims a slot of it now.
-  void claim(const std::string& shell, DurationMs lease_ms = 1500) {
+  void claim(const std::string& shell, DurationMs lease_ms = 1500, int max_attempts = 1) {
     const TimeMs now = wall_now();
     Loop loop;
     loop.id = make_id(now, {});
@@ -91,9 +91,18 @@ class SupervisorTest : public ::testing::Test {
     loop.target.shell = true;
     loop.target.command_line = shell;
     loop.lease_ms = lease_ms;
+    loop.max_attempts = max_attempts;
     loop.created_at = loop.updated_at = now;
     ASSERT_TRUE(store_->create_loop(loop).ok());
     auto claimed = store_->claim_slot({loop.id, now}, "test", now, {});
+    ASSERT_TRUE(claimed.ok() && claimed->has_value());
+    claim_ = (*claimed)->claim;
+    slot_ = {loop.id, now};
+  }
+
+  // Claims the same slot again: its next attempt.
+  void reclaim() {
+    auto claimed = store_->claim_slot(slot_, "test", wall_now(), {});
     ASSERT_TRUE(claimed.ok() && claimed->has_value());
     claim_ = (*claimed)->claim;
   }
@@ -115,6 +124,7 @@ class SupervisorTest : public ::testing::Test {
   std::unique_ptr<SqliteStore> store_;
   std::unique_ptr<FlakyStore> flaky_;
   Claim claim_;
+  SlotRequest slot_;
   int loops_ = 0;
 };
 
@@ -244,6 +254,32 @@ TEST_F(SupervisorTest, ATargetWhoseRecordFailsNeverRuns) {
   EXPECT_EQ(failed.status, RunStatus::kFailed);
   EXPECT_EQ(failed.error, "cannot record the target process: database busy");
   EXPECT_FALSE(std::filesystem::exists(marker));
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
+
+TEST_F(SupervisorTest, EachAttemptAfterTheFirstIsMarkedInBothLogs) {
+  claim("echo attempt $ORRERY_ATTEMPT; exit 1", 1500, 3);
+  ASSERT_TRUE(supervise_it().ok());
+  EXPECT_EQ(read_file(run_dir() + "/stdout.log"), "attempt 1\n");  // the first: unmarked
+  EXPECT_EQ(read_file(run_dir() + "/stderr.log"), "");
+  std::string expected_out = "attempt 1\n";
+  std::string expected_err;
+  for (int attempt : {2, 3}) {
+    reclaim();
+    ASSERT_TRUE(supervise_it().ok());
+    const Run retried = run();
+    ASSERT_EQ(retried.attempt, attempt);
+    const std::string marker = "=== attempt " + std::to_string(attempt) + " started " +
+                               format_time(*retried.started_at) + " ===\n";
+    expected_out += marker + "attempt " + std::to_string(attempt) + "\n";
+    expected_err += marker;
+    EXPECT_EQ(read_file(run_dir() + "/stdout.log"), expected_out);
+    EXPECT_EQ(read_file(run_dir() + "/stderr.log"), expected_err);
+  }
 }
 
 }  // namespace
