@@ -49,7 +49,8 @@ Result<int> recover_command(const Context& context) {
   auto opened = open_store(context);
   if (!opened) return opened.error();
   const SystemProcessProbe probe;
-  auto report = recover_runs(*opened->store, probe, opened->home, context.now, RecoveryOptions{}, {});
+  auto report =
+      recover_runs(*opened->store, probe, opened->home, context.now, RecoveryOptions{}, {});
   if (!report) return report.error();
   if (context.globals.json) {
     *context.out << nlohmann::json{{"recorded", runs_json(report->recorded)},

@@ -60,7 +60,8 @@ Error fail_unstarted(Store& store, const ClaimedRun& claimed, const Error& why) 
 
 // The error for a run left `running` by a supervisor that is gone.
 Error supervisor_gone_error(const std::string& home, const Run& run, int pid) {
-  const bool kept = read_kept_outcome(run_directory(home, run.id)).value_or(std::nullopt).has_value();
+  const auto kept_outcome = read_kept_outcome(run_directory(home, run.id));
+  const bool kept = kept_outcome.ok() && kept_outcome->has_value();
   return internal_error("the supervisor of run " + run.id + " (pid " + std::to_string(pid) +
                         ") is gone; run `orrery recover` to " +
                         (kept ? "record the outcome it kept" : "finish the run"));
@@ -95,8 +96,9 @@ void print_run(const Context& context, const Run& run) {
 
 // Copies what is new in the file to `out`; the file may not exist yet.
 void copy_new(const std::string& path, std::streamoff* offset, std::ostream& out) {
-  std::ifstream file(path, std::ios::binary);
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
   if (!file) return;
+  if (file.tellg() < *offset) *offset = 0;  // rotated (docs/execution.md, "Logs"): a new file
   file.seekg(*offset);
   char buffer[64 * 1024];
   while (file.read(buffer, sizeof buffer) || file.gcount() > 0) {
@@ -173,7 +175,8 @@ Result<int> trigger_loop(const TriggerArgs& args, const Context& context) {
   if (!claimed) return conflict_error("could not claim a manual slot for loop " + loop->name);
   Store& store = *opened->store;
   const std::string dir = run_directory(opened->home, claimed->run.id);
-  if (auto made = prepare_data_dir(dir); !made) return fail_unstarted(store, *claimed, made.error());
+  if (auto made = prepare_data_dir(dir); !made)
+    return fail_unstarted(store, *claimed, made.error());
   auto started = start_supervisor(supervisor_launch(*opened, context, *claimed, args.wait));
   if (!started) return fail_unstarted(store, *claimed, started.error());
   if (!args.wait) {
@@ -187,7 +190,8 @@ Result<int> trigger_loop(const TriggerArgs& args, const Context& context) {
   wait_for_supervisor(*started);
   auto run = find_run(store, claimed->run.id);
   if (!run) return run.error();
-  if (run->status == RunStatus::kRunning) return supervisor_gone_error(opened->home, *run, *started);
+  if (run->status == RunStatus::kRunning)
+    return supervisor_gone_error(opened->home, *run, *started);
   if (context.globals.json) {
     *context.out << run_json(*run, true).dump(2) << '\n';
   } else {

@@ -67,9 +67,9 @@ Status ClaimKeeper::finish(const RunOutcome& outcome) {
   }
   if (written) return written;
   auto kept = keep_outcome(env_, run_dir_, {claim_.token, finished_at, outcome});
-  const std::string where = kept ? "the outcome is kept in " + kept_outcome_path(run_dir_) +
-                                       " for `orrery recover`"
-                                 : "the outcome could not be kept either: " + kept.error().message;
+  const std::string where =
+      kept ? "the outcome is kept in " + kept_outcome_path(run_dir_) + " for `orrery recover`"
+           : "the outcome could not be kept either: " + kept.error().message;
   return Error{written.error().code, written.error().message + "; " + where};
 }
 

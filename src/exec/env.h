@@ -40,7 +40,6 @@ Status write_all(Env& env, int fd, std::string_view data, const std::string& wha
 // Replaces `path` durably: writes a temporary file beside it, fsyncs it,
 // renames it over `path` and fsyncs the directory. Nothing is left at
 // `path` or beside it on failure.
-Status write_file_atomically(Env& env, const std::string& path, std::string_view data,
-                             mode_t mode);
+Status write_file_atomically(Env& env, const std::string& path, std::string_view data, mode_t mode);
 
 }  // namespace orrery

@@ -25,19 +25,18 @@ std::string kept_outcome_path(const std::string& run_dir) { return run_dir + "/o
 
 Status keep_outcome(Env& env, const std::string& run_dir, const KeptOutcome& kept) {
   const RunOutcome& o = kept.outcome;
-  const json document{
-      {"claim_token", kept.claim_token},
-      {"finished_at", kept.finished_at},
-      {"status", run_status_name(o.status)},
-      {"exit_code", optional_json(o.exit_code)},
-      {"signal", optional_json(o.signal)},
-      {"error", o.error},
-      {"stdout", o.stdout_tail},
-      {"stderr", o.stderr_tail},
-      {"input_tokens", optional_json(o.usage.input_tokens)},
-      {"output_tokens", optional_json(o.usage.output_tokens)},
-      {"cost_usd", optional_json(o.usage.cost_usd)},
-      {"usage_limited", o.usage_limited}};
+  const json document{{"claim_token", kept.claim_token},
+                      {"finished_at", kept.finished_at},
+                      {"status", run_status_name(o.status)},
+                      {"exit_code", optional_json(o.exit_code)},
+                      {"signal", optional_json(o.signal)},
+                      {"error", o.error},
+                      {"stdout", o.stdout_tail},
+                      {"stderr", o.stderr_tail},
+                      {"input_tokens", optional_json(o.usage.input_tokens)},
+                      {"output_tokens", optional_json(o.usage.output_tokens)},
+                      {"cost_usd", optional_json(o.usage.cost_usd)},
+                      {"usage_limited", o.usage_limited}};
   const std::string text = document.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
   return write_file_atomically(env, kept_outcome_path(run_dir), text, 0600);
 }

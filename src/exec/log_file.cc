@@ -9,7 +9,9 @@
 namespace orrery {
 
 LogFile::LogFile(Env& env, std::string path, std::int64_t limit_bytes)
-    : env_(env), path_(std::move(path)), file_capacity_(std::max<std::int64_t>(limit_bytes / 2, 1)) {}
+    : env_(env),
+      path_(std::move(path)),
+      file_capacity_(std::max<std::int64_t>(limit_bytes / 2, 1)) {}
 
 LogFile::~LogFile() {
   if (fd_ >= 0) env_.close(fd_);
@@ -67,8 +69,8 @@ Status LogFile::rotate() {
   fd_ = env_.open(path_, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0600);
   if (fd_ < 0) return internal_error("cannot open " + path_ + ": " + std::strerror(errno));
   bytes_in_file_ = 0;
-  return write_raw("=== " + name() + " reached its limit: earlier output is in " + name() +
-                   ".1; " + std::to_string(dropped_bytes_) + " bytes before that were dropped ===\n");
+  return write_raw("=== " + name() + " reached its limit: earlier output is in " + name() + ".1; " +
+                   std::to_string(dropped_bytes_) + " bytes before that were dropped ===\n");
 }
 
 }  // namespace orrery

@@ -66,7 +66,7 @@ bool SystemProcessProbe::is_alive(const ProcessIdentity& process) const {
   if (process.pid <= 0) return false;
   if (kill(process.pid, 0) != 0 && errno == ESRCH) return false;
   if (is_zombie(process.pid)) return false;  // dead, not yet reaped by its parent
-  if (!process.started_at) return true;  // nothing to compare: assume it is the one
+  if (!process.started_at) return true;      // nothing to compare: assume it is the one
   const auto actual = process_start_time(process.pid);
   if (!actual) return false;
   return std::llabs(*actual - *process.started_at) <= kStartTimeToleranceMs;

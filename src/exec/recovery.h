@@ -24,9 +24,9 @@
 namespace orrery {
 
 struct RecoveryReport {
-  std::vector<Run> recorded;   // finished with the outcome their supervisor kept
-  std::vector<Run> abandoned;  // no outcome: marked abandoned
-  std::vector<Run> deferred;   // expired, but the supervisor lives: lease extended
+  std::vector<Run> recorded;       // finished with the outcome their supervisor kept
+  std::vector<Run> abandoned;      // no outcome: marked abandoned
+  std::vector<Run> deferred;       // expired, but the supervisor lives: lease extended
   std::vector<int> killed_groups;  // process groups of targets that outlived their run
 };
 

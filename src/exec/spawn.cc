@@ -139,8 +139,8 @@ Result<SpawnedProcess> spawn_in_group(const std::vector<std::string>& argv,
                           std::strerror(errno));
   }
   int out[2] = {-1, -1}, err[2] = {-1, -1}, report[2] = {-1, -1}, go[2] = {-1, -1};
-  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 ||
-      pipe2(report, O_CLOEXEC) != 0 || pipe2(go, O_CLOEXEC) != 0) {
+  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 || pipe2(report, O_CLOEXEC) != 0 ||
+      pipe2(go, O_CLOEXEC) != 0) {
     const int error = errno;
     for (int* fds : {out, err, report, go}) close_pipe(fds);
     close_fd(input);
@@ -213,8 +213,8 @@ void discard(SpawnedProcess& process) {
     int status = 0;
     waitpid(process.pid, &status, 0);
   }
-  for (int* fd : {&process.release_fd, &process.report_fd, &process.stdout_fd,
-                  &process.stderr_fd}) {
+  for (int* fd :
+       {&process.release_fd, &process.report_fd, &process.stdout_fd, &process.stderr_fd}) {
     close_fd(*fd);
   }
 }

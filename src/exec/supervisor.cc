@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -233,12 +234,12 @@ class Supervision {
     return ::kill(-child_, 0) == 0;
   }
 
-  Status stop(StopCause cause) {
+  // Stops the target: SIGTERM to its group now, SIGKILL after the grace.
+  void stop(StopCause cause) {
     if (!stop_cause_) stop_cause_ = std::move(cause);
-    if (kill_at_) return Ok{};
+    if (kill_at_) return;
     kill_group(SIGTERM);
     kill_at_ = plus(Clock::now(), kKillGraceMs);
-    return Ok{};
   }
 
   std::optional<StopCause> log_failure() const {
@@ -309,10 +310,15 @@ class Supervision {
   // KillMode=control-group (docs/execution.md).
   Status stop_leftovers() {
     if (!group_lives()) return Ok{};
-    Clock::time_point kill_at = kill_at_ ? *kill_at_ : plus(Clock::now(), kKillGraceMs);
-    if (!kill_at_) kill_group(SIGTERM);
+    const Clock::time_point now = Clock::now();
+    Clock::time_point kill_at = plus(now, kKillGraceMs);
+    if (kill_at_) {
+      kill_at = std::max(now, std::min(kill_at, *kill_at_));  // a stop under way keeps its time
+    } else {
+      kill_group(SIGTERM);
+    }
+    const Clock::time_point give_up = plus(kill_at, kKillGraceMs);  // zombies of others
     bool killed = false;
-    const Clock::time_point give_up = plus(kill_at, kKillGraceMs);
     while (group_lives() && Clock::now() < give_up) {
       if (auto kept = keep_claim(); !kept) return kept;
       if (!killed && Clock::now() >= kill_at) {

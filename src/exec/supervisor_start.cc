@@ -140,7 +140,8 @@ Result<std::string> read_token_fd(int fd) {
     token.append(buffer, size_t(got));
   }
   ::close(fd);
-  if (token.empty()) return usage_error("--token-fd " + std::to_string(fd) + " gave no claim token");
+  if (token.empty())
+    return usage_error("--token-fd " + std::to_string(fd) + " gave no claim token");
   return token;
 }
 

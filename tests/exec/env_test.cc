@@ -1,5 +1,6 @@
 #include "exec/env.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -122,8 +123,7 @@ TEST_F(LogFileTest, AFullDiskIsAnErrorNamingTheFileAndTheReason) {
     ASSERT_TRUE(log.open().ok());
     const Status written = log.append("0123456789");
     ASSERT_FALSE(written.ok()) << error;
-    EXPECT_EQ(written.error().message,
-              "cannot write to " + path() + ": " + std::strerror(error));
+    EXPECT_EQ(written.error().message, "cannot write to " + path() + ": " + std::strerror(error));
     EXPECT_EQ(read_file(path()), "01234");  // what fitted, nothing invented
   }
 }

@@ -106,10 +106,9 @@ TEST_F(Recovery, ARunWhoseSupervisorLivesIsDeferredAndItsTargetSpared) {
 TEST_F(Recovery, ARunWhoseSupervisorDiedIsAbandonedAtOnceEvenWithALiveLease) {
   const pid_t target = start_target();
   const ProcessIdentity supervisor = killed_supervisor();
-  ASSERT_TRUE(store_
-                  ->record_process(claim_, {target, process_start_time(target)}, target,
-                                   supervisor, kNow)
-                  .ok());
+  ASSERT_TRUE(
+      store_->record_process(claim_, {target, process_start_time(target)}, target, supervisor, kNow)
+          .ok());
   for (const TimeMs now : {kNow + 10, kNow + 999}) {  // the lease runs until kNow + 1000
     auto recovered = recover_runs(*store_, *probe_, dir_.path(), now, RecoveryOptions{}, {});
     ASSERT_TRUE(recovered.ok()) << recovered.error().message;
@@ -119,9 +118,9 @@ TEST_F(Recovery, ARunWhoseSupervisorDiedIsAbandonedAtOnceEvenWithALiveLease) {
     }
     ASSERT_EQ(recovered->abandoned.size(), 1u);
     EXPECT_EQ(recovered->abandoned[0].status, RunStatus::kAbandoned);
-    EXPECT_EQ(recovered->abandoned[0].error, "the supervisor (pid " +
-                                                 std::to_string(supervisor.pid) +
-                                                 ") died before the run finished");
+    EXPECT_EQ(
+        recovered->abandoned[0].error,
+        "the supervisor (pid " + std::to_string(supervisor.pid) + ") died before the run finished");
     EXPECT_EQ(recovered->killed_groups, std::vector<int>{target});
   }
   int status = 0;
@@ -130,9 +129,9 @@ TEST_F(Recovery, ARunWhoseSupervisorDiedIsAbandonedAtOnceEvenWithALiveLease) {
 }
 
 TEST_F(Recovery, AKeptOutcomeOfAnotherClaimIsNotRecorded) {
-  ASSERT_TRUE(store_->record_process(claim_, {0, std::nullopt}, std::nullopt, killed_supervisor(),
-                                     kNow)
-                  .ok());
+  ASSERT_TRUE(
+      store_->record_process(claim_, {0, std::nullopt}, std::nullopt, killed_supervisor(), kNow)
+          .ok());
   RunOutcome outcome;
   outcome.status = RunStatus::kSucceeded;
   ASSERT_TRUE(std::filesystem::create_directories(dir_.path() + "/runs/" + claim_.run_id));
@@ -147,9 +146,9 @@ TEST_F(Recovery, AKeptOutcomeOfAnotherClaimIsNotRecorded) {
 }
 
 TEST_F(Recovery, AKeptOutcomeIsRecordedWithItsFinishTime) {
-  ASSERT_TRUE(store_->record_process(claim_, {0, std::nullopt}, std::nullopt, killed_supervisor(),
-                                     kNow)
-                  .ok());
+  ASSERT_TRUE(
+      store_->record_process(claim_, {0, std::nullopt}, std::nullopt, killed_supervisor(), kNow)
+          .ok());
   for (const RunStatus status : {RunStatus::kSucceeded}) {
     RunOutcome outcome;
     outcome.status = status;
@@ -162,7 +161,7 @@ TEST_F(Recovery, AKeptOutcomeIsRecordedWithItsFinishTime) {
         recover_runs(*store_, *probe_, dir_.path(), kNow + 5000, RecoveryOptions{}, {});
     ASSERT_TRUE(recovered.ok()) << recovered.error().message;
     ASSERT_EQ(recovered->recorded.size(), 1u);
-    const Run& run = recovered->recorded[0];
+    const orrery::Run& run = recovered->recorded[0];
     EXPECT_EQ(run.status, status);
     EXPECT_EQ(run.stdout_tail, "kept\n");
     EXPECT_EQ(run.finished_at, kNow + 400);

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
@@ -32,7 +33,7 @@ TEST(FindExecutable, SearchesTheGivenPathInOrder) {
   for (const char* sub : {"a", "b", "c"}) std::filesystem::create_directory(dir.file(sub));
   make_file(dir.file("b/tool"), 0755);
   make_file(dir.file("c/tool"), 0755);
-  make_file(dir.file("a/tool"), 0644);                 // not executable: skipped
+  make_file(dir.file("a/tool"), 0644);                   // not executable: skipped
   std::filesystem::create_directory(dir.file("a/dir"));  // a directory: skipped
   const std::string a = dir.file("a"), b = dir.file("b"), c = dir.file("c");
   EXPECT_EQ(find_executable("tool", a + ":" + b + ":" + c, ""), dir.file("b/tool"));

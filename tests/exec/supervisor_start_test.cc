@@ -23,12 +23,12 @@ TEST(SupervisorStart, TheTokenComesThroughADescriptorNotTheArguments) {
   const std::string fake = dir.file("fake-orrery");
   // Stands in for `orrery supervise RUN --token-fd N`: records what it got.
   std::ofstream(fake) << "#!/bin/sh\necho \"$@\" > '" << dir.file("args") << "'\ncat <&$6 > '"
-                      << dir.file("token") << "'\nls /proc/self/fd > '" << dir.file("fds")
-                      << "'\n";
+                      << dir.file("token") << "'\nls /proc/self/fd > '" << dir.file("fds") << "'\n";
   ::chmod(fake.c_str(), 0755);
   for (const bool detach : {false, true}) {
-    SupervisorLaunch launch{fake, {"--home", dir.path()}, "run-1", "g1-secret-token",
-                            dir.file("supervisor.log"), detach};
+    SupervisorLaunch launch{
+        fake,  {"--home", dir.path()}, "run-1", "g1-secret-token", dir.file("supervisor.log"),
+        detach};
     auto started = start_supervisor(launch);
     ASSERT_TRUE(started.ok()) << started.error().message;
     if (!detach) {
@@ -52,9 +52,8 @@ TEST(SupervisorStart, AnExecutableThatCannotRunIsAnErrorForBothModes) {
       auto started = start_supervisor(
           {executable, {}, "run-1", "g1-token", dir.file("supervisor.log"), detach});
       ASSERT_FALSE(started.ok()) << executable;
-      EXPECT_EQ(started.error().message.rfind("cannot start the supervisor: cannot run " +
-                                                   executable + ": ",
-                                               0),
+      EXPECT_EQ(started.error().message.rfind(
+                    "cannot start the supervisor: cannot run " + executable + ": ", 0),
                 0u)
           << started.error().message;
     }

@@ -8,11 +8,13 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 
 #include "core/ids.h"
+#include "exec/claim_keeper.h"
 #include "exec/kept_outcome.h"
 #include "exec/process_identity.h"
 #include "exec/recovery.h"
@@ -54,9 +56,8 @@ class FlakyStore final : public testing::ForwardingStore {
     }
     return inner_.finalize_run(claim, outcome, now);
   }
-  Status record_process(const Claim& claim, const ProcessIdentity& target,
-                        std::optional<int> pgid, const ProcessIdentity& supervisor,
-                        TimeMs now) override {
+  Status record_process(const Claim& claim, const ProcessIdentity& target, std::optional<int> pgid,
+                        const ProcessIdentity& supervisor, TimeMs now) override {
     if (record_fault) return *record_fault;
     return inner_.record_process(claim, target, pgid, supervisor, now);
   }
@@ -111,7 +112,7 @@ class SupervisorTest : public ::testing::Test {
     return supervise(*flaky_, {dir_.path(), claim_.run_id, claim_.token}, env);
   }
 
-  Run run() {
+  orrery::Run run() {
     auto run = store_->get_run(claim_.run_id);
     EXPECT_TRUE(run.ok() && run->has_value());
     return **run;
@@ -138,7 +139,7 @@ TEST_F(SupervisorTest, TransientHeartbeatErrorsAreRetriedAndTheTargetLives) {
     };
     const Status supervised = supervise_it();
     ASSERT_TRUE(supervised.ok()) << supervised.error().message;
-    const Run finished = run();
+    const orrery::Run finished = run();
     EXPECT_EQ(finished.status, RunStatus::kSucceeded) << finished.error;
     EXPECT_EQ(finished.stdout_tail, "done\n");
     EXPECT_GE(flaky_->heartbeats, 4);  // three failures, then renewed
@@ -155,7 +156,7 @@ TEST_F(SupervisorTest, ARefusedHeartbeatKillsTheTargetAndLeavesTheRunToRecovery)
   EXPECT_EQ(supervised.error().code, ErrorCode::kConflict);
   EXPECT_EQ(flaky_->heartbeats, 1);  // no retry of a refused claim
   EXPECT_EQ(flaky_->finalizes, 0);
-  const Run left = run();
+  const orrery::Run left = run();
   EXPECT_EQ(left.status, RunStatus::kRunning);
   ASSERT_TRUE(left.target.has_value());
   EXPECT_TRUE(process_gone(left.target->pid));
@@ -210,7 +211,7 @@ TEST_F(SupervisorTest, AFinishThatCannotBeWrittenIsKeptAndRecoveryRecordsIt) {
     ASSERT_TRUE(recovered.ok()) << recovered.error().message;
     ASSERT_EQ(recovered->recorded.size(), 1u);
     EXPECT_TRUE(recovered->abandoned.empty());
-    const Run recorded = run();
+    const orrery::Run recorded = run();
     EXPECT_EQ(recorded.status, RunStatus::kFailed);
     EXPECT_EQ(recorded.exit_code, 3);
     EXPECT_EQ(recorded.error, "exit status 3");
@@ -236,10 +237,10 @@ TEST_F(SupervisorTest, ALogWriteThatFailsFailsTheRunAndStopsTheTarget) {
     env.write_error = c.error;
     const Status supervised = supervise_it(env);
     ASSERT_TRUE(supervised.ok()) << supervised.error().message;
-    const Run failed = run();
+    const orrery::Run failed = run();
     EXPECT_EQ(failed.status, RunStatus::kFailed) << c.file;
-    EXPECT_EQ(failed.error, "cannot write to " + run_dir() + "/" + c.file + ": " +
-                                std::strerror(c.error));
+    EXPECT_EQ(failed.error,
+              "cannot write to " + run_dir() + "/" + c.file + ": " + std::strerror(c.error));
     ASSERT_TRUE(failed.target.has_value());
     EXPECT_TRUE(process_gone(failed.target->pid));
   }
@@ -250,7 +251,7 @@ TEST_F(SupervisorTest, ATargetWhoseRecordFailsNeverRuns) {
   claim("touch '" + marker + "'");
   flaky_->record_fault = unavailable_error("database busy");
   ASSERT_TRUE(supervise_it().ok());
-  const Run failed = run();
+  const orrery::Run failed = run();
   EXPECT_EQ(failed.status, RunStatus::kFailed);
   EXPECT_EQ(failed.error, "cannot record the target process: database busy");
   EXPECT_FALSE(std::filesystem::exists(marker));
@@ -271,7 +272,7 @@ TEST_F(SupervisorTest, EachAttemptAfterTheFirstIsMarkedInBothLogs) {
   for (int attempt : {2, 3}) {
     reclaim();
     ASSERT_TRUE(supervise_it().ok());
-    const Run retried = run();
+    const orrery::Run retried = run();
     ASSERT_EQ(retried.attempt, attempt);
     const std::string marker = "=== attempt " + std::to_string(attempt) + " started " +
                                format_time(*retried.started_at) + " ===\n";

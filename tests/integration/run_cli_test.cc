@@ -891,8 +891,8 @@ TEST_F(RunCli, AKilledSupervisorsRunIsAbandonedByRecoverAndItsTargetKilled) {
   ASSERT_EQ(recovered["abandoned"].size(), 1u) << recovered.dump();
   const json after = show(run_id);
   EXPECT_EQ(after["status"], "abandoned") << after.dump();
-  EXPECT_EQ(after["error"], "the supervisor (pid " + std::to_string(supervisor) +
-                                ") died before the run finished");
+  EXPECT_EQ(after["error"],
+            "the supervisor (pid " + std::to_string(supervisor) + ") died before the run finished");
   EXPECT_TRUE(is_json_time(after["finished_at"])) << after.dump();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (group_alive(target) && std::chrono::steady_clock::now() < deadline) {

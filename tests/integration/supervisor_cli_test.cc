@@ -228,8 +228,8 @@ class SupervisorCli : public HomeFixture {
 // (c) A stop signal to the supervisor cancels the run and stops the target.
 
 TEST_F(SupervisorCli, AStopSignalToTheSupervisorCancelsTheRunAndStopsTheTargetGroup) {
-  for (const auto& [signal, name] : {std::pair{SIGTERM, "SIGTERM"}, std::pair{SIGINT, "SIGINT"},
-                                     std::pair{SIGHUP, "SIGHUP"}}) {
+  for (const auto& [signal, name] :
+       {std::pair{SIGTERM, "SIGTERM"}, std::pair{SIGINT, "SIGINT"}, std::pair{SIGHUP, "SIGHUP"}}) {
     const std::string loop = std::string("stopped-") + name;
     // A grandchild in the group too: it must go as well.
     add(loop, {"--shell", "sleep 30 & echo started; wait"});
@@ -388,7 +388,8 @@ TEST_F(SupervisorCli, BackgroundChildrenAreStoppedAfterSuccessAndAfterFailure) {
     TearDown();
     SetUp();
     add("leaver", {"--shell", c.shell});
-    const json run = json_of({"trigger", "leaver", "--wait"}, std::string(c.status) == "succeeded" ? 0 : 1);
+    const json run =
+        json_of({"trigger", "leaver", "--wait"}, std::string(c.status) == "succeeded" ? 0 : 1);
     EXPECT_EQ(run["status"], c.status) << c.shell << run.dump();
     ASSERT_TRUE(run["pid"].is_number_integer()) << run.dump();
     const pid_t group = run["pid"];

@@ -14,7 +14,7 @@ namespace orrery::testing {
 
 class FaultEnv final : public Env {
  public:
-  size_t max_write = 0;  // 0: no limit
+  size_t max_write = 0;   // 0: no limit
   std::string fail_path;  // empty: writes never fail
   long long bytes_before_failure = 0;
   int write_error = ENOSPC;

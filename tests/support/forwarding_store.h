@@ -10,15 +10,11 @@ class ForwardingStore : public Store {
  public:
   explicit ForwardingStore(Store& inner) : inner_(inner) {}
 
-  Status create_loop(const Loop& loop) override {
-    return inner_.create_loop(loop);
-  }
+  Status create_loop(const Loop& loop) override { return inner_.create_loop(loop); }
   Result<std::optional<Loop>> get_loop(const std::string& id) override {
     return inner_.get_loop(id);
   }
-  Result<Loop> resolve_loop(const std::string& text) override {
-    return inner_.resolve_loop(text);
-  }
+  Result<Loop> resolve_loop(const std::string& text) override { return inner_.resolve_loop(text); }
   Result<std::vector<Loop>> list_loops(const LoopFilter& filter) override {
     return inner_.list_loops(filter);
   }
@@ -31,19 +27,21 @@ class ForwardingStore : public Store {
   Status update_loop(const Loop& loop, TimeMs expected_updated_at, const Fence& fence) override {
     return inner_.update_loop(loop, expected_updated_at, fence);
   }
-  Status delete_loop(const std::string& id) override {
-    return inner_.delete_loop(id);
-  }
+  Status delete_loop(const std::string& id) override { return inner_.delete_loop(id); }
   Result<int> expire_loops(TimeMs now, const Fence& fence) override {
     return inner_.expire_loops(now, fence);
   }
-  Result<std::vector<ClaimedRun>> claim_slots(const std::vector<SlotRequest>& slots, const std::string& claimant, TimeMs now, const Fence& fence) override {
+  Result<std::vector<ClaimedRun>> claim_slots(const std::vector<SlotRequest>& slots,
+                                              const std::string& claimant, TimeMs now,
+                                              const Fence& fence) override {
     return inner_.claim_slots(slots, claimant, now, fence);
   }
-  Result<std::optional<ClaimedRun>> claim_slot(const SlotRequest& slot, const std::string& claimant, TimeMs now, const Fence& fence) override {
+  Result<std::optional<ClaimedRun>> claim_slot(const SlotRequest& slot, const std::string& claimant,
+                                               TimeMs now, const Fence& fence) override {
     return inner_.claim_slot(slot, claimant, now, fence);
   }
-  Status record_process(const Claim& claim, const ProcessIdentity& target, std::optional<int> pgid, const ProcessIdentity& supervisor, TimeMs now) override {
+  Status record_process(const Claim& claim, const ProcessIdentity& target, std::optional<int> pgid,
+                        const ProcessIdentity& supervisor, TimeMs now) override {
     return inner_.record_process(claim, target, pgid, supervisor, now);
   }
   Status heartbeat_run(const Claim& claim, DurationMs lease_ms, TimeMs now) override {
@@ -52,15 +50,15 @@ class ForwardingStore : public Store {
   Status finalize_run(const Claim& claim, const RunOutcome& outcome, TimeMs now) override {
     return inner_.finalize_run(claim, outcome, now);
   }
-  Status finalize_expired_run(const std::string& run_id, const std::string& claim_token, const RunOutcome& outcome, TimeMs finished_at, TimeMs now) override {
+  Status finalize_expired_run(const std::string& run_id, const std::string& claim_token,
+                              const RunOutcome& outcome, TimeMs finished_at, TimeMs now) override {
     return inner_.finalize_expired_run(run_id, claim_token, outcome, finished_at, now);
   }
-  Result<Run> record_skipped(const Loop& loop, TimeMs slot, const std::string& reason, TimeMs now, const Fence& fence) override {
+  Result<Run> record_skipped(const Loop& loop, TimeMs slot, const std::string& reason, TimeMs now,
+                             const Fence& fence) override {
     return inner_.record_skipped(loop, slot, reason, now, fence);
   }
-  Result<std::optional<Run>> get_run(const std::string& id) override {
-    return inner_.get_run(id);
-  }
+  Result<std::optional<Run>> get_run(const std::string& id) override { return inner_.get_run(id); }
   Result<std::optional<Run>> get_run_by_slot(const std::string& loop_id, TimeMs slot) override {
     return inner_.get_run_by_slot(loop_id, slot);
   }
@@ -70,22 +68,26 @@ class ForwardingStore : public Store {
   Result<std::int64_t> count_runs(std::optional<RunStatus> status) override {
     return inner_.count_runs(status);
   }
-  Result<RecoveryResult> recover_expired_runs(TimeMs now, const RecoveryOptions& options, const Fence& fence) override {
+  Result<RecoveryResult> recover_expired_runs(TimeMs now, const RecoveryOptions& options,
+                                              const Fence& fence) override {
     return inner_.recover_expired_runs(now, options, fence);
   }
   Result<PruneSummary> prune_runs(const PruneOptions& options) override {
     return inner_.prune_runs(options);
   }
-  Result<Cooldown> record_cooldown(const std::string& account, std::optional<TimeMs> reset_at, const std::string& reason, TimeMs now) override {
+  Result<Cooldown> record_cooldown(const std::string& account, std::optional<TimeMs> reset_at,
+                                   const std::string& reason, TimeMs now) override {
     return inner_.record_cooldown(account, reset_at, reason, now);
   }
   Result<std::vector<Cooldown>> active_cooldowns(TimeMs now) override {
     return inner_.active_cooldowns(now);
   }
-  Result<std::optional<DaemonLease>> acquire_daemon_lease(const ProcessIdentity& holder, DurationMs ttl_ms, TimeMs now) override {
+  Result<std::optional<DaemonLease>> acquire_daemon_lease(const ProcessIdentity& holder,
+                                                          DurationMs ttl_ms, TimeMs now) override {
     return inner_.acquire_daemon_lease(holder, ttl_ms, now);
   }
-  Status heartbeat_daemon_lease(const std::string& lease_id, DurationMs ttl_ms, TimeMs now) override {
+  Status heartbeat_daemon_lease(const std::string& lease_id, DurationMs ttl_ms,
+                                TimeMs now) override {
     return inner_.heartbeat_daemon_lease(lease_id, ttl_ms, now);
   }
   Status release_daemon_lease(const std::string& lease_id) override {
