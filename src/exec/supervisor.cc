@@ -254,7 +254,11 @@ class Supervision {
     if (Clock::now() < keeper_.next_beat()) return Ok{};
     if (keeper_.beat() != ClaimKeeper::Beat::kLost) return Ok{};
     kill_group(SIGKILL);
-    group_lives();
+    // Bounded: SIGKILL cannot be ignored, so only others' zombies could stay.
+    const Clock::time_point give_up = plus(Clock::now(), kKillGraceMs);
+    while (group_lives() && Clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));  // waiting for exits
+    }
     return keeper_.lost_reason();
   }
 

@@ -200,7 +200,12 @@ TEST_F(SupervisorTest, AFinishThatCannotBeWrittenIsKeptAndRecoveryRecordsIt) {
     ASSERT_FALSE(supervised.ok());
     EXPECT_NE(supervised.error().message.find("the outcome is kept in"), std::string::npos)
         << supervised.error().message;
-    EXPECT_EQ(flaky_->finalizes, code == ErrorCode::kConflict ? 1 : kFinishTries);
+    if (code == ErrorCode::kConflict) {
+      EXPECT_EQ(flaky_->finalizes, 1);  // a refused claim is not retried
+    } else {                            // retried, at most kFinishTries times, within the lease
+      EXPECT_GE(flaky_->finalizes, 3);
+      EXPECT_LE(flaky_->finalizes, kFinishTries);
+    }
     ASSERT_TRUE(std::filesystem::exists(kept_outcome_path(run_dir())));
     EXPECT_EQ(run().status, RunStatus::kRunning);
 

@@ -221,6 +221,20 @@ class SupervisorCli : public HomeFixture {
     return token;
   }
 
+  // Runs `shell` with --wait: by the time the run is finished with
+  // `status`, nothing of the target's process group is left.
+  void expect_leftovers_stopped(const std::string& shell, const std::string& status) {
+    TearDown();
+    SetUp();
+    add("leaver", {"--shell", shell});
+    const json run = json_of({"trigger", "leaver", "--wait"}, status == "succeeded" ? 0 : 1);
+    EXPECT_EQ(run["status"], status) << shell << run.dump();
+    ASSERT_TRUE(run["pid"].is_number_integer()) << run.dump();
+    const pid_t group = run["pid"];
+    groups_to_kill_.push_back(group);
+    EXPECT_FALSE(group_alive(group)) << shell;
+  }
+
   std::vector<pid_t> groups_to_kill_;
 };
 
@@ -378,24 +392,14 @@ TEST_F(SupervisorCli, AnUnusableRunsDirectoryFailsTheClaimedRunAtOnce) {
 // B8: what the target leaves in its group is stopped when it exits.
 
 TEST_F(SupervisorCli, BackgroundChildrenAreStoppedAfterSuccessAndAfterFailure) {
-  struct Case {
-    const char* shell;
-    const char* status;
-  };
-  for (const Case& c : {Case{"echo p; (sleep 31) & echo done", "succeeded"},
-                        Case{"(sleep 31 >/dev/null 2>&1) & exit 3", "failed"},
-                        Case{"(trap '' TERM; sleep 31) & echo ignoring", "succeeded"}}) {
-    TearDown();
-    SetUp();
-    add("leaver", {"--shell", c.shell});
-    const json run =
-        json_of({"trigger", "leaver", "--wait"}, std::string(c.status) == "succeeded" ? 0 : 1);
-    EXPECT_EQ(run["status"], c.status) << c.shell << run.dump();
-    ASSERT_TRUE(run["pid"].is_number_integer()) << run.dump();
-    const pid_t group = run["pid"];
-    groups_to_kill_.push_back(group);
-    EXPECT_FALSE(group_alive(group)) << c.shell;  // gone by the time the run is finished
-  }
+  expect_leftovers_stopped("echo p; (sleep 31) & echo done", "succeeded");
+  expect_leftovers_stopped("(sleep 31 >/dev/null 2>&1) & exit 3", "failed");
+  expect_leftovers_stopped("sleep 31 & sleep 32 & kill -TERM $$", "failed");
+}
+
+// SIGTERM ignored: SIGKILL after the grace (2 s) ends it.
+TEST_F(SupervisorCli, ABackgroundChildIgnoringTermIsKilledAfterTheGrace) {
+  expect_leftovers_stopped("(trap '' TERM; sleep 31) & echo ignoring", "succeeded");
 }
 
 // ---------------------------------------------------------------------------
@@ -430,12 +434,12 @@ TEST_F(SupervisorCli, TheClaimTokenIsNotOnTheSupervisorsCommandLine) {
 TEST_F(SupervisorCli, TheTargetsExecutableIsFoundOnItsOwnPath) {
   const std::string bin = tmp_ + "/bin";
   fs::create_directory(bin);
-  std::ofstream(bin + "/only-here") << "#!/bin/sh\necho found on the target's PATH\n";
+  std::ofstream(bin + "/only-here") << "#!/bin/sh\necho found on its own PATH\n";
   ::chmod((bin + "/only-here").c_str(), 0755);
   add("own-path", {"--env", "PATH=" + bin + ":/usr/bin:/bin", "--", "only-here"});
   const json found = json_of({"trigger", "own-path", "--wait"});
   EXPECT_EQ(found["status"], "succeeded") << found.dump();
-  EXPECT_EQ(found["stdout"], "found on the target's PATH\n");
+  EXPECT_EQ(found["stdout"], "found on its own PATH\n");
   // A PATH without it: not found, though the supervisor's PATH is the same.
   add("other-path", {"--env", "PATH=/usr/bin:/bin", "--", "only-here"});
   const json missing = json_of({"trigger", "other-path", "--wait"}, 1);
