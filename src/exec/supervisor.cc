@@ -180,7 +180,7 @@ class Supervision {
   Status prepare() {
     if (auto made = prepare_data_dir(dir_); !made) return made;
     for (auto [stream, name] : {std::pair{&out_, "/stdout.log"}, std::pair{&err_, "/stderr.log"}}) {
-      stream->log = std::make_unique<LogFile>(env_, dir_ + name, loop_.log_limit_bytes);
+      stream->log = std::make_unique<LogFile>(env_, dir_ + name, log_limit());
       if (auto opened = stream->log->open(); !opened) return opened;
     }
     // Each attempt after the first starts both logs with a marker line.
@@ -197,6 +197,11 @@ class Supervision {
     scrubber_ = Scrubber(values);
     environment_ = run_environment(inherited_environment(), loop_, run_, request_.home, *secrets);
     return Ok{};
+  }
+
+  // The loop's limit per stream; a value no valid loop has means the default.
+  std::int64_t log_limit() const {
+    return loop_.log_limit_bytes > 0 ? loop_.log_limit_bytes : kDefaultLogLimitBytes;
   }
 
   // What to start: the command as given, or the agent CLI with its prompt.

@@ -36,14 +36,15 @@ bool open_pipe(Pipe& pipe) {
 }
 
 // In the (forked) child: becomes the supervisor, or reports why not.
-[[noreturn]] void exec_supervisor(char* const* argv, int log_fd, int token_fd, int report_fd) {
+[[noreturn]] void exec_supervisor(char* const* argv, int log_fd, int token_fd, int report_fd,
+                                  int max_fd) {
   setsid();
   const int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (null >= 0) dup2(null, STDIN_FILENO);
   dup2(log_fd, STDOUT_FILENO);
   dup2(log_fd, STDERR_FILENO);
   if (syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) != 0) {
-    for (int fd = 3; fd < 1024; ++fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
+    for (int fd = 3; fd < max_fd; ++fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
   }
   fcntl(token_fd, F_SETFD, 0);  // the one descriptor the supervisor inherits
   execv(argv[0], argv);
@@ -86,6 +87,8 @@ Result<pid_t> start_supervisor(const SupervisorLaunch& launch) {
   std::vector<char*> argv;
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
+  const long open_max = sysconf(_SC_OPEN_MAX);
+  const int max_fd = open_max > 0 && open_max < (1 << 20) ? int(open_max) : 1 << 16;
 
   // Through the report pipe come ints: a negative one is the detached
   // supervisor's pid (negated), a positive one the errno of a failed fork or
@@ -97,9 +100,9 @@ Result<pid_t> start_supervisor(const SupervisorLaunch& launch) {
     return failed("fork failed", error);
   }
   if (child == 0) {
-    if (!launch.detach) exec_supervisor(argv.data(), log_fd, token.read, report.write);
+    if (!launch.detach) exec_supervisor(argv.data(), log_fd, token.read, report.write, max_fd);
     const pid_t grandchild = fork();
-    if (grandchild == 0) exec_supervisor(argv.data(), log_fd, token.read, report.write);
+    if (grandchild == 0) exec_supervisor(argv.data(), log_fd, token.read, report.write, max_fd);
     const int message = grandchild > 0 ? -int(grandchild) : errno;
     (void)!write(report.write, &message, sizeof message);
     _exit(0);
