@@ -472,6 +472,43 @@ TEST_F(SupervisorCli, LogsFollowPrintsOutputBeforeTheRunEnds) {
 }
 
 // ---------------------------------------------------------------------------
+// A kept outcome (what a supervisor writes when it cannot finish the run in
+// the store) is recorded by `orrery recover` instead of abandoning the run.
+
+TEST_F(SupervisorCli, RecoverRecordsTheOutcomeASupervisorKept) {
+  add("kept", {"--shell", "exec sleep 30"});
+  const json started = trigger_started("kept");
+  const std::string run_id = started["id"];
+  const pid_t supervisor = started["supervisor_pid"];
+  const std::string token = claim_token(run_id);
+  ASSERT_EQ(::kill(supervisor, SIGKILL), 0);
+  ASSERT_TRUE(wait_for_exit(supervisor));
+  // As the supervisor writes it (docs/execution.md, "Heartbeats and finishing").
+  const json kept{{"claim_token", token},      {"finished_at", 1'780'000'000'000},
+                  {"status", "failed"},        {"exit_code", 4},
+                  {"signal", nullptr},         {"error", "exit status 4"},
+                  {"stdout", "kept output\n"}, {"stderr", ""},
+                  {"input_tokens", nullptr},   {"output_tokens", nullptr},
+                  {"cost_usd", nullptr},       {"usage_limited", false}};
+  std::ofstream(home_ + "/runs/" + run_id + "/outcome.json") << kept.dump();
+  // trigger --wait and logs --follow point at recover to record it.
+  const RunResult followed = run({"logs", "-f", run_id});
+  EXPECT_EQ(followed.exit_code, kExitInternal);
+  EXPECT_TRUE(contains(followed.err, "run `orrery recover` to record the outcome it kept"))
+      << followed.err;
+  const RunResult recovered = run({"recover"});
+  EXPECT_EQ(recovered.exit_code, 0);
+  EXPECT_EQ(lines(recovered.out).front(),
+            "recorded the kept outcome of run " + run_id + " (kept): failed: exit status 4");
+  const json run = show(run_id);
+  EXPECT_EQ(run["status"], "failed");
+  EXPECT_EQ(run["exit_code"], 4);
+  EXPECT_EQ(run["stdout"], "kept output\n");
+  EXPECT_EQ(run["attempt"], 1);
+  EXPECT_TRUE(eventually([&] { return !group_alive(started["pid"].get<pid_t>()); }));
+}
+
+// ---------------------------------------------------------------------------
 // recover with nothing to do.
 
 TEST_F(SupervisorCli, RecoverWithNothingToDoSaysSo) {
