@@ -169,5 +169,29 @@ TEST_F(Recovery, AKeptOutcomeIsRecordedWithItsFinishTime) {
   }
 }
 
+// The store's guard for kept outcomes: only the same claim, only once its
+// lease has expired, only while the run is still running.
+TEST_F(Recovery, AKeptOutcomeIsWrittenOnlyForTheSameClaimAfterItsLease) {
+  RunOutcome outcome;
+  outcome.status = RunStatus::kSucceeded;
+  const auto write = [&](const std::string& token, TimeMs now) {
+    return store_->finalize_expired_run(claim_.run_id, token, outcome, now, now);
+  };
+  for (const TimeMs live : {kNow, kNow + 999}) {  // the lease runs until kNow + 1000
+    const Status refused = write(claim_.token, live);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().code, ErrorCode::kConflict);
+  }
+  for (const std::string& other : {std::string("g1-forged"), std::string("")}) {
+    EXPECT_EQ(write(other, kNow + 5000).error().code, ErrorCode::kConflict) << other;
+  }
+  ASSERT_TRUE(write(claim_.token, kNow + 1000).ok());
+  EXPECT_EQ(write(claim_.token, kNow + 2000).error().code, ErrorCode::kConflict);  // once
+  auto run = store_->get_run(claim_.run_id);
+  ASSERT_TRUE(run.ok() && run->has_value());
+  EXPECT_EQ((*run)->status, RunStatus::kSucceeded);
+  EXPECT_EQ((*run)->claim_token, "");
+}
+
 }  // namespace
 }  // namespace orrery
