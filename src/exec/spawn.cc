@@ -104,10 +104,15 @@ std::optional<std::string> find_executable(const std::string& name, const std::s
   while (start <= path.size()) {
     size_t end = path.find(':', start);
     if (end == std::string::npos) end = path.size();
-    std::string dir = path.substr(start, end - start);
-    if (dir.empty()) dir = ".";  // an empty entry is the working directory
-    if (dir[0] != '/' && !cwd.empty()) dir = cwd + "/" + dir;
-    const std::string candidate = dir + "/" + name;
+    const std::string_view entry = std::string_view(path).substr(start, end - start);
+    std::string candidate;
+    if (entry.empty() || entry[0] != '/') {  // relative, or empty: the working directory
+      if (!cwd.empty()) candidate.append(cwd).append("/");
+      candidate.append(entry.empty() ? std::string_view(".") : entry);
+    } else {
+      candidate.append(entry);
+    }
+    candidate.append("/").append(name);
     if (is_executable_file(candidate)) return candidate;
     start = end + 1;
   }
