@@ -11,6 +11,7 @@
 #include "cli/exit_codes.h"
 #include "cli/json_views.h"
 #include "cli/loop_commands.h"
+#include "cli/recover_command.h"
 #include "cli/run_commands.h"
 #include "cli/schedule_commands.h"
 
@@ -127,9 +128,15 @@ void add_run_commands(CLI::App& app, Arguments& args, Command& command) {
   CLI::App* supervise = app.add_subcommand("supervise", "");  // internal: hidden from help
   supervise->group("");
   supervise->add_option("RUN", args.run.run)->required();
-  supervise->add_option("--token", args.run.token)->required();
+  supervise->add_option("--token-fd", args.run.token_fd)->required();
   supervise->callback(
       [&] { command = [&args](const Context& c) { return supervise_run(args.run, c); }; });
+}
+
+void add_recover_command(CLI::App& app, Command& command) {
+  CLI::App* recover = app.add_subcommand(
+      "recover", "Finish runs whose supervisor is gone; kill what they left running");
+  recover->callback([&] { command = [](const Context& c) { return recover_command(c); }; });
 }
 
 void add_loop_commands(CLI::App& app, Arguments& args, Command& command) {
@@ -246,6 +253,7 @@ int run(int argc, char** argv) {
   add_add_command(app, args, command);
   add_loop_commands(app, args, command);
   add_run_commands(app, args, command);
+  add_recover_command(app, command);
   add_cron_commands(app, args, command);
   add_schedule_commands(app, args, command);
 

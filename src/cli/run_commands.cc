@@ -1,12 +1,10 @@
 #include "cli/run_commands.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <sys/inotify.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <climits>
+#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -17,58 +15,56 @@
 #include "cli/json_views.h"
 #include "cli/store_access.h"
 #include "core/duration.h"
+#include "exec/kept_outcome.h"
 #include "exec/process_identity.h"
+#include "exec/recovery.h"
 #include "exec/supervisor.h"
+#include "exec/supervisor_start.h"
 #include "store/data_dir.h"
 
 namespace orrery::cli {
 namespace {
 
-std::string self_executable() {
-  char path[PATH_MAX] = {};
-  const ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
-  return length > 0 ? std::string(path, size_t(length)) : std::string("orrery");
+TimeMs wall_clock_now() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
-// Replaces this (forked) process with `orrery supervise`, output to a log.
-[[noreturn]] void exec_supervisor(const std::vector<std::string>& argv, const std::string& log) {
-  setsid();
-  const int null = open("/dev/null", O_RDONLY);
-  const int out = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-  dup2(null, STDIN_FILENO);
-  if (out >= 0) {
-    dup2(out, STDOUT_FILENO);
-    dup2(out, STDERR_FILENO);
+SupervisorLaunch supervisor_launch(const OpenedStore& opened, const Context& context,
+                                   const ClaimedRun& claimed, bool wait) {
+  SupervisorLaunch launch;
+  launch.executable = self_executable();
+  launch.global_args = {"--home", opened.home};
+  if (!context.globals.db.empty()) {
+    launch.global_args.insert(launch.global_args.end(), {"--db", context.globals.db});
   }
-  std::vector<char*> args;
-  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-  execv(args[0], args.data());
-  _exit(127);
+  launch.run_id = claimed.run.id;
+  launch.token = claimed.claim.token;
+  launch.log_path = run_directory(opened.home, claimed.run.id) + "/supervisor.log";
+  launch.detach = !wait;
+  return launch;
 }
 
-// Starts the supervisor; with `wait`, waits for it and returns its status.
-Result<int> start_supervisor(const std::vector<std::string>& argv, const std::string& log,
-                             bool wait) {
-  const pid_t child = fork();
-  if (child < 0) return internal_error("cannot start the supervisor: fork failed");
-  if (child == 0) {
-    if (wait) exec_supervisor(argv, log);
-    // Detach: the grandchild is adopted by init and outlives this command.
-    if (fork() == 0) exec_supervisor(argv, log);
-    _exit(0);
+// A claimed run whose supervisor could not start fails at once, with the
+// reason (docs/execution.md): nothing is left `running`.
+Error fail_unstarted(Store& store, const ClaimedRun& claimed, const Error& why) {
+  RunOutcome outcome;
+  outcome.status = RunStatus::kFailed;
+  outcome.error = "the supervisor could not start: " + why.message;
+  std::string message = "run " + claimed.run.id + " failed: " + outcome.error;
+  if (auto failed = store.finalize_run(claimed.claim, outcome, wall_clock_now()); !failed) {
+    message += " (and the run could not be marked failed: " + failed.error().message + ")";
   }
-  int status = 0;
-  waitpid(child, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  return Error{why.code, message};
 }
 
-std::vector<std::string> supervisor_argv(const OpenedStore& opened, const Context& context,
-                                         const ClaimedRun& claimed) {
-  std::vector<std::string> argv{self_executable(), "--home", opened.home};
-  if (!context.globals.db.empty()) argv.insert(argv.end(), {"--db", context.globals.db});
-  argv.insert(argv.end(), {"supervise", claimed.run.id, "--token", claimed.claim.token});
-  return argv;
+// The error for a run left `running` by a supervisor that is gone.
+Error supervisor_gone_error(const std::string& home, const Run& run, int pid) {
+  const auto kept_outcome = read_kept_outcome(run_directory(home, run.id));
+  const bool kept = kept_outcome.ok() && kept_outcome->has_value();
+  return internal_error("the supervisor of run " + run.id + " (pid " + std::to_string(pid) +
+                        ") is gone; run `orrery recover` to " +
+                        (kept ? "record the outcome it kept" : "finish the run"));
 }
 
 std::string short_id(const std::string& id) { return id.substr(0, 12); }
@@ -100,8 +96,9 @@ void print_run(const Context& context, const Run& run) {
 
 // Copies what is new in the file to `out`; the file may not exist yet.
 void copy_new(const std::string& path, std::streamoff* offset, std::ostream& out) {
-  std::ifstream file(path, std::ios::binary);
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
   if (!file) return;
+  if (file.tellg() < *offset) *offset = 0;  // rotated (docs/execution.md, "Logs"): a new file
   file.seekg(*offset);
   char buffer[64 * 1024];
   while (file.read(buffer, sizeof buffer) || file.gcount() > 0) {
@@ -111,18 +108,31 @@ void copy_new(const std::string& path, std::streamoff* offset, std::ostream& out
   out.flush();
 }
 
-// Prints the log as it grows, woken by inotify, until the run is finished.
-Result<int> follow_log(Store& store, const std::string& run_id, const std::string& path,
-                       std::ostream& out) {
+// Prints the log as it grows, woken by inotify, until the run is finished;
+// an error when its supervisor is gone while the run is still `running`.
+Result<int> follow_log(Store& store, const std::string& home, const std::string& run_id,
+                       const std::string& path, std::ostream& out) {
   const int watch = inotify_init1(IN_CLOEXEC);
   const std::string dir = path.substr(0, path.rfind('/'));
   if (watch >= 0) inotify_add_watch(watch, dir.c_str(), IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE);
+  const SystemProcessProbe probe;
   std::streamoff offset = 0;
+  std::optional<Error> gone;
   while (true) {
     copy_new(path, &offset, out);
     auto run = store.get_run(run_id);
     if (!run) return run.error();
     if (!run->has_value() || is_terminal((*run)->status)) break;
+    if (supervisor_gone(**run, probe, wall_clock_now())) {
+      // It may have finished the run just before it exited: look once more.
+      auto again = store.get_run(run_id);
+      if (!again) return again.error();
+      if (again->has_value() && !is_terminal((*again)->status)) {
+        gone = supervisor_gone_error(home, **again,
+                                     (*again)->supervisor ? (*again)->supervisor->pid : 0);
+      }
+      break;
+    }
     // Woken by a write; a second at most, to notice a run that ends silently.
     pollfd fd{watch, POLLIN, 0};
     if (watch >= 0 && poll(&fd, 1, 1000) > 0) {
@@ -134,6 +144,7 @@ Result<int> follow_log(Store& store, const std::string& run_id, const std::strin
   }
   copy_new(path, &offset, out);
   if (watch >= 0) close(watch);
+  if (gone) return *gone;
   return kExitOk;
 }
 
@@ -162,11 +173,12 @@ Result<int> trigger_loop(const TriggerArgs& args, const Context& context) {
     claimed = *attempt;
   }
   if (!claimed) return conflict_error("could not claim a manual slot for loop " + loop->name);
+  Store& store = *opened->store;
   const std::string dir = run_directory(opened->home, claimed->run.id);
-  if (auto made = prepare_data_dir(dir); !made) return made.error();
-  auto started = start_supervisor(supervisor_argv(*opened, context, *claimed),
-                                  dir + "/supervisor.log", args.wait);
-  if (!started) return started.error();
+  if (auto made = prepare_data_dir(dir); !made)
+    return fail_unstarted(store, *claimed, made.error());
+  auto started = start_supervisor(supervisor_launch(*opened, context, *claimed, args.wait));
+  if (!started) return fail_unstarted(store, *claimed, started.error());
   if (!args.wait) {
     if (context.globals.json) {
       *context.out << nlohmann::json{{"run_id", claimed->run.id}}.dump(2) << '\n';
@@ -175,8 +187,11 @@ Result<int> trigger_loop(const TriggerArgs& args, const Context& context) {
     }
     return kExitOk;
   }
-  auto run = find_run(*opened->store, claimed->run.id);
+  wait_for_supervisor(*started);
+  auto run = find_run(store, claimed->run.id);
   if (!run) return run.error();
+  if (run->status == RunStatus::kRunning)
+    return supervisor_gone_error(opened->home, *run, *started);
   if (context.globals.json) {
     *context.out << run_json(*run, true).dump(2) << '\n';
   } else {
@@ -262,13 +277,15 @@ Result<int> show_logs(const RunArgs& args, const Context& context) {
     if (file) *context.out << file.rdbuf();  // nothing yet (or a skipped slot): no output
     return kExitOk;
   }
-  return follow_log(*opened->store, run_id, path, *context.out);
+  return follow_log(*opened->store, opened->home, run_id, path, *context.out);
 }
 
 Result<int> supervise_run(const RunArgs& args, const Context& context) {
   auto opened = open_store(context);
   if (!opened) return opened.error();
-  auto supervised = supervise(*opened->store, {opened->home, args.run, args.token});
+  auto token = read_token_fd(args.token_fd);
+  if (!token) return token.error();
+  auto supervised = supervise(*opened->store, {opened->home, args.run, *token});
   if (!supervised) return supervised.error();
   return kExitOk;
 }

@@ -23,7 +23,7 @@ struct RunArgs {
   std::string run;  // run show, logs: a run id (or, for logs, a loop)
   bool stderr_stream = false;
   bool follow = false;  // logs: keep printing while the run lives
-  std::string token;    // supervise
+  int token_fd = -1;    // supervise: the descriptor the claim token is read from
 };
 
 Result<int> trigger_loop(const TriggerArgs& args, const Context& context);

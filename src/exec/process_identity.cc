@@ -21,10 +21,21 @@ std::optional<TimeMs> boot_time_ms() {
   return std::nullopt;
 }
 
+std::string stat_of(int pid) {
+  std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
+  return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
+
+// A zombie has ended; only its parent has not reaped it yet.
+bool is_zombie(int pid) {
+  const std::string text = stat_of(pid);
+  const size_t close = text.rfind(')');
+  return close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'Z';
+}
+
 // Field 22 of /proc/<pid>/stat, counted after the parenthesised command name.
 std::optional<long long> start_ticks(int pid) {
-  std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const std::string text = stat_of(pid);
   const size_t close = text.rfind(')');
   if (close == std::string::npos) return std::nullopt;
   std::istringstream fields(text.substr(close + 2));
@@ -54,7 +65,8 @@ ProcessIdentity current_process() {
 bool SystemProcessProbe::is_alive(const ProcessIdentity& process) const {
   if (process.pid <= 0) return false;
   if (kill(process.pid, 0) != 0 && errno == ESRCH) return false;
-  if (!process.started_at) return true;  // nothing to compare: assume it is the one
+  if (is_zombie(process.pid)) return false;  // dead, not yet reaped by its parent
+  if (!process.started_at) return true;      // nothing to compare: assume it is the one
   const auto actual = process_start_time(process.pid);
   if (!actual) return false;
   return std::llabs(*actual - *process.started_at) <= kStartTimeToleranceMs;

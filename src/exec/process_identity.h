@@ -22,8 +22,8 @@ ProcessIdentity current_process();
 // The probe the store uses in production.
 class SystemProcessProbe final : public ProcessProbe {
  public:
-  // Alive when the pid exists and, if a start time was recorded, its start
-  // time matches within the tolerance.
+  // Alive when the pid exists, is not a zombie and, if a start time was
+  // recorded, its start time matches within the tolerance.
   bool is_alive(const ProcessIdentity& process) const override;
   std::string host_name() const override;
 };

@@ -2,17 +2,101 @@
 
 #include <signal.h>
 
-namespace orrery {
+#include <algorithm>
+#include <cerrno>
 
-Result<RecoveryResult> recover_runs(Store& store, const ProcessProbe& probe, TimeMs now,
-                                    const RecoveryOptions& options, const Fence& fence) {
-  auto recovered = store.recover_expired_runs(now, options, fence);
-  if (!recovered) return recovered.error();
-  for (const Run& run : recovered->abandoned) {
-    // Only the process recorded for this run: a reused pid is someone else's.
-    if (run.target && run.pgid && probe.is_alive(*run.target)) ::kill(-*run.pgid, SIGKILL);
+#include "exec/kept_outcome.h"
+#include "exec/supervisor.h"
+
+namespace orrery {
+namespace {
+
+// Kills what is left of a run's target: the recorded target itself (pid and
+// start time match), or its group when the group lives on without its leader
+// (a group id is only ever created by a process of that pid, and a pid is
+// not reused while its group lives, so a group without a living leader is
+// the target's own).
+void kill_target_group(const Run& run, const ProcessProbe& probe, RecoveryReport& report) {
+  if (!run.pgid || *run.pgid <= 1) return;
+  const int group = *run.pgid;
+  const auto& killed = report.killed_groups;
+  if (std::find(killed.begin(), killed.end(), group) != killed.end()) return;
+  const bool leader_is_target = run.target && probe.is_alive(*run.target);
+  const bool orphaned_group =
+      !probe.is_alive(ProcessIdentity{group, std::nullopt}) && ::kill(-group, 0) == 0;
+  if (!leader_is_target && !orphaned_group) return;
+  if (::kill(-group, SIGKILL) == 0) report.killed_groups.push_back(group);
+}
+
+Result<std::optional<Run>> reread(Store& store, const std::string& id) { return store.get_run(id); }
+
+// Finishes a running run whose supervisor is dead; false when the run
+// changed meanwhile (the guarded write changed nothing).
+Result<bool> finish_orphan(Store& store, const std::string& home, const Run& run, TimeMs now,
+                           RecoveryReport& report) {
+  auto kept = read_kept_outcome(run_directory(home, run.id));
+  if (!kept) return kept.error();
+  const bool expired = run.lease_expires_at && *run.lease_expires_at <= now;
+  const bool has_kept = kept->has_value() && (*kept)->claim_token == run.claim_token;
+  Status written = Ok{};
+  if (has_kept && expired) {
+    written = store.finalize_expired_run(run.id, run.claim_token, (*kept)->outcome,
+                                         (*kept)->finished_at, now);
+  } else if (has_kept) {
+    written = store.finalize_run({run.id, run.claimed_by, run.claim_token}, (*kept)->outcome, now);
+  } else if (!expired) {
+    RunOutcome outcome;
+    outcome.status = RunStatus::kAbandoned;
+    outcome.error = "the supervisor (pid " + std::to_string(run.supervisor->pid) +
+                    ") died before the run finished";
+    written = store.finalize_run({run.id, run.claimed_by, run.claim_token}, outcome, now);
+  } else {
+    return false;  // expired without an outcome: the store abandons it below
   }
-  return recovered;
+  if (!written) {
+    if (written.error().code == ErrorCode::kConflict) return false;
+    return written.error();
+  }
+  auto after = reread(store, run.id);
+  if (!after) return after.error();
+  if (after->has_value()) (has_kept ? report.recorded : report.abandoned).push_back(**after);
+  return true;
+}
+
+}  // namespace
+
+bool supervisor_gone(const Run& run, const ProcessProbe& probe, TimeMs now) {
+  if (run.status != RunStatus::kRunning) return false;
+  if (run.supervisor) return !probe.is_alive(*run.supervisor);
+  // None recorded (recording failed, or it is starting): gone once the lease ran out.
+  return run.lease_expires_at && *run.lease_expires_at <= now;
+}
+
+Result<RecoveryReport> recover_runs(Store& store, const ProcessProbe& probe,
+                                    const std::string& home, TimeMs now,
+                                    const RecoveryOptions& options, const Fence& fence) {
+  if (auto fenced = store.check_fence(fence, now); !fenced) return fenced.error();
+  RecoveryReport report;
+  RunFilter running;
+  running.status = RunStatus::kRunning;
+  running.limit = 10'000;
+  auto runs = store.list_runs(running);
+  if (!runs) return runs.error();
+  for (const Run& run : *runs) {
+    if (!supervisor_gone(run, probe, now)) continue;
+    kill_target_group(run, probe, report);
+    if (auto finished = finish_orphan(store, home, run, now, report); !finished) {
+      return finished.error();
+    }
+  }
+  auto expired = store.recover_expired_runs(now, options, fence);
+  if (!expired) return expired.error();
+  for (const Run& run : expired->abandoned) {
+    kill_target_group(run, probe, report);
+    report.abandoned.push_back(run);
+  }
+  report.deferred = expired->deferred;
+  return report;
 }
 
 }  // namespace orrery

@@ -2,12 +2,15 @@
 
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 
 namespace orrery {
@@ -19,15 +22,22 @@ struct ChildFailure {
   int error = 0;
 };
 
+constexpr const char* kDefaultPath = "/usr/local/bin:/usr/bin:/bin";
+
 [[noreturn]] void fail_in_child(int report_fd, int stage) {
   const ChildFailure failure{stage, errno};
   (void)!write(report_fd, &failure, sizeof failure);
   _exit(127);
 }
 
+void close_fd(int& fd) {
+  if (fd >= 0) close(fd);
+  fd = -1;
+}
+
 void close_pipe(int fds[2]) {
-  if (fds[0] >= 0) close(fds[0]);
-  if (fds[1] >= 0) close(fds[1]);
+  close_fd(fds[0]);
+  close_fd(fds[1]);
 }
 
 // An in-memory file holding `text`, positioned at its start.
@@ -37,6 +47,7 @@ int memory_file(const std::string& text) {
   size_t written = 0;
   while (written < text.size()) {
     const ssize_t n = write(fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       close(fd);
       return -1;
@@ -47,6 +58,29 @@ int memory_file(const std::string& text) {
   return fd;
 }
 
+// In the child: the target starts with no blocked signal and default
+// dispositions, whatever the supervisor (or a daemon) set for itself.
+void reset_signals() {
+  struct sigaction action {};
+  action.sa_handler = SIG_DFL;
+  sigemptyset(&action.sa_mask);
+  for (int signal = 1; signal < NSIG; ++signal) sigaction(signal, &action, nullptr);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+}
+
+// In the child: every descriptor from 3 up is closed at exec.
+void close_on_exec_from_3(int max_fd) {
+  if (syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) == 0) return;
+  for (int fd = 3; fd < max_fd; ++fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
+bool is_executable_file(const std::string& path) {
+  struct stat info {};
+  return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) && access(path.c_str(), X_OK) == 0;
+}
+
 }  // namespace
 
 std::vector<std::string> target_argv(const Target& target) {
@@ -54,10 +88,43 @@ std::vector<std::string> target_argv(const Target& target) {
   return target.argv;
 }
 
+std::string path_of(const std::vector<EnvVar>& env) {
+  std::optional<std::string> path;
+  for (const auto& [key, value] : env) {
+    if (key == "PATH") path = value;
+  }
+  return path ? *path : kDefaultPath;
+}
+
+std::optional<std::string> find_executable(const std::string& name, const std::string& path,
+                                           const std::string& cwd) {
+  if (name.empty()) return std::nullopt;
+  if (name.find('/') != std::string::npos) return name;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find(':', start);
+    if (end == std::string::npos) end = path.size();
+    const std::string_view entry = std::string_view(path).substr(start, end - start);
+    std::string candidate;
+    if (entry.empty() || entry[0] != '/') {  // relative, or empty: the working directory
+      if (!cwd.empty()) candidate.append(cwd).append("/");
+      candidate.append(entry.empty() ? std::string_view(".") : entry);
+    } else {
+      candidate.append(entry);
+    }
+    candidate.append("/").append(name);
+    if (is_executable_file(candidate)) return candidate;
+    start = end + 1;
+  }
+  return std::nullopt;
+}
+
 Result<SpawnedProcess> spawn_in_group(const std::vector<std::string>& argv,
                                       const std::vector<EnvVar>& env, const std::string& cwd,
                                       const std::optional<std::string>& stdin_text) {
   if (argv.empty()) return usage_error("nothing to run: the target has no executable");
+  const auto executable = find_executable(argv[0], path_of(env), cwd);
+  if (!executable) return usage_error("executable not found in PATH: " + argv[0]);
   // Everything the child needs is prepared before fork: no allocation after.
   std::vector<std::string> env_strings;
   for (const auto& [key, value] : env) env_strings.push_back(key + "=" + value);
@@ -68,58 +135,93 @@ Result<SpawnedProcess> spawn_in_group(const std::vector<std::string>& argv,
   std::vector<char*> argp;
   for (std::string& arg : args) argp.push_back(arg.data());
   argp.push_back(nullptr);
+  const long open_max = sysconf(_SC_OPEN_MAX);
+  const int max_fd = open_max > 0 && open_max < 1 << 20 ? int(open_max) : 1 << 16;
 
-  const int input = stdin_text ? memory_file(*stdin_text) : -1;
+  int input = stdin_text ? memory_file(*stdin_text) : -1;
   if (stdin_text && input < 0) {
     return internal_error(std::string("cannot prepare the target's stdin: ") +
                           std::strerror(errno));
   }
-  int out[2] = {-1, -1}, err[2] = {-1, -1}, report[2] = {-1, -1};
-  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 || pipe2(report, O_CLOEXEC) != 0) {
-    close_pipe(out);
-    close_pipe(err);
-    close_pipe(report);
-    return internal_error(std::string("cannot create pipes: ") + std::strerror(errno));
+  int out[2] = {-1, -1}, err[2] = {-1, -1}, report[2] = {-1, -1}, go[2] = {-1, -1};
+  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 || pipe2(report, O_CLOEXEC) != 0 ||
+      pipe2(go, O_CLOEXEC) != 0) {
+    const int error = errno;
+    for (int* fds : {out, err, report, go}) close_pipe(fds);
+    close_fd(input);
+    return internal_error(std::string("cannot create pipes: ") + std::strerror(error));
   }
   const pid_t pid = fork();
   if (pid < 0) {
-    close_pipe(out);
-    close_pipe(err);
-    close_pipe(report);
-    return internal_error(std::string("cannot fork: ") + std::strerror(errno));
+    const int error = errno;
+    for (int* fds : {out, err, report, go}) close_pipe(fds);
+    close_fd(input);
+    return internal_error(std::string("cannot fork: ") + std::strerror(error));
   }
   if (pid == 0) {
     setpgid(0, 0);
-    dup2(input >= 0 ? input : open("/dev/null", O_RDONLY), STDIN_FILENO);
+    reset_signals();
+    dup2(input >= 0 ? input : open("/dev/null", O_RDONLY | O_CLOEXEC), STDIN_FILENO);
     dup2(out[1], STDOUT_FILENO);
     dup2(err[1], STDERR_FILENO);
     // Nothing else the supervisor holds open reaches the target.
-    syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC);
+    close_on_exec_from_3(max_fd);
+    // Held until the supervisor has recorded this process (docs/execution.md).
+    char go_byte = 0;
+    ssize_t got;
+    do {
+      got = read(go[0], &go_byte, 1);
+    } while (got < 0 && errno == EINTR);
+    if (got != 1) _exit(127);
     if (!cwd.empty() && chdir(cwd.c_str()) != 0) fail_in_child(report[1], 1);
-    execvpe(argp[0], argp.data(), envp.data());
+    execve(executable->c_str(), argp.data(), envp.data());
     fail_in_child(report[1], 2);
   }
   setpgid(pid, pid);  // also from the parent, so the group exists before we signal it
-  if (input >= 0) close(input);
-  close(out[1]);
-  close(err[1]);
-  close(report[1]);
+  close_fd(input);
+  close_fd(out[1]);
+  close_fd(err[1]);
+  close_fd(report[1]);
+  close_fd(go[0]);
+  return SpawnedProcess{pid, out[0], err[0], go[1], report[0]};
+}
+
+Status release(SpawnedProcess& process, const std::string& cwd, const std::string& executable) {
+  const char go_byte = 1;
+  ssize_t sent;
+  do {
+    sent = write(process.release_fd, &go_byte, 1);
+  } while (sent < 0 && errno == EINTR);
+  close_fd(process.release_fd);
   ChildFailure failure;
-  const ssize_t got = read(report[0], &failure, sizeof failure);
-  close(report[0]);
-  if (got == ssize_t(sizeof failure)) {
-    close(out[0]);
-    close(err[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (failure.stage == 1) {
-      return usage_error("working directory " + cwd +
-                         " is not usable: " + std::strerror(failure.error));
-    }
-    if (failure.error == ENOENT) return usage_error("executable not found in PATH: " + argv[0]);
-    return usage_error("cannot execute " + argv[0] + ": " + std::strerror(failure.error));
+  ssize_t got;
+  do {
+    got = read(process.report_fd, &failure, sizeof failure);
+  } while (got < 0 && errno == EINTR);
+  close_fd(process.report_fd);
+  if (got != ssize_t(sizeof failure)) return Ok{};  // the exec happened
+  close_fd(process.stdout_fd);
+  close_fd(process.stderr_fd);
+  int status = 0;
+  waitpid(process.pid, &status, 0);
+  if (failure.stage == 1) {
+    return usage_error("working directory " + cwd +
+                       " is not usable: " + std::strerror(failure.error));
   }
-  return SpawnedProcess{pid, out[0], err[0]};
+  if (failure.error == ENOENT) return usage_error("executable not found: " + executable);
+  return usage_error("cannot execute " + executable + ": " + std::strerror(failure.error));
+}
+
+void discard(SpawnedProcess& process) {
+  if (process.pid > 0) {
+    kill(-process.pid, SIGKILL);
+    int status = 0;
+    waitpid(process.pid, &status, 0);
+  }
+  for (int* fd :
+       {&process.release_fd, &process.report_fd, &process.stdout_fd, &process.stderr_fd}) {
+    close_fd(*fd);
+  }
 }
 
 }  // namespace orrery

@@ -1,18 +1,21 @@
 #include "exec/supervisor.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/stat.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <optional>
+#include <thread>
 
 #include "core/duration.h"
 #include "core/output_tail.h"
@@ -20,6 +23,8 @@
 #include "core/stream_scrubber.h"
 #include "core/usage.h"
 #include "core/usage_limit.h"
+#include "exec/claim_keeper.h"
+#include "exec/log_file.h"
 #include "exec/process_identity.h"
 #include "exec/spawn.h"
 #include "store/data_dir.h"
@@ -37,6 +42,14 @@ TimeMs wall_now() {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
+// t + ms, or the end of time when that does not fit.
+Clock::time_point plus(Clock::time_point t, DurationMs ms) {
+  using std::chrono::milliseconds;
+  const auto room = std::chrono::duration_cast<milliseconds>(Clock::time_point::max() - t);
+  if (ms < 0) ms = 0;
+  return ms >= room.count() ? Clock::time_point::max() : t + milliseconds(ms);
+}
+
 std::vector<EnvVar> inherited_environment() {
   std::vector<EnvVar> env;
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
@@ -48,18 +61,49 @@ std::vector<EnvVar> inherited_environment() {
   return env;
 }
 
+// SIGTERM, SIGINT and SIGHUP, read from a signalfd while the supervisor
+// lives; the previous mask is restored when it ends.
+class StopSignals {
+ public:
+  StopSignals() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int signal : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&set, signal);
+    pthread_sigmask(SIG_BLOCK, &set, &previous_);
+    fd_ = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    std::signal(SIGPIPE, SIG_IGN);  // a target's closed pipe is an error, not a death
+  }
+  ~StopSignals() {
+    if (fd_ >= 0) close(fd_);
+    pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+  }
+  int fd() const { return fd_; }
+  // The signal received, or 0.
+  int take() {
+    signalfd_siginfo info{};
+    if (fd_ < 0 || read(fd_, &info, sizeof info) != ssize_t(sizeof info)) return 0;
+    return int(info.ssi_signo);
+  }
+
+ private:
+  sigset_t previous_;
+  int fd_ = -1;
+};
+
 // One output stream: its pipe, its log file, its scrubber and stored tail.
 struct OutputStream {
   int pipe_fd = -1;
-  int log_fd = -1;
+  std::unique_ptr<LogFile> log;
   StreamScrubber scrubber;
   OutputTail tail;
+  std::optional<Error> log_error;  // the first failed write; nothing is written after it
 
-  OutputStream(const Scrubber& s) : scrubber(s) {}
+  explicit OutputStream(const Scrubber& s) : scrubber(s) {}
   void write_out(const std::string& text) {
     if (text.empty()) return;
-    if (log_fd >= 0) (void)!::write(log_fd, text.data(), text.size());
     tail.append(text);
+    if (!log || log_error) return;
+    if (auto written = log->append(text); !written) log_error = written.error();
   }
   // Reads what is available; false at end of stream.
   bool read_some() {
@@ -70,57 +114,82 @@ struct OutputStream {
       return true;
     }
     if (got < 0 && (errno == EINTR || errno == EAGAIN)) return true;
+    close_pipe();
+    return false;
+  }
+  void close_pipe() {
+    if (pipe_fd < 0) return;
     write_out(scrubber.finish());
     ::close(pipe_fd);
     pipe_fd = -1;
-    return false;
   }
 };
 
-int open_log(const std::string& path) {
-  return ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-}
+// Why the supervisor stopped the target before it exited by itself.
+struct StopCause {
+  RunStatus status = RunStatus::kFailed;
+  std::string reason;
+};
 
 class Supervision {
  public:
-  Supervision(Store& store, const SuperviseRequest& request, Loop loop, Run run)
+  Supervision(Store& store, Env& env, const SuperviseRequest& request, Loop loop, Run run)
       : store_(store),
+        env_(env),
         request_(request),
         loop_(std::move(loop)),
         run_(std::move(run)),
-        claim_{run_.id, run_.claimed_by, request.token},
+        dir_(run_directory(request.home, run_.id)),
+        keeper_(store, env, Claim{run_.id, run_.claimed_by, request.token}, loop_.lease_ms, dir_),
         out_(scrubber_),
         err_(scrubber_) {}
 
   Status run() {
-    auto prepared = prepare();
-    if (!prepared) return finish_failed(prepared.error().message);
+    if (const int signal = signals_.take()) return conclude(cancelled_by(signal));
+    if (auto prepared = prepare(); !prepared) return conclude_failed(prepared.error().message);
     auto invocation = invocation_of(loop_.target);
-    if (!invocation) return finish_failed(invocation.error().message);
+    if (!invocation) return conclude_failed(invocation.error().message);
     auto spawned =
         spawn_in_group(invocation->argv, environment_, loop_.target.cwd, invocation->stdin_text);
-    if (!spawned) return finish_failed(spawned.error().message);
-    child_ = spawned->pid;
-    out_.pipe_fd = spawned->stdout_fd;
-    err_.pipe_fd = spawned->stderr_fd;
-    pidfd_ = int(syscall(SYS_pidfd_open, child_, 0));
+    if (!spawned) return conclude_failed(spawned.error().message);
+    // The record exists before the target can run (docs/execution.md).
+    SpawnedProcess held = *spawned;
+    child_ = held.pid;
     const ProcessIdentity target{child_, process_start_time(child_)};
     if (auto recorded =
-            store_.record_process(claim_, target, child_, current_process(), wall_now());
+            store_.record_process(keeper_.claim(), target, child_, current_process(), wall_now());
         !recorded) {
-      kill_group(SIGKILL);
-      return recorded;
+      discard(held);
+      child_ = -1;
+      return conclude_failed("cannot record the target process: " + recorded.error().message);
     }
-    if (auto watched = watch(); !watched) return watched;
-    return finalize();
+    if (auto released = release(held, loop_.target.cwd, invocation->argv[0]); !released) {
+      child_ = -1;
+      return conclude_failed(released.error().message);
+    }
+    out_.pipe_fd = held.stdout_fd;
+    err_.pipe_fd = held.stderr_fd;
+    pidfd_ = int(syscall(SYS_pidfd_open, child_, 0));
+    auto watched = watch();
+    if (pidfd_ >= 0) close(pidfd_);
+    if (!watched) return watched;
+    return conclude(outcome());
   }
 
  private:
   Status prepare() {
-    const std::string dir = run_directory(request_.home, run_.id);
-    if (auto made = prepare_data_dir(dir); !made) return made;
-    out_.log_fd = open_log(dir + "/stdout.log");
-    err_.log_fd = open_log(dir + "/stderr.log");
+    if (auto made = prepare_data_dir(dir_); !made) return made;
+    for (auto [stream, name] : {std::pair{&out_, "/stdout.log"}, std::pair{&err_, "/stderr.log"}}) {
+      stream->log = std::make_unique<LogFile>(env_, dir_ + name, log_limit());
+      if (auto opened = stream->log->open(); !opened) return opened;
+    }
+    // Each attempt after the first starts both logs with a marker line.
+    if (run_.attempt > 1 || out_.log->has_output() || err_.log->has_output()) {
+      const TimeMs started = run_.started_at.value_or(wall_now());
+      for (OutputStream* stream : {&out_, &err_}) {
+        if (auto marked = stream->log->mark_attempt(run_.attempt, started); !marked) return marked;
+      }
+    }
     auto secrets = read_loop_secrets(request_.home, loop_.id);
     if (!secrets) return secrets.error();
     std::vector<std::string> values;
@@ -128,6 +197,11 @@ class Supervision {
     scrubber_ = Scrubber(values);
     environment_ = run_environment(inherited_environment(), loop_, run_, request_.home, *secrets);
     return Ok{};
+  }
+
+  // The loop's limit per stream; a value no valid loop has means the default.
+  std::int64_t log_limit() const {
+    return loop_.log_limit_bytes > 0 ? loop_.log_limit_bytes : kDefaultLogLimitBytes;
   }
 
   // What to start: the command as given, or the agent CLI with its prompt.
@@ -142,81 +216,145 @@ class Supervision {
     return build_agent_invocation(*target.agent, prompt);
   }
 
+  static StopCause cancelled_by(int signal) {
+    const char* name = signal == SIGTERM  ? "SIGTERM"
+                       : signal == SIGINT ? "SIGINT"
+                       : signal == SIGHUP ? "SIGHUP"
+                                          : "a signal";
+    return {RunStatus::kCancelled, std::string("cancelled: the supervisor received ") + name};
+  }
+
   void kill_group(int signal) {
     if (child_ > 0) ::kill(-child_, signal);
   }
 
-  Clock::time_point after(DurationMs ms) const {
-    return Clock::now() + std::chrono::milliseconds(ms);
+  // Reaps what of the target's group has exited (its orphans are ours: the
+  // supervisor is their subreaper); true while anything of it lives.
+  bool group_lives() {
+    if (child_ <= 0) return false;
+    while (true) {
+      siginfo_t info{};
+      if (::waitid(P_PGID, id_t(child_), &info, WEXITED | WNOHANG) != 0 || info.si_pid == 0) break;
+    }
+    return ::kill(-child_, 0) == 0;
   }
 
-  // The event loop: output, the child's exit, heartbeats and timeouts.
+  // Stops the target: SIGTERM to its group now, SIGKILL after the grace.
+  void stop(StopCause cause) {
+    if (!stop_cause_) stop_cause_ = std::move(cause);
+    if (kill_at_) return;
+    kill_group(SIGTERM);
+    kill_at_ = plus(Clock::now(), kKillGraceMs);
+  }
+
+  std::optional<StopCause> log_failure() const {
+    for (const OutputStream* stream : {&out_, &err_}) {
+      if (stream->log_error) return StopCause{RunStatus::kFailed, stream->log_error->message};
+    }
+    return std::nullopt;
+  }
+
+  // Renews the lease when due; an error when the claim is lost.
+  Status keep_claim() {
+    if (Clock::now() < keeper_.next_beat()) return Ok{};
+    if (keeper_.beat() != ClaimKeeper::Beat::kLost) return Ok{};
+    kill_group(SIGKILL);
+    // Bounded: SIGKILL cannot be ignored, so only others' zombies could stay.
+    const Clock::time_point give_up = plus(Clock::now(), kKillGraceMs);
+    while (group_lives() && Clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));  // waiting for exits
+    }
+    return keeper_.lost_reason();
+  }
+
+  // The event loop: output, the child's exit, signals, heartbeats, timeouts.
   Status watch() {
     const Clock::time_point started = Clock::now();
-    Clock::time_point heartbeat = after(std::max<DurationMs>(loop_.lease_ms / 3, 100));
+    const Clock::time_point deadline =
+        loop_.timeout_ms ? plus(started, *loop_.timeout_ms) : Clock::time_point::max();
     Clock::time_point idle_since = started;
-    std::optional<Clock::time_point> kill_at;
     std::optional<Clock::time_point> drain_until;
     while (out_.pipe_fd >= 0 || err_.pipe_fd >= 0 || !reaped_) {
       const Clock::time_point now = Clock::now();
       if (reaped_ && drain_until && now >= *drain_until) break;
-      if (now >= heartbeat) {
-        if (auto beat = store_.heartbeat_run(claim_, loop_.lease_ms, wall_now()); !beat) {
-          kill_group(SIGKILL);
-          return beat;
-        }
-        heartbeat = after(std::max<DurationMs>(loop_.lease_ms / 3, 100));
-      }
-      if (!reaped_ && !kill_at) {
-        if (loop_.timeout_ms && now >= started + std::chrono::milliseconds(*loop_.timeout_ms)) {
-          stop("timed out after " + format_ms(*loop_.timeout_ms), &kill_at);
-        } else if (loop_.idle_timeout_ms &&
-                   now >= idle_since + std::chrono::milliseconds(*loop_.idle_timeout_ms)) {
-          stop("no output for " + format_ms(*loop_.idle_timeout_ms), &kill_at);
+      if (auto kept = keep_claim(); !kept) return kept;
+      const Clock::time_point idle_deadline = loop_.idle_timeout_ms
+                                                  ? plus(idle_since, *loop_.idle_timeout_ms)
+                                                  : Clock::time_point::max();
+      if (!reaped_) {
+        if (auto failed = log_failure()) {
+          stop(*failed);
+        } else if (now >= deadline) {
+          stop({RunStatus::kTimedOut, "timed out after " + format_duration(*loop_.timeout_ms)});
+        } else if (now >= idle_deadline) {
+          stop({RunStatus::kTimedOut, "no output for " + format_duration(*loop_.idle_timeout_ms)});
         }
       }
-      if (kill_at && now >= *kill_at) {  // the group, even once the target itself is gone
+      if (kill_at_ && now >= *kill_at_) {  // the group, even once the target itself is gone
         kill_group(SIGKILL);
-        kill_at = Clock::time_point::max();
+        kill_at_ = Clock::time_point::max();
       }
-      Clock::time_point wake = heartbeat;
-      if (!reaped_ && loop_.timeout_ms)
-        wake = std::min(wake, started + std::chrono::milliseconds(*loop_.timeout_ms));
-      if (!reaped_ && loop_.idle_timeout_ms)
-        wake = std::min(wake, idle_since + std::chrono::milliseconds(*loop_.idle_timeout_ms));
-      if (kill_at) wake = std::min(wake, *kill_at);
+      Clock::time_point wake = keeper_.next_beat();
+      if (!reaped_) wake = std::min({wake, deadline, idle_deadline});
+      if (kill_at_) wake = std::min(wake, *kill_at_);
       if (drain_until) wake = std::min(wake, *drain_until);
-      if (poll_once(wake, &idle_since) && reaped_ && !drain_until) {
-        drain_until = after(1000);  // late output of the exited target
+      const int signal = poll_once(wake, &idle_since);
+      if (signal != 0) {
+        if (!reaped_) {
+          stop(cancelled_by(signal));
+        } else {
+          drain_until = now;  // the target is done: stop waiting for its leftovers' output
+        }
       }
+      if (reaped_ && !drain_until) drain_until = plus(Clock::now(), kDrainMs);
     }
     // Whatever was not read by now belongs to processes that outlived the target.
-    for (OutputStream* stream : {&out_, &err_}) {
-      if (stream->pipe_fd >= 0) {
-        stream->write_out(stream->scrubber.finish());
-        ::close(stream->pipe_fd);
-        stream->pipe_fd = -1;
-      }
+    out_.close_pipe();
+    err_.close_pipe();
+    return stop_leftovers();
+  }
+
+  // What is left of the target's group gets SIGTERM, then SIGKILL after the
+  // grace (or when a stop already under way ends), as systemd's
+  // KillMode=control-group (docs/execution.md).
+  Status stop_leftovers() {
+    if (!group_lives()) return Ok{};
+    const Clock::time_point now = Clock::now();
+    Clock::time_point kill_at = plus(now, kKillGraceMs);
+    if (kill_at_) {
+      kill_at = std::max(now, std::min(kill_at, *kill_at_));  // a stop under way keeps its time
+    } else {
+      kill_group(SIGTERM);
     }
-    // A timed-out run leaves nothing behind, even processes that ignored SIGTERM.
-    if (kill_at) kill_group(SIGKILL);
+    const Clock::time_point give_up = plus(kill_at, kKillGraceMs);  // zombies of others
+    bool killed = false;
+    while (group_lives() && Clock::now() < give_up) {
+      if (auto kept = keep_claim(); !kept) return kept;
+      if (!killed && Clock::now() >= kill_at) {
+        kill_group(SIGKILL);
+        killed = true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));  // waiting for exits
+    }
     return Ok{};
   }
 
-  // Waits for one event until `wake`; true when the child was reaped.
-  bool poll_once(Clock::time_point wake, Clock::time_point* idle_since) {
-    pollfd fds[3];
+  // Waits for one event until `wake`; returns a stop signal received, or 0.
+  int poll_once(Clock::time_point wake, Clock::time_point* idle_since) {
+    pollfd fds[4];
     OutputStream* streams[2] = {&out_, &err_};
     nfds_t count = 0;
     for (OutputStream* stream : streams) {
       if (stream->pipe_fd >= 0) fds[count++] = {stream->pipe_fd, POLLIN, 0};
     }
     const bool watch_child = !reaped_ && pidfd_ >= 0;
+    const nfds_t child_index = count;
     if (watch_child) fds[count++] = {pidfd_, POLLIN, 0};
+    const nfds_t signal_index = count;
+    if (signals_.fd() >= 0) fds[count++] = {signals_.fd(), POLLIN, 0};
     const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(wake - Clock::now());
     const int timeout = int(std::clamp<std::int64_t>(wait.count(), 0, 1000));
-    if (::poll(fds, count, pidfd_ < 0 && !reaped_ ? std::min(timeout, 50) : timeout) < 0)
-      return false;
+    if (::poll(fds, count, pidfd_ < 0 && !reaped_ ? std::min(timeout, 50) : timeout) < 0) return 0;
     nfds_t index = 0;
     for (OutputStream* stream : streams) {
       if (stream->pipe_fd < 0) continue;
@@ -225,21 +363,14 @@ class Supervision {
         *idle_since = Clock::now();
       }
     }
-    if (!reaped_ && (pidfd_ < 0 || (watch_child && fds[index].revents != 0))) {
+    if (!reaped_ && (pidfd_ < 0 || (watch_child && fds[child_index].revents != 0))) {
       if (::waitpid(child_, &status_, pidfd_ < 0 ? WNOHANG : 0) == child_) reaped_ = true;
     }
-    return reaped_;
+    if (signals_.fd() >= 0 && fds[signal_index].revents != 0) return signals_.take();
+    return 0;
   }
 
-  void stop(const std::string& reason, std::optional<Clock::time_point>* kill_at) {
-    timeout_reason_ = reason;
-    kill_group(SIGTERM);
-    *kill_at = after(kKillGraceMs);
-  }
-
-  static std::string format_ms(DurationMs ms) { return format_duration(ms); }
-
-  Status finalize() {
+  RunOutcome outcome() {
     RunOutcome outcome;
     outcome.stdout_tail = out_.tail.text();
     outcome.stderr_tail = err_.tail.text();
@@ -247,9 +378,10 @@ class Supervision {
       outcome.usage = parse_usage(loop_.target.agent->provider, outcome.stdout_tail);
     if (WIFEXITED(status_)) outcome.exit_code = WEXITSTATUS(status_);
     if (WIFSIGNALED(status_)) outcome.signal = WTERMSIG(status_);
-    if (!timeout_reason_.empty()) {
-      outcome.status = RunStatus::kTimedOut;
-      outcome.error = timeout_reason_;
+    const std::optional<StopCause> cause = log_failure() ? log_failure() : stop_cause_;
+    if (cause) {
+      outcome.status = cause->status;
+      outcome.error = cause->reason;
     } else if (outcome.exit_code == 0) {
       outcome.status = RunStatus::kSucceeded;
     } else if (outcome.exit_code) {
@@ -260,41 +392,50 @@ class Supervision {
       outcome.error = "killed by signal " + std::to_string(outcome.signal.value_or(0)) + " (" +
                       strsignal(outcome.signal.value_or(0)) + ")";
     }
-    if (auto limited = note_usage_limit(outcome); !limited) return limited;
-    return store_.finalize_run(claim_, outcome, wall_now());
+    note_usage_limit(outcome);
+    return outcome;
   }
 
   // A failed agent run stopped by its provider's limit: the account cools
   // down, and the run does not use up an attempt (docs/execution.md).
-  Status note_usage_limit(RunOutcome& outcome) {
-    if (!loop_.target.agent || outcome.status != RunStatus::kFailed) return Ok{};
+  void note_usage_limit(RunOutcome& outcome) {
+    if (!loop_.target.agent || outcome.status != RunStatus::kFailed) return;
     const AgentTarget& agent = *loop_.target.agent;
     const TimeMs now = wall_now();
     const auto hit =
         classify_usage_limit(agent.provider, outcome.stdout_tail + "\n" + outcome.stderr_tail, now);
-    if (!hit) return Ok{};
+    if (!hit) return;
     std::string account = provider_name(agent.provider);
     if (!agent.auth_profile.empty()) account += ":" + agent.auth_profile;
     auto cooldown = store_.record_cooldown(account, hit->reset_at, hit->pattern, now);
-    if (!cooldown) return cooldown.error();
+    if (!cooldown) {  // the outcome still counts; the cooldown is lost
+      outcome.error += "; the usage limit could not be recorded: " + cooldown.error().message;
+      return;
+    }
     outcome.usage_limited = true;
     outcome.error = "usage limit reached (" + hit->pattern + "); " + account +
                     " cools down until " + format_time(cooldown->until_at);
-    return Ok{};
   }
 
-  Status finish_failed(const std::string& reason) {
-    RunOutcome outcome;
-    outcome.status = RunStatus::kFailed;
-    outcome.error = scrubber_.scrub(reason);
-    return store_.finalize_run(claim_, outcome, wall_now());
+  Status conclude_failed(const std::string& reason) {
+    return conclude({RunStatus::kFailed, reason});
   }
+  Status conclude(const StopCause& cause) {
+    RunOutcome outcome;
+    outcome.status = cause.status;
+    outcome.error = scrubber_.scrub(cause.reason);
+    return conclude(outcome);
+  }
+  Status conclude(const RunOutcome& outcome) { return keeper_.finish(outcome); }
 
   Store& store_;
+  Env& env_;
   const SuperviseRequest& request_;
   Loop loop_;
   Run run_;
-  Claim claim_;
+  std::string dir_;
+  ClaimKeeper keeper_;
+  StopSignals signals_;
   Scrubber scrubber_;
   OutputStream out_;
   OutputStream err_;
@@ -303,7 +444,8 @@ class Supervision {
   int pidfd_ = -1;
   bool reaped_ = false;
   int status_ = 0;
-  std::string timeout_reason_;
+  std::optional<StopCause> stop_cause_;
+  std::optional<Clock::time_point> kill_at_;
 };
 
 }  // namespace
@@ -312,7 +454,7 @@ std::string run_directory(const std::string& home, const std::string& run_id) {
   return home + "/runs/" + run_id;
 }
 
-Status supervise(Store& store, const SuperviseRequest& request) {
+Status supervise(Store& store, const SuperviseRequest& request, Env& env) {
   auto run = store.get_run(request.run_id);
   if (!run) return run.error();
   if (!run->has_value()) return not_found_error("no run has the id '" + request.run_id + "'");
@@ -322,7 +464,10 @@ Status supervise(Store& store, const SuperviseRequest& request) {
   auto loop = store.get_loop((*run)->loop_id);
   if (!loop) return loop.error();
   if (!loop->has_value()) return not_found_error("the loop of run " + request.run_id + " is gone");
-  Supervision supervision(store, request, **loop, **run);
+  // Orphans of the target become this process's children, so that they can
+  // be reaped and their group seen to end.
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  Supervision supervision(store, env, request, **loop, **run);
   return supervision.run();
 }
 

@@ -18,24 +18,63 @@ std::string secrets_path(const std::string& home, const std::string& loop_id) {
   return home + "/secrets/" + loop_id + ".env";
 }
 
+// Writes all of `text`, continuing short writes and retrying EINTR.
+bool write_fully(int fd, const std::string& text) {
+  size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t n = write(fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      return false;
+    }
+    written += size_t(n);
+  }
+  return true;
+}
+
+// Makes a rename inside `directory` durable.
+bool fsync_directory(const std::string& directory) {
+  const int fd = open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool synced = fsync(fd) == 0;
+  const int error = errno;
+  close(fd);
+  errno = error;
+  return synced;
+}
+
 }  // namespace
 
+// The file is replaced whole or not at all: a temporary file, written in
+// full and fsynced, renamed over the old one, then the directory fsynced.
 Status write_loop_secrets(const std::string& home, const std::string& loop_id,
                           const std::vector<EnvVar>& secrets) {
   if (secrets.empty()) return Ok{};
-  if (auto dir = prepare_data_dir(home + "/secrets"); !dir) return dir;
+  const std::string directory = home + "/secrets";
+  if (auto dir = prepare_data_dir(directory); !dir) return dir;
   const std::string path = secrets_path(home, loop_id);
   const std::string temporary = path + ".tmp";
   const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return usage_error("cannot write " + temporary + ": " + std::strerror(errno));
   std::string text;
   for (const auto& [key, value] : secrets) text += key + "=" + value + "\n";
-  const bool written =
-      write(fd, text.data(), text.size()) == ssize_t(text.size()) && fsync(fd) == 0;
-  close(fd);
-  if (!written || std::rename(temporary.c_str(), path.c_str()) != 0) {
+  bool written = write_fully(fd, text) && fsync(fd) == 0;
+  int error = errno;
+  if (close(fd) != 0 && written) {
+    written = false;
+    error = errno;
+  }
+  if (written && std::rename(temporary.c_str(), path.c_str()) != 0) {
+    written = false;
+    error = errno;
+  }
+  if (!written) {
     std::remove(temporary.c_str());
-    return internal_error("cannot write " + path + ": " + std::strerror(errno));
+    return internal_error("cannot write " + path + ": " + std::strerror(error));
+  }
+  if (!fsync_directory(directory)) {
+    return internal_error("cannot make " + path + " durable: " + std::strerror(errno));
   }
   return Ok{};
 }

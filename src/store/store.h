@@ -160,6 +160,13 @@ class Store {
                                 TimeMs now) = 0;
   virtual Status heartbeat_run(const Claim& claim, DurationMs lease_ms, TimeMs now) = 0;
   virtual Status finalize_run(const Claim& claim, const RunOutcome& outcome, TimeMs now) = 0;
+  // Records the outcome a supervisor kept in its run directory because it
+  // could not finalize (docs/execution.md, "Recovery"): only while the run is
+  // still running under `claim_token` and its lease has expired at `now`;
+  // otherwise nothing changes and the result is a conflict.
+  virtual Status finalize_expired_run(const std::string& run_id, const std::string& claim_token,
+                                      const RunOutcome& outcome, TimeMs finished_at,
+                                      TimeMs now) = 0;
   virtual Result<Run> record_skipped(const Loop& loop, TimeMs slot, const std::string& reason,
                                      TimeMs now, const Fence& fence) = 0;
   virtual Result<std::optional<Run>> get_run(const std::string& id) = 0;

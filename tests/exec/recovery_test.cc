@@ -4,7 +4,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
+
 #include "core/ids.h"
+#include "exec/env.h"
+#include "exec/kept_outcome.h"
 #include "exec/process_identity.h"
 #include "store/sqlite/sqlite_store.h"
 #include "support/temp_dir.h"
@@ -74,7 +78,7 @@ TEST_F(Recovery, AnAbandonedRunsSurvivingTargetIsKilledWithItsGroup) {
                   ->record_process(claim_, {target, process_start_time(target)}, target,
                                    killed_supervisor(), kNow)
                   .ok());
-  auto recovered = recover_runs(*store_, *probe_, kNow + 1000, RecoveryOptions{}, {});
+  auto recovered = recover_runs(*store_, *probe_, dir_.path(), kNow + 1000, RecoveryOptions{}, {});
   ASSERT_TRUE(recovered.ok()) << recovered.error().message;
   ASSERT_EQ(recovered->abandoned.size(), 1u);
   EXPECT_EQ(recovered->abandoned[0].error, "run lease expired before completion");
@@ -90,13 +94,103 @@ TEST_F(Recovery, ARunWhoseSupervisorLivesIsDeferredAndItsTargetSpared) {
                   ->record_process(claim_, {target, process_start_time(target)}, target,
                                    current_process(), kNow)
                   .ok());
-  auto recovered = recover_runs(*store_, *probe_, kNow + 1000, RecoveryOptions{}, {});
+  auto recovered = recover_runs(*store_, *probe_, dir_.path(), kNow + 1000, RecoveryOptions{}, {});
   ASSERT_TRUE(recovered.ok());
   EXPECT_TRUE(recovered->abandoned.empty());
   EXPECT_EQ(recovered->deferred.size(), 1u);
   EXPECT_EQ(waitpid(target, nullptr, WNOHANG), 0);  // still running
   kill(-target, SIGKILL);
   waitpid(target, nullptr, 0);
+}
+
+TEST_F(Recovery, ARunWhoseSupervisorDiedIsAbandonedAtOnceEvenWithALiveLease) {
+  const pid_t target = start_target();
+  const ProcessIdentity supervisor = killed_supervisor();
+  ASSERT_TRUE(
+      store_->record_process(claim_, {target, process_start_time(target)}, target, supervisor, kNow)
+          .ok());
+  for (const TimeMs now : {kNow + 10, kNow + 999}) {  // the lease runs until kNow + 1000
+    auto recovered = recover_runs(*store_, *probe_, dir_.path(), now, RecoveryOptions{}, {});
+    ASSERT_TRUE(recovered.ok()) << recovered.error().message;
+    if (now == kNow + 999) {  // already finished by the first call: nothing more to do
+      EXPECT_TRUE(recovered->abandoned.empty());
+      continue;
+    }
+    ASSERT_EQ(recovered->abandoned.size(), 1u);
+    EXPECT_EQ(recovered->abandoned[0].status, RunStatus::kAbandoned);
+    EXPECT_EQ(
+        recovered->abandoned[0].error,
+        "the supervisor (pid " + std::to_string(supervisor.pid) + ") died before the run finished");
+    EXPECT_EQ(recovered->killed_groups, std::vector<int>{target});
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(target, &status, 0), target);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+TEST_F(Recovery, AKeptOutcomeOfAnotherClaimIsNotRecorded) {
+  ASSERT_TRUE(
+      store_->record_process(claim_, {0, std::nullopt}, std::nullopt, killed_supervisor(), kNow)
+          .ok());
+  RunOutcome outcome;
+  outcome.status = RunStatus::kSucceeded;
+  ASSERT_TRUE(std::filesystem::create_directories(dir_.path() + "/runs/" + claim_.run_id));
+  ASSERT_TRUE(keep_outcome(system_env(), dir_.path() + "/runs/" + claim_.run_id,
+                           {"g9-not-this-claim", kNow, outcome})
+                  .ok());
+  auto recovered = recover_runs(*store_, *probe_, dir_.path(), kNow + 1000, RecoveryOptions{}, {});
+  ASSERT_TRUE(recovered.ok()) << recovered.error().message;
+  EXPECT_TRUE(recovered->recorded.empty());
+  ASSERT_EQ(recovered->abandoned.size(), 1u);
+  EXPECT_EQ(recovered->abandoned[0].error, "run lease expired before completion");
+}
+
+TEST_F(Recovery, AKeptOutcomeIsRecordedWithItsFinishTime) {
+  ASSERT_TRUE(
+      store_->record_process(claim_, {0, std::nullopt}, std::nullopt, killed_supervisor(), kNow)
+          .ok());
+  for (const RunStatus status : {RunStatus::kSucceeded}) {
+    RunOutcome outcome;
+    outcome.status = status;
+    outcome.exit_code = 0;
+    outcome.stdout_tail = "kept\n";
+    const std::string run_dir = dir_.path() + "/runs/" + claim_.run_id;
+    std::filesystem::create_directories(run_dir);
+    ASSERT_TRUE(keep_outcome(system_env(), run_dir, {claim_.token, kNow + 400, outcome}).ok());
+    auto recovered =
+        recover_runs(*store_, *probe_, dir_.path(), kNow + 5000, RecoveryOptions{}, {});
+    ASSERT_TRUE(recovered.ok()) << recovered.error().message;
+    ASSERT_EQ(recovered->recorded.size(), 1u);
+    const orrery::Run& run = recovered->recorded[0];
+    EXPECT_EQ(run.status, status);
+    EXPECT_EQ(run.stdout_tail, "kept\n");
+    EXPECT_EQ(run.finished_at, kNow + 400);
+    EXPECT_EQ(run.duration_ms, 400);
+  }
+}
+
+// The store's guard for kept outcomes: only the same claim, only once its
+// lease has expired, only while the run is still running.
+TEST_F(Recovery, AKeptOutcomeIsWrittenOnlyForTheSameClaimAfterItsLease) {
+  RunOutcome outcome;
+  outcome.status = RunStatus::kSucceeded;
+  const auto write = [&](const std::string& token, TimeMs now) {
+    return store_->finalize_expired_run(claim_.run_id, token, outcome, now, now);
+  };
+  for (const TimeMs live : {kNow, kNow + 999}) {  // the lease runs until kNow + 1000
+    const Status refused = write(claim_.token, live);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().code, ErrorCode::kConflict);
+  }
+  for (const std::string& other : {std::string("g1-forged"), std::string("")}) {
+    EXPECT_EQ(write(other, kNow + 5000).error().code, ErrorCode::kConflict) << other;
+  }
+  ASSERT_TRUE(write(claim_.token, kNow + 1000).ok());
+  EXPECT_EQ(write(claim_.token, kNow + 2000).error().code, ErrorCode::kConflict);  // once
+  auto run = store_->get_run(claim_.run_id);
+  ASSERT_TRUE(run.ok() && run->has_value());
+  EXPECT_EQ((*run)->status, RunStatus::kSucceeded);
+  EXPECT_EQ((*run)->claim_token, "");
 }
 
 }  // namespace

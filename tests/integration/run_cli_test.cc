@@ -858,13 +858,12 @@ TEST_F(RunCli, TriggerOfAnArchivedLoopIsAConflictAndOfAnUnknownOneNotFound) {
 }
 
 // ---------------------------------------------------------------------------
-// A supervisor that dies (SIGKILL: no chance to clean up). Until recovery is
-// wired to a command, all that holds is: the supervisor is gone, the run is
-// still `running` in the store, and the target (its own process group) still
-// runs. Abandonment by recovery (killing the group, marking the run
-// `abandoned`, retrying) is covered by the store conformance suite.
+// A supervisor that dies (SIGKILL: no chance to clean up). Its run is still
+// `running` with nothing behind it until `orrery recover` finishes it: the
+// run becomes `abandoned` at once (its 1 s lease need not expire first) and
+// the target, still running in its own process group, is killed.
 
-TEST_F(RunCli, KilledSupervisorLeavesTheRunRunningAndTheTargetAlive) {
+TEST_F(RunCli, AKilledSupervisorsRunIsAbandonedByRecoverAndItsTargetKilled) {
   add("lonely", {"--lease", "1s", "--shell", "sleep 30"});
   const json triggered = json_of({"trigger", "lonely"});
   const std::string run_id = triggered["run_id"];
@@ -886,16 +885,20 @@ TEST_F(RunCli, KilledSupervisorLeavesTheRunRunningAndTheTargetAlive) {
   EXPECT_EQ(::poll(&exited, 1, 10'000), 1) << "the supervisor did not die";
   ::close(pidfd);
   EXPECT_FALSE(process_alive(supervisor));
+  EXPECT_TRUE(process_alive(target)) << "the target is its own group: it outlives the supervisor";
 
+  const json recovered = json_of({"recover"});
+  ASSERT_EQ(recovered["abandoned"].size(), 1u) << recovered.dump();
   const json after = show(run_id);
-  EXPECT_EQ(after["status"], "running") << after.dump();
-  EXPECT_EQ(after["finished_at"], nullptr) << after.dump();
-  EXPECT_EQ(after["pid"], target);
-  EXPECT_TRUE(process_alive(target)) << "the target died with its supervisor";
-  EXPECT_TRUE(group_alive(target));
-
-  // Clean up: the target's group.
-  EXPECT_EQ(::kill(-target, SIGKILL), 0);
+  EXPECT_EQ(after["status"], "abandoned") << after.dump();
+  EXPECT_EQ(after["error"],
+            "the supervisor (pid " + std::to_string(supervisor) + ") died before the run finished");
+  EXPECT_TRUE(is_json_time(after["finished_at"])) << after.dump();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (group_alive(target) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_FALSE(group_alive(target)) << "recover did not kill the target's group";
 }
 
 }  // namespace

@@ -361,4 +361,42 @@ Result<PruneSummary> SqliteStore::prune_runs(const PruneOptions& options) {
   }
 }
 
+// A kept outcome recorded by recovery: one guarded statement, checked.
+Status SqliteStore::finalize_expired_run(const std::string& run_id, const std::string& claim_token,
+                                         const RunOutcome& outcome, TimeMs finished_at,
+                                         TimeMs now) {
+  if (!is_terminal(outcome.status) || outcome.status == RunStatus::kSkipped) {
+    return usage_error(std::string("a run cannot finish as ") + run_status_name(outcome.status));
+  }
+  auto update = db_->prepare(
+      "UPDATE runs SET status = ?4, finished_at = ?3, duration_ms = MAX(0, ?3 - started_at), "
+      "exit_code = ?5, signal = ?6, error = ?7, stdout = ?8, stderr = ?9, input_tokens = ?10, "
+      "output_tokens = ?11, cost_usd = ?12, usage_limited = ?13, claim_token = '', "
+      "lease_expires_at = NULL, updated_at = ?14 "
+      "WHERE id = ?1 AND status = 'running' AND claim_token = ?2 AND claim_token != '' "
+      "AND lease_expires_at <= ?14");
+  if (!update) return update.error();
+  (*update)
+      ->bind(1, run_id)
+      .bind(2, claim_token)
+      .bind(3, finished_at)
+      .bind(4, run_status_name(outcome.status))
+      .bind(5, outcome.exit_code)
+      .bind(6, outcome.signal)
+      .bind(7, outcome.error)
+      .bind(8, outcome.stdout_tail)
+      .bind(9, outcome.stderr_tail)
+      .bind(10, outcome.usage.input_tokens)
+      .bind(11, outcome.usage.output_tokens)
+      .bind(12, outcome.usage.cost_usd)
+      .bind(13, outcome.usage_limited ? 1 : 0)
+      .bind(14, now);
+  if (auto status = (*update)->run(); !status) return status;
+  if (db_->changes() != 1) {
+    return conflict_error("cannot record the kept outcome of run " + run_id +
+                          ": it is no longer running under that claim with an expired lease");
+  }
+  return Ok{};
+}
+
 }  // namespace orrery

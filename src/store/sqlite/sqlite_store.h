@@ -47,6 +47,8 @@ class SqliteStore final : public Store {
                         const ProcessIdentity& supervisor, TimeMs now) override;
   Status heartbeat_run(const Claim& claim, DurationMs lease_ms, TimeMs now) override;
   Status finalize_run(const Claim& claim, const RunOutcome& outcome, TimeMs now) override;
+  Status finalize_expired_run(const std::string& run_id, const std::string& claim_token,
+                              const RunOutcome& outcome, TimeMs finished_at, TimeMs now) override;
   Result<Run> record_skipped(const Loop& loop, TimeMs slot, const std::string& reason, TimeMs now,
                              const Fence& fence) override;
   Result<std::optional<Run>> get_run(const std::string& id) override;

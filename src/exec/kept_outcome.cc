@@ -1,0 +1,75 @@
+#include "exec/kept_outcome.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace orrery {
+namespace {
+
+using nlohmann::json;
+
+template <typename T>
+json optional_json(const std::optional<T>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+template <typename T>
+std::optional<T> optional_from(const json& value) {
+  if (value.is_null()) return std::nullopt;
+  return value.get<T>();
+}
+
+}  // namespace
+
+std::string kept_outcome_path(const std::string& run_dir) { return run_dir + "/outcome.json"; }
+
+Status keep_outcome(Env& env, const std::string& run_dir, const KeptOutcome& kept) {
+  const RunOutcome& o = kept.outcome;
+  const json document{{"claim_token", kept.claim_token},
+                      {"finished_at", kept.finished_at},
+                      {"status", run_status_name(o.status)},
+                      {"exit_code", optional_json(o.exit_code)},
+                      {"signal", optional_json(o.signal)},
+                      {"error", o.error},
+                      {"stdout", o.stdout_tail},
+                      {"stderr", o.stderr_tail},
+                      {"input_tokens", optional_json(o.usage.input_tokens)},
+                      {"output_tokens", optional_json(o.usage.output_tokens)},
+                      {"cost_usd", optional_json(o.usage.cost_usd)},
+                      {"usage_limited", o.usage_limited}};
+  const std::string text = document.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  return write_file_atomically(env, kept_outcome_path(run_dir), text, 0600);
+}
+
+Result<std::optional<KeptOutcome>> read_kept_outcome(const std::string& run_dir) {
+  const std::string path = kept_outcome_path(run_dir);
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return std::optional<KeptOutcome>{};
+  const json document = json::parse(file, nullptr, /*allow_exceptions=*/false);
+  const Error damaged =
+      internal_error("kept outcome " + path + " is damaged: it is not the document orrery writes");
+  if (!document.is_object()) return damaged;
+  try {
+    KeptOutcome kept;
+    kept.claim_token = document.at("claim_token").get<std::string>();
+    kept.finished_at = document.at("finished_at").get<TimeMs>();
+    auto status = parse_run_status(document.at("status").get<std::string>());
+    if (!status) return internal_error("kept outcome " + path + ": " + status.error().message);
+    RunOutcome& o = kept.outcome;
+    o.status = *status;
+    o.exit_code = optional_from<int>(document.at("exit_code"));
+    o.signal = optional_from<int>(document.at("signal"));
+    o.error = document.at("error").get<std::string>();
+    o.stdout_tail = document.at("stdout").get<std::string>();
+    o.stderr_tail = document.at("stderr").get<std::string>();
+    o.usage.input_tokens = optional_from<std::int64_t>(document.at("input_tokens"));
+    o.usage.output_tokens = optional_from<std::int64_t>(document.at("output_tokens"));
+    o.usage.cost_usd = optional_from<double>(document.at("cost_usd"));
+    o.usage_limited = document.at("usage_limited").get<bool>();
+    return std::optional<KeptOutcome>{kept};
+  } catch (const json::exception&) {
+    return damaged;
+  }
+}
+
+}  // namespace orrery

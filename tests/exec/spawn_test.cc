@@ -1,0 +1,116 @@
+#include "exec/spawn.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+
+#include "support/temp_dir.h"
+
+namespace orrery {
+namespace {
+
+void make_file(const std::string& path, mode_t mode) {
+  std::ofstream(path) << "#!/bin/sh\n";
+  ::chmod(path.c_str(), mode);
+}
+
+std::string read_all(int fd) {
+  std::string text;
+  char buffer[4096];
+  ssize_t got;
+  while ((got = ::read(fd, buffer, sizeof buffer)) > 0) text.append(buffer, size_t(got));
+  return text;
+}
+
+TEST(FindExecutable, SearchesTheGivenPathInOrder) {
+  testing::TempDir dir;
+  for (const char* sub : {"a", "b", "c"}) std::filesystem::create_directory(dir.file(sub));
+  make_file(dir.file("b/tool"), 0755);
+  make_file(dir.file("c/tool"), 0755);
+  make_file(dir.file("a/tool"), 0644);                   // not executable: skipped
+  std::filesystem::create_directory(dir.file("a/dir"));  // a directory: skipped
+  const std::string a = dir.file("a"), b = dir.file("b"), c = dir.file("c");
+  EXPECT_EQ(find_executable("tool", a + ":" + b + ":" + c, ""), dir.file("b/tool"));
+  EXPECT_EQ(find_executable("tool", c + ":" + b, ""), dir.file("c/tool"));
+  EXPECT_EQ(find_executable("tool", a, ""), std::nullopt);
+  EXPECT_EQ(find_executable("dir", a, ""), std::nullopt);
+  EXPECT_EQ(find_executable("missing", a + ":" + b, ""), std::nullopt);
+  EXPECT_EQ(find_executable("tool", "", ""), std::nullopt);
+  // Relative entries are taken from the target's working directory.
+  EXPECT_EQ(find_executable("tool", "b", dir.path()), dir.path() + "/b/tool");
+  // A name with a slash is not searched.
+  EXPECT_EQ(find_executable("./tool", a, ""), "./tool");
+  EXPECT_EQ(find_executable("/no/such/tool", a, ""), "/no/such/tool");
+}
+
+TEST(FindExecutable, ThePathIsTheTargetsOwn) {
+  EXPECT_EQ(path_of({{"PATH", "/first"}, {"HOME", "/h"}, {"PATH", "/later"}}), "/later");
+  EXPECT_EQ(path_of({{"HOME", "/h"}}), "/usr/local/bin:/usr/bin:/bin");
+}
+
+TEST(Spawn, AHeldChildThatIsDiscardedNeverRuns) {
+  testing::TempDir dir;
+  const std::string marker = dir.file("ran");
+  auto spawned = spawn_in_group({"/bin/sh", "-c", "touch '" + marker + "'"}, {}, "");
+  ASSERT_TRUE(spawned.ok()) << spawned.error().message;
+  discard(*spawned);
+  EXPECT_FALSE(std::filesystem::exists(marker));
+}
+
+TEST(Spawn, TheTargetStartsWithNoBlockedOrIgnoredSignal) {
+  sigset_t blocked, previous;
+  sigemptyset(&blocked);
+  for (int signal : {SIGUSR1, SIGTERM, SIGCHLD}) sigaddset(&blocked, signal);
+  ASSERT_EQ(sigprocmask(SIG_BLOCK, &blocked, &previous), 0);
+  auto* old_int = std::signal(SIGINT, SIG_IGN);
+  auto* old_pipe = std::signal(SIGPIPE, SIG_IGN);
+  auto spawned =
+      spawn_in_group({"/bin/sh", "-c", "grep -E '^Sig(Blk|Ign)' /proc/self/status"}, {}, "");
+  sigprocmask(SIG_SETMASK, &previous, nullptr);
+  std::signal(SIGINT, old_int);
+  std::signal(SIGPIPE, old_pipe);
+  ASSERT_TRUE(spawned.ok());
+  ASSERT_TRUE(release(*spawned, "", "/bin/sh").ok());
+  ::close(spawned->stderr_fd);
+  const std::string status = read_all(spawned->stdout_fd);
+  ::close(spawned->stdout_fd);
+  waitpid(spawned->pid, nullptr, 0);
+  // grep's own process: sh execs nothing else that changes them.
+  EXPECT_NE(status.find("SigBlk:\t0000000000000000"), std::string::npos) << status;
+  EXPECT_NE(status.find("SigIgn:\t0000000000000000"), std::string::npos) << status;
+}
+
+TEST(Spawn, TheExecutableIsFoundOnTheTargetsPath) {
+  testing::TempDir dir;
+  make_file(dir.file("only-here"), 0755);
+  std::ofstream(dir.file("only-here")) << "#!/bin/sh\necho found me\n";
+  auto spawned = spawn_in_group({"only-here"}, {{"PATH", dir.path()}}, "");
+  ASSERT_TRUE(spawned.ok()) << spawned.error().message;
+  ASSERT_TRUE(release(*spawned, "", "only-here").ok());
+  ::close(spawned->stderr_fd);
+  EXPECT_EQ(read_all(spawned->stdout_fd), "found me\n");
+  ::close(spawned->stdout_fd);
+  waitpid(spawned->pid, nullptr, 0);
+  // Not on the supervisor's own PATH.
+  auto missing = spawn_in_group({"only-here"}, {{"PATH", "/usr/bin:/bin"}}, "");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message, "executable not found in PATH: only-here");
+}
+
+TEST(Spawn, AnUnusableWorkingDirectoryIsReportedAtRelease) {
+  auto spawned = spawn_in_group({"/bin/true"}, {}, "/no/such/dir");
+  ASSERT_TRUE(spawned.ok());
+  const Status released = release(*spawned, "/no/such/dir", "/bin/true");
+  ASSERT_FALSE(released.ok());
+  EXPECT_EQ(released.error().message,
+            "working directory /no/such/dir is not usable: No such file or directory");
+}
+
+}  // namespace
+}  // namespace orrery

@@ -1,0 +1,107 @@
+// A Store that forwards every call to another, for tests that override a
+// few calls to inject faults (e.g. a heartbeat that fails transiently).
+#pragma once
+
+#include "store/store.h"
+
+namespace orrery::testing {
+
+class ForwardingStore : public Store {
+ public:
+  explicit ForwardingStore(Store& inner) : inner_(inner) {}
+
+  Status create_loop(const Loop& loop) override { return inner_.create_loop(loop); }
+  Result<std::optional<Loop>> get_loop(const std::string& id) override {
+    return inner_.get_loop(id);
+  }
+  Result<Loop> resolve_loop(const std::string& text) override { return inner_.resolve_loop(text); }
+  Result<std::vector<Loop>> list_loops(const LoopFilter& filter) override {
+    return inner_.list_loops(filter);
+  }
+  Result<std::int64_t> count_loops(const LoopFilter& filter) override {
+    return inner_.count_loops(filter);
+  }
+  Result<std::vector<DueLoop>> due_loops(TimeMs now, int limit) override {
+    return inner_.due_loops(now, limit);
+  }
+  Status update_loop(const Loop& loop, TimeMs expected_updated_at, const Fence& fence) override {
+    return inner_.update_loop(loop, expected_updated_at, fence);
+  }
+  Status delete_loop(const std::string& id) override { return inner_.delete_loop(id); }
+  Result<int> expire_loops(TimeMs now, const Fence& fence) override {
+    return inner_.expire_loops(now, fence);
+  }
+  Result<std::vector<ClaimedRun>> claim_slots(const std::vector<SlotRequest>& slots,
+                                              const std::string& claimant, TimeMs now,
+                                              const Fence& fence) override {
+    return inner_.claim_slots(slots, claimant, now, fence);
+  }
+  Result<std::optional<ClaimedRun>> claim_slot(const SlotRequest& slot, const std::string& claimant,
+                                               TimeMs now, const Fence& fence) override {
+    return inner_.claim_slot(slot, claimant, now, fence);
+  }
+  Status record_process(const Claim& claim, const ProcessIdentity& target, std::optional<int> pgid,
+                        const ProcessIdentity& supervisor, TimeMs now) override {
+    return inner_.record_process(claim, target, pgid, supervisor, now);
+  }
+  Status heartbeat_run(const Claim& claim, DurationMs lease_ms, TimeMs now) override {
+    return inner_.heartbeat_run(claim, lease_ms, now);
+  }
+  Status finalize_run(const Claim& claim, const RunOutcome& outcome, TimeMs now) override {
+    return inner_.finalize_run(claim, outcome, now);
+  }
+  Status finalize_expired_run(const std::string& run_id, const std::string& claim_token,
+                              const RunOutcome& outcome, TimeMs finished_at, TimeMs now) override {
+    return inner_.finalize_expired_run(run_id, claim_token, outcome, finished_at, now);
+  }
+  Result<Run> record_skipped(const Loop& loop, TimeMs slot, const std::string& reason, TimeMs now,
+                             const Fence& fence) override {
+    return inner_.record_skipped(loop, slot, reason, now, fence);
+  }
+  Result<std::optional<Run>> get_run(const std::string& id) override { return inner_.get_run(id); }
+  Result<std::optional<Run>> get_run_by_slot(const std::string& loop_id, TimeMs slot) override {
+    return inner_.get_run_by_slot(loop_id, slot);
+  }
+  Result<std::vector<Run>> list_runs(const RunFilter& filter) override {
+    return inner_.list_runs(filter);
+  }
+  Result<std::int64_t> count_runs(std::optional<RunStatus> status) override {
+    return inner_.count_runs(status);
+  }
+  Result<RecoveryResult> recover_expired_runs(TimeMs now, const RecoveryOptions& options,
+                                              const Fence& fence) override {
+    return inner_.recover_expired_runs(now, options, fence);
+  }
+  Result<PruneSummary> prune_runs(const PruneOptions& options) override {
+    return inner_.prune_runs(options);
+  }
+  Result<Cooldown> record_cooldown(const std::string& account, std::optional<TimeMs> reset_at,
+                                   const std::string& reason, TimeMs now) override {
+    return inner_.record_cooldown(account, reset_at, reason, now);
+  }
+  Result<std::vector<Cooldown>> active_cooldowns(TimeMs now) override {
+    return inner_.active_cooldowns(now);
+  }
+  Result<std::optional<DaemonLease>> acquire_daemon_lease(const ProcessIdentity& holder,
+                                                          DurationMs ttl_ms, TimeMs now) override {
+    return inner_.acquire_daemon_lease(holder, ttl_ms, now);
+  }
+  Status heartbeat_daemon_lease(const std::string& lease_id, DurationMs ttl_ms,
+                                TimeMs now) override {
+    return inner_.heartbeat_daemon_lease(lease_id, ttl_ms, now);
+  }
+  Status release_daemon_lease(const std::string& lease_id) override {
+    return inner_.release_daemon_lease(lease_id);
+  }
+  Result<std::optional<DaemonLease>> get_daemon_lease() override {
+    return inner_.get_daemon_lease();
+  }
+  Status check_fence(const Fence& fence, TimeMs now) override {
+    return inner_.check_fence(fence, now);
+  }
+
+ protected:
+  Store& inner_;
+};
+
+}  // namespace orrery::testing
