@@ -198,13 +198,15 @@ TEST_F(StoreCli, DbValuesThatAreNotAFileAreRefusedAndCreateNothing) {
     for (const bool json_output : {false, true}) {
       std::vector<std::string> args{"--home", home_,     "--db", value, "add",
                                     "n",      "--every", "1h",   "--",  "/bin/true"};
-      if (json_output) args.push_back("--json");
+      if (json_output) args.insert(args.begin(), "--json");
       const RunResult result = run_in(cwd, args);
       EXPECT_EQ(result.exit_code, kExitUsage) << result.err;
       EXPECT_EQ(result.err.rfind("orrery: --db", 0), 0u) << result.err;
       EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
       if (json_output) {
-        EXPECT_EQ(json::parse(result.out, nullptr, false)["error"]["code"], "usage");
+        const json document = json::parse(result.out, nullptr, false);
+        ASSERT_TRUE(document.is_object()) << result.out;
+        EXPECT_EQ(document["error"]["code"], "usage");
       } else {
         EXPECT_EQ(result.out, "");
       }

@@ -86,6 +86,7 @@ int fault_device(sqlite3_file* file) {
   return real(file)->pMethods->xDeviceCharacteristics(real(file));
 }
 int fault_shm_map(sqlite3_file* file, int region, int size, int extend, void volatile** out) {
+  if (const int rc = injected(file, FaultOp::kShmMap); rc != SQLITE_OK) return rc;
   return real(file)->pMethods->xShmMap(real(file), region, size, extend, out);
 }
 int fault_shm_lock(sqlite3_file* file, int offset, int n, int flags) {

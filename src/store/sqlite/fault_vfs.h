@@ -1,6 +1,7 @@
 // A fault-injecting SQLite VFS for tests: registered under its own name
 // (kFaultVfsName), it delegates every call to the default VFS until a test
-// arms it to fail the next write, sync or truncate with a chosen result code
+// arms it to fail the next write, sync, truncate or shared-memory map (the
+// -shm file a WAL database needs even to be read) with a chosen result code
 // (SQLITE_FULL for a full disk, SQLITE_IOERR_WRITE for a failed write, ...).
 // Nothing uses it unless a store is opened with SqliteOptions::vfs naming it.
 //
@@ -14,7 +15,7 @@ namespace orrery::sqlite {
 
 inline constexpr const char* kFaultVfsName = "orrery-fault";
 
-enum class FaultOp { kWrite, kSync, kTruncate };
+enum class FaultOp { kWrite, kSync, kTruncate, kShmMap };
 
 struct Fault {
   FaultOp op = FaultOp::kWrite;

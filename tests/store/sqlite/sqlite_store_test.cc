@@ -155,6 +155,43 @@ TEST(SqliteStoreFaults, AFailedCommitOfAClaimLeavesTheSlotFree) {
   ASSERT_TRUE(claimed.ok() && claimed->has_value());
 }
 
+TEST(SqliteStoreFaults, AHealthyDatabaseOnAFullFileSystemIsNotCalledDamaged) {
+  sqlite::register_fault_vfs();
+  TempDir dir;
+  const std::string path = dir.file("orrery.db");
+  { ASSERT_NE(open_store(path), nullptr); }
+  SqliteOptions options;
+  options.path = path;
+  options.busy_timeout_ms = 1000;
+  options.probe = std::make_shared<FakeProbe>();
+  options.vfs = sqlite::kFaultVfsName;
+  // The -shm file cannot grow (a full file system), or a brand-new database
+  // cannot be written at all.
+  const std::vector<std::pair<std::string, sqlite::Fault>> cases = {
+      {path, {sqlite::FaultOp::kShmMap, SQLITE_IOERR_SHMSIZE, 0, 100, ""}},
+      {path, {sqlite::FaultOp::kShmMap, SQLITE_FULL, 0, 100, ""}},
+      {dir.file("new.db"), {sqlite::FaultOp::kWrite, SQLITE_FULL, 0, 100, ""}},
+  };
+  for (const auto& [file, fault] : cases) {
+    SCOPED_TRACE(file + " " + std::to_string(fault.code));
+    options.path = file;
+    sqlite::arm_fault(fault);
+    auto store = SqliteStore::open(options);
+    sqlite::disarm_fault();
+    ASSERT_FALSE(store.ok());
+    EXPECT_NE(store.error().code, ErrorCode::kUsage) << store.error().message;
+    EXPECT_EQ(store.error().message.find("damaged"), std::string::npos) << store.error().message;
+    EXPECT_EQ(store.error().message.find("not an SQLite"), std::string::npos);
+    EXPECT_FALSE(mentions_sql(store.error().message)) << store.error().message;
+    if (fault.code == SQLITE_FULL) {
+      EXPECT_NE(store.error().message.find("disk full"), std::string::npos)
+          << store.error().message;
+    }
+  }
+  // With room again, the database opens as it was.
+  EXPECT_NE(open_store(path), nullptr);
+}
+
 // ---------------------------------------------------------------------------
 // A damaged file.
 
