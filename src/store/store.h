@@ -180,6 +180,8 @@ class Store {
                                      TimeMs now, const Fence& fence) = 0;
   virtual Result<std::optional<Run>> get_run(const std::string& id) = 0;
   virtual Result<std::optional<Run>> get_run_by_slot(const std::string& loop_id, TimeMs slot) = 0;
+  // Newest first, without the output tails (stdout_tail and stderr_tail are
+  // empty; get_run reads them).
   virtual Result<std::vector<Run>> list_runs(const RunFilter& filter) = 0;
   virtual Result<std::int64_t> count_runs(std::optional<RunStatus> status) = 0;
   virtual Result<RecoveryResult> recover_expired_runs(TimeMs now, const RecoveryOptions& options,

@@ -391,8 +391,13 @@ Result<RecoveryResult> SqliteStore::recover_expired_runs(TimeMs now, const Recov
 Result<std::int64_t> SqliteStore::prune_loop_batch(const std::string& loop_id,
                                                    const PruneOptions& options, int batch,
                                                    PruneSummary& summary) {
-  auto transaction = sqlite::Transaction::begin(*db_);
-  if (!transaction) return transaction.error();
+  // A dry run only reads: it takes no write lock.
+  std::unique_ptr<sqlite::Transaction> transaction;
+  if (!options.dry_run) {
+    auto begun = sqlite::Transaction::begin(*db_);
+    if (!begun) return begun.error();
+    transaction = std::move(*begun);
+  }
   // Runs strictly before (created_at, id) are candidates.
   std::pair<TimeMs, std::string> bound{std::numeric_limits<TimeMs>::max(), ""};
   if (options.older_than) bound = {options.now - *options.older_than, ""};
@@ -433,7 +438,9 @@ Result<std::int64_t> SqliteStore::prune_loop_batch(const std::string& loop_id,
       ++count;
     }
   }
-  if (auto status = (*transaction)->commit(); !status) return status.error();
+  if (transaction) {
+    if (auto status = transaction->commit(); !status) return status.error();
+  }
   return count;
 }
 
@@ -448,7 +455,9 @@ Result<PruneSummary> SqliteStore::prune_runs(const PruneOptions& options) {
   if (auto intact = db_->check_integrity(); !intact) return intact.error();
   std::vector<std::string> loop_ids;
   {
-    auto loops = db_->prepare("SELECT id FROM loops ORDER BY id");
+    auto loops = db_->prepare(
+        "SELECT id FROM loops WHERE EXISTS (SELECT 1 FROM runs WHERE runs.loop_id = loops.id) "
+        "ORDER BY id");
     if (!loops) return loops.error();
     while (true) {
       auto row = (*loops)->step();
