@@ -305,7 +305,8 @@ TEST_F(StoreCli, ABusyDatabaseExits75AfterTheBusyTimeoutAndReadersGoOn) {
       {"add", "second", "--every", "1h", "--", "/bin/true"},
       {"pause", loop},
       {"rename", loop, "renamed"},
-      {"prune", "--keep", "0"},
+      {"archive", loop},
+      {"rm", loop},
   };
   for (const Args& args : writes) {
     for (const bool json_output : {false, true}) {

@@ -282,7 +282,11 @@ Status Database::ensure_wal() {
     const int code = sqlite3_extended_errcode(db_);
     sqlite3_finalize(stmt);
     if (rc == SQLITE_OK && mode == "wal") return Ok{};
-    const bool busy = rc == SQLITE_OK || (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
+    if (rc == SQLITE_OK) {
+      return internal_error(path_ + " cannot use the WAL journal (its file system keeps it in " +
+                            mode + " mode)");
+    }
+    const bool busy = (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
     if (!busy) return error_for(code, "PRAGMA journal_mode=WAL");
     if (std::chrono::steady_clock::now() >= deadline) {
       return error_for(SQLITE_BUSY, "PRAGMA journal_mode=WAL");
