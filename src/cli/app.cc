@@ -176,7 +176,8 @@ void add_global_options(CLI::App& app, Globals& globals) {
   app.add_option("--home", globals.home, "data directory (default $XDG_DATA_HOME/orrery)")
       ->envname("ORRERY_HOME");
   app.add_option("--db", globals.db, "database URL (default: SQLite in the data directory)")
-      ->envname("ORRERY_DB");
+      ->envname("ORRERY_DB")
+      ->each([&globals](const std::string&) { globals.db_given = true; });
   app.add_flag("--json", globals.json, "print one JSON document");
 }
 

@@ -13,8 +13,9 @@
 namespace orrery::cli {
 
 struct Globals {
-  std::string home;  // --home / ORRERY_HOME
-  std::string db;    // --db / ORRERY_DB
+  std::string home;       // --home / ORRERY_HOME
+  std::string db;         // --db / ORRERY_DB
+  bool db_given = false;  // --db was given, even empty (refused then)
   bool json = false;
 };
 

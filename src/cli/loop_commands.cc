@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -18,6 +19,7 @@
 #include "core/duration.h"
 #include "core/ids.h"
 #include "core/loop_transitions.h"
+#include "exec/supervisor.h"
 #include "store/secrets.h"
 
 namespace orrery::cli {
@@ -112,6 +114,27 @@ void print_loop(const Context& context, const Loop& loop) {
   print_fields(*context.out, rows);
 }
 
+// Removes the directories of runs whose rows were deleted: a run's directory
+// goes with its row (docs/storage.md). An id that is not a plain run id is
+// never turned into a path.
+Status remove_run_directories(const std::string& home, const std::vector<std::string>& run_ids) {
+  std::string failures;
+  int failed = 0;
+  for (const std::string& id : run_ids) {
+    if (id.empty() ||
+        id.find_first_not_of("0123456789abcdefghijklmnopqrstuvwxyz") != std::string::npos) {
+      continue;
+    }
+    const std::string dir = run_directory(home, id);
+    std::error_code error;
+    std::filesystem::remove_all(dir, error);
+    if (error && failed++ == 0) failures = dir + ": " + error.message();
+  }
+  if (failed == 0) return Ok{};
+  return internal_error("could not remove " + std::to_string(failed) + " run director" +
+                        (failed == 1 ? "y" : "ies") + " (" + failures + ")");
+}
+
 // Resolves the loop, applies a transition, stores it guarded by updated_at.
 Result<int> transition(const LoopArgs& args, const Context& context, const char* done,
                        const std::function<Result<Loop>(Loop)>& change) {
@@ -123,7 +146,7 @@ Result<int> transition(const LoopArgs& args, const Context& context, const char*
   auto changed = change(*loop);
   if (!changed) return changed.error();
   if (changed->updated_at <= read_at) changed->updated_at = read_at + 1;
-  if (auto stored = opened->store->update_loop(*changed, read_at, {}); !stored) {
+  if (auto stored = opened->store->update_loop(*changed, read_at, {}, context.now); !stored) {
     return stored.error();
   }
   if (context.globals.json) {
@@ -245,8 +268,13 @@ Result<int> remove_loop(const LoopArgs& args, const Context& context) {
   if (!opened) return opened.error();
   auto loop = opened->store->resolve_loop(args.loop);
   if (!loop) return loop.error();
-  if (auto removed = opened->store->delete_loop(loop->id); !removed) return removed.error();
+  auto removed = opened->store->delete_loop(loop->id);
+  if (!removed) return removed.error();
   if (auto secrets = remove_loop_secrets(opened->home, loop->id); !secrets) return secrets.error();
+  if (auto dirs = remove_run_directories(opened->home, *removed); !dirs) {
+    return Error{dirs.error().code,
+                 "deleted loop " + loop->name + " (" + loop->id + "), but " + dirs.error().message};
+  }
   if (context.globals.json) {
     *context.out << nlohmann::json{{"deleted", loop->id}, {"name", loop->name}}.dump(2) << '\n';
   } else {
@@ -310,6 +338,10 @@ Result<int> prune_runs(const PruneArgs& args, const Context& context) {
   if (!opened) return opened.error();
   auto summary = opened->store->prune_runs(options);
   if (!summary) return summary.error();
+  if (auto dirs = remove_run_directories(opened->home, summary->run_ids); !dirs) {
+    return Error{dirs.error().code, "deleted " + std::to_string(summary->runs) +
+                                        " finished runs, but " + dirs.error().message};
+  }
   if (context.globals.json) {
     *context.out << nlohmann::json{{"dry_run", args.dry_run}, {"runs", summary->runs}}.dump(2)
                  << '\n';

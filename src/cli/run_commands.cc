@@ -168,7 +168,7 @@ Result<int> trigger_loop(const TriggerArgs& args, const Context& context) {
       "trigger@" + SystemProcessProbe().host_name() + ":" + std::to_string(getpid());
   std::optional<ClaimedRun> claimed;
   for (TimeMs slot = context.now; !claimed && slot < context.now + 100; ++slot) {
-    auto attempt = opened->store->claim_slot({loop->id, slot}, claimant, context.now, {});
+    auto attempt = opened->store->claim_slot({loop->id, slot, true}, claimant, context.now, {});
     if (!attempt) return attempt.error();
     claimed = *attempt;
   }

@@ -1,12 +1,35 @@
 #include "cli/store_access.h"
 
+#include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 
 #include "exec/process_identity.h"
 #include "store/data_dir.h"
+#include "store/db_location.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace orrery::cli {
+namespace {
+
+constexpr int kMaxBusyTimeoutMs = 3'600'000;
+
+// ORRERY_BUSY_TIMEOUT_MS, else the default (docs/storage.md).
+Result<int> busy_timeout_ms() {
+  const char* text = std::getenv("ORRERY_BUSY_TIMEOUT_MS");
+  if (text == nullptr || *text == '\0') return kDefaultBusyTimeoutMs;
+  char* end = nullptr;
+  errno = 0;
+  const long long value = std::strtoll(text, &end, 10);
+  if (errno != 0 || *end != '\0' || value < 0 || value > kMaxBusyTimeoutMs) {
+    return usage_error(std::string("ORRERY_BUSY_TIMEOUT_MS '") + text +
+                       "' is not a number of milliseconds from 0 to " +
+                       std::to_string(kMaxBusyTimeoutMs));
+  }
+  return int(value);
+}
+
+}  // namespace
 
 Result<OpenedStore> open_store(const Context& context) {
   OpenedStore opened;
@@ -17,20 +40,18 @@ Result<OpenedStore> open_store(const Context& context) {
                     .string();
   if (opened.home.size() > 1 && opened.home.back() == '/') opened.home.pop_back();
   std::string path = opened.home + "/orrery.db";
-  const std::string& db = context.globals.db;
-  if (db.rfind("postgres://", 0) == 0 || db.rfind("postgresql://", 0) == 0) {
-    return usage_error("--db " + db +
-                       ": PostgreSQL is not available in this version of orrery "
-                       "yet; use the default SQLite store");
+  // Checked before anything is created: a refused --db leaves no trace.
+  if (context.globals.db_given || !context.globals.db.empty()) {
+    auto chosen = sqlite_path_of(context.globals.db);
+    if (!chosen) return chosen.error();
+    path = *chosen;
   }
-  if (db.rfind("sqlite://", 0) == 0) {
-    path = db.substr(9);
-  } else if (!db.empty()) {
-    path = db;
-  }
+  auto timeout = busy_timeout_ms();
+  if (!timeout) return timeout.error();
   if (auto home = prepare_data_dir(opened.home); !home) return home.error();
   SqliteOptions options;
   options.path = path;
+  options.busy_timeout_ms = *timeout;
   options.probe = std::make_shared<SystemProcessProbe>();
   options.now = context.now;
   auto store = SqliteStore::open(options);

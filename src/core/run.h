@@ -58,6 +58,9 @@ struct Run {
   std::string stderr_tail;
   Usage usage;
   bool usage_limited = false;  // failed on a provider limit: does not use up an attempt
+  // Re-attempts of this slot that did not use up an attempt (a usage limit,
+  // a reclaimed expired lease); at most kMaxFreeReattempts (docs/storage.md).
+  int free_reattempts = 0;
   TimeMs created_at = 0;
   TimeMs updated_at = 0;
 };

@@ -11,6 +11,8 @@
 namespace orrery {
 namespace {
 
+// Creates what is missing of `path`, parents first; only a directory this
+// call created is given its mode (0700 against any umask).
 Status make_directory(const std::string& path) {
   if (path.empty()) return Ok{};
   struct stat info {};
@@ -24,8 +26,13 @@ Status make_directory(const std::string& path) {
   if (slash != std::string::npos && slash > 0) {
     if (auto parent = make_directory(path.substr(0, slash)); !parent) return parent;
   }
-  if (mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
+  if (mkdir(path.c_str(), 0700) != 0) {
+    if (errno == EEXIST) return Ok{};  // another process made it first: not ours to change
+    if (errno == ENOSPC) return unavailable_error("disk full: cannot create " + path);
     return usage_error("cannot create " + path + ": " + std::strerror(errno));
+  }
+  if (chmod(path.c_str(), 0700) != 0) {
+    return usage_error("cannot make " + path + " private: " + std::strerror(errno));
   }
   return Ok{};
 }
@@ -43,11 +50,12 @@ std::string default_data_dir() {
 
 Status prepare_data_dir(const std::string& path) {
   if (auto made = make_directory(path); !made) {
-    return usage_error("cannot use " + path + " as the data directory: " + made.error().message);
+    return Error{made.error().code,
+                 "cannot use " + path + " as the data directory: " + made.error().message};
   }
   struct stat info {};
-  if (stat(path.c_str(), &info) != 0 || chmod(path.c_str(), info.st_mode & 0700) != 0 ||
-      access(path.c_str(), W_OK | X_OK) != 0 || (info.st_mode & 0300) != 0300) {
+  if (stat(path.c_str(), &info) != 0 || access(path.c_str(), W_OK | X_OK) != 0 ||
+      (info.st_mode & 0300) != 0300) {
     return usage_error("data directory " + path + " is not writable");
   }
   return Ok{};
@@ -55,6 +63,7 @@ Status prepare_data_dir(const std::string& path) {
 
 Status create_private_file(const std::string& path) {
   const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0 && errno == ENOSPC) return unavailable_error("disk full: cannot create " + path);
   if (fd < 0) return usage_error("cannot open " + path + ": " + std::strerror(errno));
   close(fd);
   return Ok{};

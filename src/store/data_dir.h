@@ -1,9 +1,12 @@
 // The data directory ($ORRERY_HOME, default ${XDG_DATA_HOME:-~/.local/share}/orrery)
 // and the private files in it.
 //
-// Invariants: the directory is 0700 and the database files 0600 after
-// prepare; a directory that cannot be created or written is an error naming
-// it, and nothing is created inside it.
+// Invariants: orrery changes the mode only of the directories it creates
+// (0700, whatever the umask) and of its own files (0600); an existing
+// directory — the home, the directory of a --db file, the current
+// directory — keeps its mode, since it is the user's (docs/storage.md). A
+// directory that cannot be created or written is an error naming it, and
+// nothing is created inside it.
 #pragma once
 
 #include <string>
@@ -14,8 +17,10 @@ namespace orrery {
 
 // --home, else $ORRERY_HOME, else $XDG_DATA_HOME/orrery, else ~/.local/share/orrery.
 std::string default_data_dir();
-// Creates the directory (and parents) 0700, or tightens an existing one
-// (never loosens it: a read-only directory stays read-only and is refused).
+// Creates the directory and its missing parents, each 0700; an existing one
+// is left as it is and must be writable by its owner (a read-only directory
+// is refused). Used for the home, the directory of a --db file, and run and
+// secret directories.
 Status prepare_data_dir(const std::string& path);
 // Creates the file 0600 when absent; an existing file is left as it is.
 Status create_private_file(const std::string& path);

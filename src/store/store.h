@@ -67,7 +67,17 @@ struct DueLoop {
 struct SlotRequest {
   std::string loop_id;
   TimeMs slot = 0;
+  // A manual run (`orrery trigger`) may be claimed for a paused loop; a
+  // scheduled one may not (docs/storage.md, "Which loops can be claimed").
+  bool manual = false;
 };
+
+// A slot is re-attempted without using up an attempt (a usage limit, the
+// reclaim of an expired lease) at most this many times; later re-attempts
+// count as ordinary attempts (docs/storage.md).
+inline constexpr int kMaxFreeReattempts = 3;
+// A usage-limit cooldown never lasts longer than this from when it is recorded.
+inline constexpr DurationMs kMaxCooldownMs = 7LL * 24 * 3'600'000;
 
 struct ClaimedRun {
   Run run;
@@ -123,6 +133,7 @@ struct PruneOptions {
 
 struct PruneSummary {
   std::int64_t runs = 0;
+  std::vector<std::string> run_ids;  // the runs deleted (none on a dry run)
 };
 
 class Store {
@@ -142,13 +153,18 @@ class Store {
   // get_loop when its slots are planned.
   virtual Result<std::vector<DueLoop>> due_loops(TimeMs now, int limit) = 0;
   // Replaces the loop's mutable fields when its updated_at still equals
-  // `expected_updated_at` (optimistic concurrency), fenced.
-  virtual Status update_loop(const Loop& loop, TimeMs expected_updated_at, const Fence& fence) = 0;
-  virtual Status delete_loop(const std::string& id) = 0;
+  // `expected_updated_at` (optimistic concurrency), fenced at `now`.
+  virtual Status update_loop(const Loop& loop, TimeMs expected_updated_at, const Fence& fence,
+                             TimeMs now) = 0;
+  // Deletes the loop and its runs; returns the ids of the runs deleted (their
+  // directories are the caller's to remove). Checks the database first.
+  virtual Result<std::vector<std::string>> delete_loop(const std::string& id) = 0;
   // Active loops whose expires_at has passed become expired.
   virtual Result<int> expire_loops(TimeMs now, const Fence& fence) = 0;
 
-  // Runs.
+  // Runs. A claim of a loop that is archived, expired or completed — or
+  // paused, unless the request is manual — is refused: claim_slot says why
+  // (a conflict), claim_slots leaves the slot out.
   virtual Result<std::vector<ClaimedRun>> claim_slots(const std::vector<SlotRequest>& slots,
                                                       const std::string& claimant, TimeMs now,
                                                       const Fence& fence) = 0;
@@ -171,14 +187,18 @@ class Store {
                                      TimeMs now, const Fence& fence) = 0;
   virtual Result<std::optional<Run>> get_run(const std::string& id) = 0;
   virtual Result<std::optional<Run>> get_run_by_slot(const std::string& loop_id, TimeMs slot) = 0;
+  // Newest first, without the output tails (stdout_tail and stderr_tail are
+  // empty; get_run reads them).
   virtual Result<std::vector<Run>> list_runs(const RunFilter& filter) = 0;
   virtual Result<std::int64_t> count_runs(std::optional<RunStatus> status) = 0;
   virtual Result<RecoveryResult> recover_expired_runs(TimeMs now, const RecoveryOptions& options,
                                                       const Fence& fence) = 0;
+  // Checks the database first (a damaged one is refused, unchanged).
   virtual Result<PruneSummary> prune_runs(const PruneOptions& options) = 0;
 
   // Usage-limit cooldowns. Recording extends the account's cooldown to the
-  // reset time, or to a default that grows with consecutive hits.
+  // reset time, or to a default that grows with consecutive hits, never past
+  // now + kMaxCooldownMs.
   virtual Result<Cooldown> record_cooldown(const std::string& account,
                                            std::optional<TimeMs> reset_at,
                                            const std::string& reason, TimeMs now) = 0;

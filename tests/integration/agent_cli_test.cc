@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -135,15 +136,25 @@ TEST_F(AgentCli, AUsageLimitedRunIsMarkedAndTheAccountCoolsDown) {
   chmod(path.c_str(), 0700);
   ASSERT_EQ(orrery({"add", "c", "--every", "1h", "--agent", "claude", "--prompt", "hi"}).exit_code,
             0);
+  const std::time_t before = std::time(nullptr);
   const RunResult run = orrery({"trigger", "c", "--wait", "--json"});
+  const std::time_t after = std::time(nullptr);
   EXPECT_EQ(run.exit_code, 1);
   const auto document = nlohmann::json::parse(run.out);
   EXPECT_EQ(document["status"], "failed");
   EXPECT_EQ(document["usage_limited"], true);
-  // 4102444800 is 2100-01-01T00:00:00Z, the reset time the provider gave.
-  EXPECT_EQ(document["error"],
-            "usage limit reached (claude-usage-limit); claude cools down until "
-            "2100-01-01T00:00:00.000Z");
+  // 4102444800 is 2100-01-01T00:00:00Z, the reset time the provider gave; a
+  // cooldown is capped at 7 days from now (docs/storage.md).
+  const std::string prefix = "usage limit reached (claude-usage-limit); claude cools down until ";
+  const std::string error = document["error"].get<std::string>();
+  ASSERT_EQ(error.rfind(prefix, 0), 0u) << error;
+  std::tm until{};
+  ASSERT_NE(strptime(error.substr(prefix.size()).c_str(), "%Y-%m-%dT%H:%M:%S", &until), nullptr)
+      << error;
+  const std::time_t until_s = timegm(&until);
+  constexpr std::time_t kWeek = 7 * 24 * 3600;
+  EXPECT_GE(until_s, before + kWeek - 1) << error;
+  EXPECT_LE(until_s, after + kWeek) << error;
 }
 
 TEST_F(AgentCli, TheLoopDocumentShowsTheAgent) {

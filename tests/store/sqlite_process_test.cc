@@ -485,11 +485,8 @@ TEST(SqliteProcess, FileThatIsNotADatabaseIsAUsageErrorAndLeftUnchanged) {
 }
 
 // A SQLite database of another program (user_version 0, its own tables, no
-// schema_migrations) is not an orrery database either. Today the store
-// migrates it, adding orrery's tables to someone else's file. Disabled until
-// the store refuses it (suggested: refuse a database whose sqlite_schema is
-// not empty but has no schema_migrations table, as a usage error naming the
-// path); enable it with the fix.
+// schema_migrations) is not an orrery database either: it is refused as a
+// usage error naming the path, and its bytes stay as they were.
 TEST(SqliteProcess, ForeignSqliteDatabaseIsRefusedAndLeftUnchanged) {
   ScratchDir dir;
   ASSERT_FALSE(dir.path().empty());
@@ -562,31 +559,35 @@ TEST(SqliteProcess, NewDataDirectoryIs0700AndDatabaseFiles0600) {
   EXPECT_EQ(mode_of(db_path + "-shm"), 0600);
 }
 
-TEST(SqliteProcess, ExistingLooseDirectoryAndFilesAreTightened) {
-  ScratchDir dir;
-  ASSERT_FALSE(dir.path().empty());
-  const std::string data_dir = dir.file("orrery");
-  const std::string db_path = data_dir + "/orrery.db";
-  ASSERT_EQ(mkdir(data_dir.c_str(), 0700), 0);
-  ASSERT_EQ(chmod(data_dir.c_str(), 0755), 0);
-  {
-    auto store = SqliteStore::open(options_for(db_path));
-    ASSERT_TRUE(store.ok()) << store.error().message;
-  }
-  ASSERT_EQ(chmod(data_dir.c_str(), 0777), 0);
-  ASSERT_EQ(chmod(db_path.c_str(), 0666), 0);
+// A directory orrery did not create is the user's: it keeps its mode (loose
+// or not); orrery's own database files are made 0600.
+TEST(SqliteProcess, AnExistingDirectoryKeepsItsModeAndTheDatabaseFilesAreTightened) {
+  for (const int mode : {0755, 0777, 01777, 0711}) {
+    SCOPED_TRACE(mode);
+    ScratchDir dir;
+    ASSERT_FALSE(dir.path().empty());
+    const std::string data_dir = dir.file("orrery");
+    const std::string db_path = data_dir + "/orrery.db";
+    ASSERT_EQ(mkdir(data_dir.c_str(), 0700), 0);
+    ASSERT_EQ(chmod(data_dir.c_str(), mode_t(mode)), 0);
+    {
+      auto store = SqliteStore::open(options_for(db_path));
+      ASSERT_TRUE(store.ok()) << store.error().message;
+    }
+    ASSERT_EQ(chmod(db_path.c_str(), 0666), 0);
 
-  const mode_t saved = umask(0);
-  auto store = SqliteStore::open(options_for(db_path));
-  umask(saved);
-  ASSERT_TRUE(store.ok()) << store.error().message;
-  auto created = (*store)->create_loop(make_loop(wall_now(), "tightened", 6));
-  ASSERT_TRUE(created.ok()) << created.error().message;
-  EXPECT_EQ(mode_of(data_dir), 0700);
-  EXPECT_EQ(mode_of(db_path), 0600);
-  for (const char* suffix : {"-wal", "-shm"}) {
-    if (exists(db_path + suffix)) {
-      EXPECT_EQ(mode_of(db_path + suffix), 0600) << suffix;
+    const mode_t saved = umask(0);
+    auto store = SqliteStore::open(options_for(db_path));
+    umask(saved);
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    auto created = (*store)->create_loop(make_loop(wall_now(), "tightened", 6));
+    ASSERT_TRUE(created.ok()) << created.error().message;
+    EXPECT_EQ(mode_of(data_dir), mode);
+    EXPECT_EQ(mode_of(db_path), 0600);
+    for (const char* suffix : {"-wal", "-shm"}) {
+      if (exists(db_path + suffix)) {
+        EXPECT_EQ(mode_of(db_path + suffix), 0600) << suffix;
+      }
     }
   }
 }

@@ -2,6 +2,7 @@
 // backend joins by adding a factory to INSTANTIATE_TEST_SUITE_P below.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 
@@ -294,27 +295,38 @@ TEST_P(StoreConformance, UpdateNeedsTheUpdatedAtItRead) {
   Loop renamed = loop;
   renamed.name = "renamed";
   renamed.updated_at = kNow + 1;
-  ASSERT_TRUE(store_->update_loop(renamed, kNow, {}).ok());
+  ASSERT_TRUE(store_->update_loop(renamed, kNow, {}, kNow + 1).ok());
   Loop stale = loop;
   stale.name = "stale";
   stale.updated_at = kNow + 2;
-  auto refused = store_->update_loop(stale, kNow, {});
+  auto refused = store_->update_loop(stale, kNow, {}, kNow + 2);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().code, ErrorCode::kConflict);
   EXPECT_EQ((*store_->get_loop(loop.id))->name, "renamed");
   Loop missing = make_loop("missing");
-  EXPECT_EQ(store_->update_loop(missing, kNow, {}).error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(store_->update_loop(missing, kNow, {}, kNow).error().code, ErrorCode::kNotFound);
   Loop empty = renamed;
   empty.name = "";
-  EXPECT_EQ(store_->update_loop(empty, kNow + 1, {}).error().code, ErrorCode::kUsage);
+  EXPECT_EQ(store_->update_loop(empty, kNow + 1, {}, kNow + 1).error().code, ErrorCode::kUsage);
 }
 
-TEST_P(StoreConformance, DeleteRemovesTheLoopAndItsRuns) {
+TEST_P(StoreConformance, DeleteRemovesTheLoopAndItsRunsAndNamesThem) {
   const Loop loop = add_loop("doomed");
-  claim(loop, kNow);
-  ASSERT_TRUE(store_->delete_loop(loop.id).ok());
+  const Loop other = add_loop("other");
+  const std::string first = claim(loop, kNow).run.id;
+  const std::string second = claim(loop, kNow + kMinute).run.id;
+  const std::string kept = claim(other, kNow).run.id;
+  auto deleted = store_->delete_loop(loop.id);
+  ASSERT_TRUE(deleted.ok());
+  std::vector<std::string> ids = *deleted;
+  std::sort(ids.begin(), ids.end());
+  std::vector<std::string> expected{first, second};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(ids, expected);
   EXPECT_FALSE(store_->get_loop(loop.id)->has_value());
-  EXPECT_EQ(*store_->count_runs(std::nullopt), 0);
+  EXPECT_EQ(*store_->count_runs(std::nullopt), 1);
+  EXPECT_TRUE(store_->get_run(kept)->has_value());
+  EXPECT_TRUE(store_->delete_loop(other.id)->size() == 1u);
   EXPECT_EQ(store_->delete_loop(loop.id).error().code, ErrorCode::kNotFound);
 }
 
@@ -527,14 +539,6 @@ TEST_P(StoreConformance, ManySlotsAreClaimedInOneCall) {
   EXPECT_EQ(unknown.error().code, ErrorCode::kNotFound);
 }
 
-TEST_P(StoreConformance, SlotsOfAnArchivedLoopAreNotClaimed) {
-  Loop loop = make_loop("archived");
-  loop.archived = true;
-  loop.status = LoopStatus::kPaused;
-  ASSERT_TRUE(store_->create_loop(loop).ok());
-  EXPECT_FALSE(claimable(loop, kNow, kNow));
-}
-
 TEST_P(StoreConformance, RunsListNewestFirstWithFilters) {
   const Loop a = add_loop("a");
   const Loop b = add_loop("b");
@@ -706,7 +710,7 @@ TEST_P(StoreConformance, EveryFencedWriteFailsOnceTheLeaseIsLost) {
   Loop changed = loop;
   changed.name = "changed";
   changed.updated_at = kNow + 1;
-  EXPECT_TRUE(lost(store_->update_loop(changed, kNow, fence)));
+  EXPECT_TRUE(lost(store_->update_loop(changed, kNow, fence, kNow)));
   EXPECT_EQ(*store_->count_runs(std::nullopt), 0);
   EXPECT_EQ((*store_->get_loop(loop.id))->name, "fenced");
 }
@@ -749,6 +753,359 @@ TEST_P(StoreConformance, PruneNeedsACriterion) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().code, ErrorCode::kUsage);
   EXPECT_FALSE(store_->prune_runs(prune(std::nullopt, -1, false, kNow)).ok());
+}
+
+// ---------------------------------------------------------------- fencing, by time and takeover
+
+namespace {
+bool lost_lease(const Status& result) {
+  return !result.ok() && result.error().code == ErrorCode::kConflict &&
+         result.error().message == "daemon lease lost";
+}
+template <typename T>
+bool lost_lease(const Result<T>& result) {
+  return !result.ok() && result.error().code == ErrorCode::kConflict &&
+         result.error().message == "daemon lease lost";
+}
+}  // namespace
+
+TEST_P(StoreConformance, FencedWritesPassWhileTheLeaseLivesAndFailOnceItExpiresByTime) {
+  probe_->start({100, 1});
+  auto lease = store_->acquire_daemon_lease({100, 1}, 30'000, kNow);
+  ASSERT_TRUE(lease.ok() && lease->has_value());
+  const Fence fence{(*lease)->lease_id};
+  Loop loop = add_loop("timed");
+  // Live: every fenced write goes through.
+  Loop first = loop;
+  first.name = "first";
+  first.updated_at = kNow + 1;
+  ASSERT_TRUE(store_->update_loop(first, kNow, fence, kNow + 29'999).ok());
+  EXPECT_TRUE(store_->claim_slot({loop.id, kNow}, "d", kNow + 29'999, fence)->has_value());
+  // Not released: the lease simply ran out at kNow + 30 s. The loop's own
+  // updated_at (kNow + 2) is before the expiry; the fence is checked at now.
+  const TimeMs late = kNow + 30'000;
+  Loop second = first;
+  second.name = "second";
+  second.updated_at = kNow + 2;
+  EXPECT_TRUE(lost_lease(store_->update_loop(second, kNow + 1, fence, late)));
+  EXPECT_TRUE(lost_lease(store_->claim_slot({loop.id, kNow + kMinute}, "d", late, fence)));
+  EXPECT_TRUE(lost_lease(store_->claim_slots({{loop.id, kNow + kMinute}}, "d", late, fence)));
+  EXPECT_TRUE(lost_lease(store_->record_skipped(loop, kNow + kMinute, "missed", late, fence)));
+  EXPECT_TRUE(lost_lease(store_->expire_loops(late, fence)));
+  EXPECT_TRUE(lost_lease(store_->recover_expired_runs(late, {}, fence)));
+  EXPECT_EQ((*store_->get_loop(loop.id))->name, "first");
+  EXPECT_EQ(*store_->count_runs(std::nullopt), 1);
+}
+
+TEST_P(StoreConformance, FencedWritesOfTheOldHolderFailAfterATakeover) {
+  auto old_lease = store_->acquire_daemon_lease({100, 1}, 30'000, kNow);
+  ASSERT_TRUE(old_lease.ok() && old_lease->has_value());
+  const Fence old_fence{(*old_lease)->lease_id};
+  // Holder 100 is not alive on this host: another daemon takes the live lease over.
+  auto new_lease = store_->acquire_daemon_lease({200, 2}, 30'000, kNow + 1000);
+  ASSERT_TRUE(new_lease.ok() && new_lease->has_value());
+  const Fence new_fence{(*new_lease)->lease_id};
+  Loop loop = add_loop("taken");
+  const TimeMs now = kNow + 2000;  // well within the old lease's 30 s
+  Loop changed = loop;
+  changed.name = "by-old";
+  changed.updated_at = now;
+  EXPECT_TRUE(lost_lease(store_->update_loop(changed, kNow, old_fence, now)));
+  EXPECT_TRUE(lost_lease(store_->claim_slot({loop.id, kNow}, "old", now, old_fence)));
+  EXPECT_TRUE(lost_lease(store_->record_skipped(loop, kNow, "missed", now, old_fence)));
+  EXPECT_TRUE(lost_lease(store_->expire_loops(now, old_fence)));
+  EXPECT_TRUE(lost_lease(store_->recover_expired_runs(now, {}, old_fence)));
+  EXPECT_EQ(*store_->count_runs(std::nullopt), 0);
+  // The new holder's writes pass.
+  changed.name = "by-new";
+  EXPECT_TRUE(store_->update_loop(changed, kNow, new_fence, now).ok());
+  EXPECT_TRUE(store_->claim_slot({loop.id, kNow}, "new", now, new_fence)->has_value());
+}
+
+// ---------------------------------------------------------------- claimable loops
+
+TEST_P(StoreConformance, ClaimsRefuseLoopsThatArePausedExpiredCompletedOrArchived) {
+  struct Case {
+    const char* name;
+    LoopStatus status;
+    bool archived;
+    const char* reason;
+    bool manual_allowed;
+  };
+  const Case cases[] = {
+      {"paused", LoopStatus::kPaused, false, "it is paused", true},
+      {"expired", LoopStatus::kExpired, false, "it has expired", false},
+      {"completed", LoopStatus::kCompleted, false, "it has completed", false},
+      {"archived", LoopStatus::kPaused, true, "it is archived", false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Loop loop = make_loop(c.name);
+    loop.status = c.status;
+    loop.archived = c.archived;
+    ASSERT_TRUE(store_->create_loop(loop).ok());
+    auto refused = store_->claim_slot({loop.id, kNow}, "daemon", kNow, {});
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().code, ErrorCode::kConflict);
+    EXPECT_NE(refused.error().message.find(c.name), std::string::npos) << refused.error().message;
+    EXPECT_NE(refused.error().message.find(c.reason), std::string::npos) << refused.error().message;
+    EXPECT_FALSE(store_->get_run_by_slot(loop.id, kNow)->has_value());
+    auto manual = store_->claim_slot({loop.id, kNow, true}, "trigger", kNow, {});
+    EXPECT_EQ(manual.ok(), c.manual_allowed);
+    if (c.manual_allowed) {
+      EXPECT_TRUE(manual->has_value());
+    } else {
+      EXPECT_FALSE(store_->get_run_by_slot(loop.id, kNow)->has_value());
+    }
+  }
+}
+
+TEST_P(StoreConformance, ABatchClaimLeavesOutSlotsOfLoopsThatCannotBeClaimed) {
+  const Loop active = add_loop("active");
+  Loop paused = make_loop("paused");
+  paused.status = LoopStatus::kPaused;
+  ASSERT_TRUE(store_->create_loop(paused).ok());
+  Loop expired = make_loop("expired");
+  expired.status = LoopStatus::kExpired;
+  ASSERT_TRUE(store_->create_loop(expired).ok());
+  auto claimed = store_->claim_slots({{paused.id, kNow}, {active.id, kNow}, {expired.id, kNow}},
+                                     "daemon", kNow, {});
+  ASSERT_TRUE(claimed.ok()) << claimed.error().message;
+  ASSERT_EQ(claimed->size(), 1u);
+  EXPECT_EQ(claimed->front().run.loop_id, active.id);
+  EXPECT_EQ(*store_->count_runs(std::nullopt), 1);
+}
+
+// ---------------------------------------------------------------- free re-attempts
+
+TEST_P(StoreConformance, UsageLimitedReattemptsAreFreeOnlyUpToTheBound) {
+  Loop loop = make_loop("limited");
+  loop.max_attempts = 2;
+  ASSERT_TRUE(store_->create_loop(loop).ok());
+  RunOutcome limited;
+  limited.status = RunStatus::kFailed;
+  limited.usage_limited = true;
+  ClaimedRun current = claim(loop, kNow);
+  TimeMs now = kNow;
+  for (int free = 1; free <= kMaxFreeReattempts; ++free) {
+    ASSERT_TRUE(store_->finalize_run(current.claim, limited, ++now).ok());
+    current = claim(loop, kNow, "runner", ++now);
+    EXPECT_EQ(current.run.attempt, 1) << "free re-attempt " << free;
+    EXPECT_EQ(current.run.free_reattempts, free);
+  }
+  // The bound is used up: the next usage limit costs an attempt...
+  ASSERT_TRUE(store_->finalize_run(current.claim, limited, ++now).ok());
+  current = claim(loop, kNow, "runner", ++now);
+  EXPECT_EQ(current.run.attempt, 2);
+  EXPECT_EQ(current.run.free_reattempts, kMaxFreeReattempts);
+  // ...and with no attempt left the slot is done.
+  ASSERT_TRUE(store_->finalize_run(current.claim, limited, ++now).ok());
+  EXPECT_FALSE(claimable(loop, kNow, ++now));
+}
+
+TEST_P(StoreConformance, ReclaimsOfAnExpiredLeaseAreFreeOnlyUpToTheBound) {
+  Loop loop = make_loop("crashing");
+  loop.max_attempts = 2;
+  ASSERT_TRUE(store_->create_loop(loop).ok());
+  ClaimedRun current = claim(loop, kNow);
+  TimeMs now = kNow;
+  for (int free = 1; free <= kMaxFreeReattempts; ++free) {
+    // The supervisor died (the probe knows no process) and the lease ran out.
+    ASSERT_TRUE(
+        store_->record_process(current.claim, {500 + free, 1}, 500 + free, {600 + free, 1}, now)
+            .ok());
+    now += loop.lease_ms;
+    current = claim(loop, kNow, "runner", now);
+    EXPECT_EQ(current.run.attempt, 1) << "free reclaim " << free;
+    EXPECT_EQ(current.run.free_reattempts, free);
+  }
+  now += loop.lease_ms;
+  current = claim(loop, kNow, "runner", now);
+  EXPECT_EQ(current.run.attempt, 2);
+  now += loop.lease_ms;
+  EXPECT_FALSE(claimable(loop, kNow, now));
+  // A live supervisor keeps its slot even past the lease.
+  const Loop other = add_loop("alive");
+  const ClaimedRun held = claim(other, kNow, "runner", now);
+  probe_->start({700, 1});
+  ASSERT_TRUE(store_->record_process(held.claim, {701, 1}, 701, {700, 1}, now).ok());
+  EXPECT_FALSE(claimable(other, kNow, now + other.lease_ms));
+}
+
+// ---------------------------------------------------------------- cooldown cap
+
+TEST_P(StoreConformance, ACooldownNeverLastsMoreThanSevenDaysFromNow) {
+  EXPECT_EQ(kMaxCooldownMs, 7 * 24 * 3'600'000LL);
+  // A reset time far away (a hostile or garbled message) is cut to the cap.
+  for (const TimeMs reset :
+       {kNow + kMaxCooldownMs + 1, kNow + 100 * kMaxCooldownMs, TimeMs{253'402'300'799'000}}) {
+    auto hit = store_->record_cooldown("claude", reset, "limit", kNow);
+    ASSERT_TRUE(hit.ok());
+    EXPECT_EQ(hit->until_at, kNow + kMaxCooldownMs) << reset;
+  }
+  // Exactly the cap is kept; a later hit may reach its own now + cap.
+  auto exact = store_->record_cooldown("codex", kNow + kMaxCooldownMs, "limit", kNow);
+  EXPECT_EQ(exact->until_at, kNow + kMaxCooldownMs);
+  auto later = store_->record_cooldown("codex", kNow + 10 * kMaxCooldownMs, "limit", kNow + 1000);
+  EXPECT_EQ(later->until_at, kNow + 1000 + kMaxCooldownMs);
+  // A capped cooldown is not shortened by a later hit without a reset time...
+  auto kept = store_->record_cooldown("codex", std::nullopt, "limit", kNow + 2000);
+  EXPECT_EQ(kept->until_at, kNow + 1000 + kMaxCooldownMs);
+  // ...and growing defaults stay within the cap, however many hits.
+  TimeMs now = kNow;
+  for (int i = 0; i < 40; ++i) {
+    auto hit = store_->record_cooldown("gemini", std::nullopt, "limit", now);
+    ASSERT_TRUE(hit.ok());
+    EXPECT_GT(hit->until_at, now);
+    EXPECT_LE(hit->until_at, now + kMaxCooldownMs);
+    now = hit->until_at;  // the next hit comes as this one ends
+  }
+}
+
+// ---------------------------------------------------------------- rows
+
+TEST_P(StoreConformance, EveryLoopFieldIsStoredAndReadBack) {
+  Loop loop = make_loop("full");
+  loop.description = "all fields";
+  loop.schedule.type = ScheduleType::kCron;
+  loop.schedule.expression = "*/5 * * * *";
+  loop.schedule.timezone = "Europe/Berlin";
+  loop.schedule.jitter_ms = 1234;
+  loop.target.argv = {"/bin/echo", "x"};
+  loop.machine = {{"os", "linux"}};
+  loop.retry_scheduled_for = kNow + 7;
+  loop.catch_up = {CatchUpMode::kAll, 17, 99'000};
+  loop.overlap = OverlapPolicy::kQueue;
+  loop.max_attempts = 5;
+  loop.retry_delay_ms = 4321;
+  loop.retry_backoff = RetryBackoff::kExponential;
+  loop.lease_ms = 98'765;
+  loop.timeout_ms = 55'000;
+  loop.idle_timeout_ms = 44'000;
+  loop.log_limit_bytes = 12'345'678;
+  loop.expires_at = kNow + 86'400'000;
+  loop.missed_count = 3;
+  loop.updated_at = kNow + 9;
+  ASSERT_TRUE(store_->create_loop(loop).ok());
+  auto read = store_->get_loop(loop.id);
+  ASSERT_TRUE(read.ok() && read->has_value());
+  const Loop& got = **read;
+  EXPECT_EQ(got.description, loop.description);
+  EXPECT_EQ(got.schedule.expression, loop.schedule.expression);
+  EXPECT_EQ(got.schedule.timezone, loop.schedule.timezone);
+  EXPECT_EQ(got.schedule.jitter_ms, 1234);
+  EXPECT_EQ(got.machine, loop.machine);
+  EXPECT_EQ(got.retry_scheduled_for, kNow + 7);
+  EXPECT_EQ(got.catch_up.mode, CatchUpMode::kAll);
+  EXPECT_EQ(got.catch_up.limit, 17);
+  EXPECT_EQ(got.catch_up.window, 99'000);
+  EXPECT_EQ(got.overlap, OverlapPolicy::kQueue);
+  EXPECT_EQ(got.max_attempts, 5);
+  EXPECT_EQ(got.retry_delay_ms, 4321);
+  EXPECT_EQ(got.retry_backoff, RetryBackoff::kExponential);
+  EXPECT_EQ(got.lease_ms, 98'765);
+  EXPECT_EQ(got.timeout_ms, 55'000);
+  EXPECT_EQ(got.idle_timeout_ms, 44'000);
+  EXPECT_EQ(got.log_limit_bytes, 12'345'678);
+  EXPECT_EQ(got.expires_at, kNow + 86'400'000);
+  EXPECT_EQ(got.missed_count, 3);
+  EXPECT_EQ(got.created_at, kNow);
+  EXPECT_EQ(got.updated_at, kNow + 9);
+  // An update writes every field the same way.
+  Loop changed = got;
+  changed.log_limit_bytes = 1 << 20;
+  changed.schedule = Schedule{};
+  changed.schedule.type = ScheduleType::kInterval;
+  changed.schedule.every_ms = 90'000;
+  changed.schedule.anchor = IntervalAnchor::kFixedDelay;
+  changed.updated_at = kNow + 10;
+  ASSERT_TRUE(store_->update_loop(changed, kNow + 9, {}, kNow + 10).ok());
+  const Loop after = **store_->get_loop(loop.id);
+  EXPECT_EQ(after.log_limit_bytes, 1 << 20);
+  EXPECT_EQ(after.schedule.type, ScheduleType::kInterval);
+  EXPECT_EQ(after.schedule.every_ms, 90'000);
+  EXPECT_EQ(after.schedule.anchor, IntervalAnchor::kFixedDelay);
+  EXPECT_EQ(after.schedule.expression, "");
+  EXPECT_EQ(after.updated_at, kNow + 10);
+  // The default log limit is 64 MiB.
+  EXPECT_EQ((*store_->get_loop(add_loop("plain").id))->log_limit_bytes, 64LL << 20);
+}
+
+TEST_P(StoreConformance, ListedRunsLeaveTheOutputTailsToGetRun) {
+  const Loop loop = add_loop("tails");
+  const ClaimedRun run = claim(loop, kNow);
+  RunOutcome outcome;
+  outcome.status = RunStatus::kSucceeded;
+  outcome.stdout_tail = std::string(1000, 'o');
+  outcome.stderr_tail = "err";
+  ASSERT_TRUE(store_->finalize_run(run.claim, outcome, kNow + 5).ok());
+  auto listed = store_->list_runs(runs(loop.id));
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ(listed->front().id, run.run.id);
+  EXPECT_EQ(listed->front().status, RunStatus::kSucceeded);
+  EXPECT_EQ(listed->front().stdout_tail, "");
+  EXPECT_EQ(listed->front().stderr_tail, "");
+  auto full = store_->get_run(run.run.id);
+  EXPECT_EQ((*full)->stdout_tail, outcome.stdout_tail);
+  EXPECT_EQ((*full)->stderr_tail, "err");
+}
+
+// ---------------------------------------------------------------- pruning ids and bounds
+
+TEST_P(StoreConformance, PruneNamesTheRunsItDeletesAndADryRunNone) {
+  const Loop a = add_loop("a");
+  const Loop b = add_loop("b");
+  std::vector<std::string> a_ids;
+  for (int i = 0; i < 5; ++i) {
+    const ClaimedRun run = claim(a, kNow + i * kMinute, "r", kNow + i);
+    finish(run.claim, RunStatus::kFailed, kNow + i);
+    a_ids.push_back(run.run.id);
+  }
+  const ClaimedRun b_run = claim(b, kNow, "r", kNow);
+  finish(b_run.claim, RunStatus::kSucceeded, kNow);
+  auto dry = store_->prune_runs(prune(std::nullopt, 2, true, kNow + 10));
+  ASSERT_TRUE(dry.ok());
+  EXPECT_EQ(dry->runs, 3);
+  EXPECT_TRUE(dry->run_ids.empty());
+  auto pruned = store_->prune_runs(prune(std::nullopt, 2, false, kNow + 10));
+  ASSERT_TRUE(pruned.ok());
+  EXPECT_EQ(pruned->runs, 3);
+  std::vector<std::string> ids = pruned->run_ids;
+  std::sort(ids.begin(), ids.end());
+  std::vector<std::string> expected(a_ids.begin(), a_ids.begin() + 3);  // the oldest three
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(ids, expected);
+  EXPECT_TRUE(store_->get_run(b_run.run.id)->has_value());
+  // keep 0 deletes every finished run.
+  auto all = store_->prune_runs(prune(std::nullopt, 0, false, kNow + 10));
+  EXPECT_EQ(all->runs, 3);
+  EXPECT_EQ(*store_->count_runs(std::nullopt), 0);
+}
+
+TEST_P(StoreConformance, PruneCombinesAgeAndKeepAndOrdersTiesById) {
+  const Loop loop = add_loop("ties");
+  // Six runs, two per millisecond.
+  for (int i = 0; i < 6; ++i) {
+    finish(claim(loop, kNow + i * kMinute, "r", kNow + i / 2).claim, RunStatus::kSucceeded,
+           kNow + 10);
+  }
+  // Older than kNow + 2 (four runs) and beyond the newest 3 (three runs): both hold for three.
+  auto pruned = store_->prune_runs(prune(kMinute - 2, 3, false, kNow + kMinute));
+  ASSERT_TRUE(pruned.ok());
+  EXPECT_EQ(pruned->runs, 3);
+  auto left = store_->list_runs(runs(loop.id));
+  ASSERT_EQ(left->size(), 3u);
+  // More than 500 finished runs (one batch) of one loop are all pruned.
+  const Loop many = add_loop("many");
+  for (int i = 0; i < 520; ++i) {
+    finish(claim(many, kNow + i, "r", kNow).claim, RunStatus::kSucceeded, kNow);
+  }
+  auto big = store_->prune_runs(prune(std::nullopt, 10, false, kNow));
+  ASSERT_TRUE(big.ok());
+  EXPECT_EQ(big->runs, 510);
+  EXPECT_EQ(big->run_ids.size(), 510u);
+  EXPECT_EQ(store_->list_runs(runs(many.id, std::nullopt, 1000))->size(), 10u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreConformance,

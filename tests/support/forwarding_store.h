@@ -24,10 +24,13 @@ class ForwardingStore : public Store {
   Result<std::vector<DueLoop>> due_loops(TimeMs now, int limit) override {
     return inner_.due_loops(now, limit);
   }
-  Status update_loop(const Loop& loop, TimeMs expected_updated_at, const Fence& fence) override {
-    return inner_.update_loop(loop, expected_updated_at, fence);
+  Status update_loop(const Loop& loop, TimeMs expected_updated_at, const Fence& fence,
+                     TimeMs now) override {
+    return inner_.update_loop(loop, expected_updated_at, fence, now);
   }
-  Status delete_loop(const std::string& id) override { return inner_.delete_loop(id); }
+  Result<std::vector<std::string>> delete_loop(const std::string& id) override {
+    return inner_.delete_loop(id);
+  }
   Result<int> expire_loops(TimeMs now, const Fence& fence) override {
     return inner_.expire_loops(now, fence);
   }

@@ -2,46 +2,176 @@
 
 #include <sqlite3.h>
 
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
 namespace orrery::sqlite {
 namespace {
 
-Error sqlite_error(sqlite3* db, std::string_view what) {
-  const int code = db ? sqlite3_extended_errcode(db) : SQLITE_ERROR;
-  const std::string message = db ? sqlite3_errmsg(db) : "no connection";
-  // A busy or full database is a condition of the machine, not of the input.
-  return internal_error(std::string(what) + ": " + message + " (sqlite " + std::to_string(code) +
-                        ")");
+bool starts_with_word(std::string_view text, std::string_view word) {
+  if (text.size() < word.size()) return false;
+  for (size_t i = 0; i < word.size(); ++i) {
+    if (std::toupper(static_cast<unsigned char>(text[i])) != word[i]) return false;
+  }
+  return text.size() == word.size() || !std::isalnum(static_cast<unsigned char>(text[word.size()]));
 }
+
+// The first orrery table the statement names, as a user would say it.
+std::string_view subject_of(std::string_view sql) {
+  static constexpr std::pair<std::string_view, std::string_view> kTables[] = {
+      {"daemon_lease", "the daemon lease"},
+      {"schema_migrations", "the schema history"},
+      {"cooldowns", "cooldowns"},
+      {"loops", "loops"},
+      {"runs", "runs"},
+      {"sqlite_master", "the schema"},
+  };
+  size_t best = std::string_view::npos;
+  std::string_view subject = "the database";
+  for (const auto& [table, words] : kTables) {
+    for (size_t at = sql.find(table); at != std::string_view::npos; at = sql.find(table, at + 1)) {
+      const bool starts =
+          at == 0 || !(std::isalnum(static_cast<unsigned char>(sql[at - 1])) || sql[at - 1] == '_');
+      const size_t end = at + table.size();
+      const bool ends = end == sql.size() ||
+                        !(std::isalnum(static_cast<unsigned char>(sql[end])) || sql[end] == '_');
+      if (starts && ends) {
+        if (at < best) {
+          best = at;
+          subject = words;
+        }
+        break;
+      }
+    }
+  }
+  return subject;
+}
+
+bool is_damage(int primary) { return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB; }
 
 }  // namespace
 
+std::string describe_operation(std::string_view sql) {
+  while (!sql.empty() && std::isspace(static_cast<unsigned char>(sql.front()))) {
+    sql.remove_prefix(1);
+  }
+  const std::string subject(subject_of(sql));
+  if (starts_with_word(sql, "SELECT") || starts_with_word(sql, "WITH")) return "reading " + subject;
+  if (starts_with_word(sql, "INSERT")) return "writing " + subject;
+  if (starts_with_word(sql, "UPDATE")) return "updating " + subject;
+  if (starts_with_word(sql, "DELETE")) return "deleting " + subject;
+  if (starts_with_word(sql, "BEGIN")) return "starting a write transaction";
+  if (starts_with_word(sql, "COMMIT")) return "committing a write transaction";
+  if (starts_with_word(sql, "ROLLBACK")) return "rolling back a write transaction";
+  if (starts_with_word(sql, "CREATE") || starts_with_word(sql, "ALTER") ||
+      starts_with_word(sql, "DROP")) {
+    return "changing the schema";
+  }
+  if (starts_with_word(sql, "PRAGMA")) {
+    if (sql.find("journal_mode") != std::string_view::npos) return "switching to the WAL journal";
+    if (sql.find("user_version") != std::string_view::npos) return "reading the schema version";
+    if (sql.find("quick_check") != std::string_view::npos) return "checking the database";
+    return "configuring the connection";
+  }
+  return "using the database";
+}
+
+// The one place SQLite result codes become orrery's error classes
+// (docs/storage.md, "Errors").
+Error Database::error_for(int code, std::string_view sql) {
+  const int primary = code & 0xff;
+  const int system = db_ ? sqlite3_system_errno(db_) : 0;
+  const std::string operation = describe_operation(sql);
+  if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) {
+    std::string waited = std::to_string(busy_timeout_ms_) + " ms";
+    if (busy_timeout_ms_ % 1000 == 0) waited = std::to_string(busy_timeout_ms_ / 1000) + " s";
+    return unavailable_error("database busy: another process holds the write lock on " + path_ +
+                             " (gave up " + operation + " after " + waited + ")");
+  }
+  if (primary == SQLITE_FULL || (primary == SQLITE_IOERR && system == ENOSPC)) {
+    return unavailable_error("disk full: cannot write " + path_ + " while " + operation +
+                             "; free some space and try again");
+  }
+  if (primary == SQLITE_IOERR && !checking_) {
+    // An I/O error can be a damaged (say truncated) file: look before naming it.
+    if (auto intact = check_integrity(); !intact && damaged_) return intact.error();
+  }
+  if (is_damage(primary)) {
+    damaged_ = true;
+    return damaged_error(operation);
+  }
+  if (primary == SQLITE_IOERR) {
+    return internal_error("disk I/O error on " + path_ + " while " + operation +
+                          (system != 0 ? std::string(": ") + std::strerror(system) : ""));
+  }
+  if (primary == SQLITE_CANTOPEN || primary == SQLITE_PERM || primary == SQLITE_AUTH) {
+    return usage_error("cannot open " + path_ +
+                       (system != 0 ? std::string(": ") + std::strerror(system) : ""));
+  }
+  if (primary == SQLITE_READONLY) {
+    return usage_error("cannot write " + path_ + " while " + operation +
+                       ": the database file or its directory is read-only");
+  }
+  if (primary == SQLITE_TOOBIG) {
+    return usage_error("a value is too large to store in " + path_ + " while " + operation);
+  }
+  if (primary == SQLITE_NOMEM) return internal_error("out of memory while " + operation);
+  return internal_error("database error on " + path_ + " while " + operation + ": " +
+                        sqlite3_errstr(code));
+}
+
+Error Database::damaged_error(std::string_view operation) const {
+  return usage_error(path_ + " is damaged or is not an SQLite database (found while " +
+                     std::string(operation) +
+                     "); orrery will not write to it: restore it from a backup or move it away");
+}
+
 Statement::~Statement() { sqlite3_finalize(stmt_); }
 
+void Statement::record_bind(int index, int code) {
+  if (code != SQLITE_OK && bind_error_ == SQLITE_OK) {
+    bind_error_ = code;
+    bind_error_index_ = index;
+  }
+}
+
 Statement& Statement::bind(int index, std::int64_t value) {
-  sqlite3_bind_int64(stmt_, index, value);
+  record_bind(index, sqlite3_bind_int64(stmt_, index, value));
   return *this;
 }
 
 Statement& Statement::bind(int index, double value) {
-  sqlite3_bind_double(stmt_, index, value);
+  record_bind(index, sqlite3_bind_double(stmt_, index, value));
   return *this;
 }
 
 Statement& Statement::bind(int index, std::string_view value) {
-  sqlite3_bind_text(stmt_, index, value.data(), int(value.size()), SQLITE_TRANSIENT);
+  record_bind(index, sqlite3_bind_text64(stmt_, index, value.data(), value.size(), SQLITE_TRANSIENT,
+                                         SQLITE_UTF8));
   return *this;
 }
 
 Statement& Statement::bind_null(int index) {
-  sqlite3_bind_null(stmt_, index);
+  record_bind(index, sqlite3_bind_null(stmt_, index));
   return *this;
 }
 
 Result<bool> Statement::step() {
+  if (bind_error_ != SQLITE_OK) {
+    const std::string operation = describe_operation(sqlite3_sql(stmt_));
+    if (bind_error_ == SQLITE_TOOBIG) {
+      return usage_error("a value is too large to store in " + db_->path() + " while " + operation);
+    }
+    return internal_error("cannot bind value " + std::to_string(bind_error_index_) + " while " +
+                          operation + ": " + sqlite3_errstr(bind_error_));
+  }
   const int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  return sqlite_error(database(), sqlite3_sql(stmt_));
+  return db_->error_for(sqlite3_extended_errcode(sqlite3_db_handle(stmt_)), sqlite3_sql(stmt_));
 }
 
 Status Statement::run() {
@@ -55,6 +185,8 @@ Status Statement::run() {
 void Statement::reset() {
   sqlite3_reset(stmt_);
   sqlite3_clear_bindings(stmt_);
+  bind_error_ = SQLITE_OK;
+  bind_error_index_ = 0;
 }
 
 bool Statement::is_null(int column) const {
@@ -75,29 +207,26 @@ std::optional<std::int64_t> Statement::optional_int64(int column) const {
   return int64(column);
 }
 
-sqlite3* Statement::database() const { return sqlite3_db_handle(stmt_); }
-
-Result<std::unique_ptr<Database>> Database::open(const std::string& path, Synchronous synchronous,
-                                                 int busy_timeout_ms) {
+Result<std::unique_ptr<Database>> Database::open(const std::string& path,
+                                                 const OpenOptions& options) {
   sqlite3* handle = nullptr;
   const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-  if (sqlite3_open_v2(path.c_str(), &handle, flags, nullptr) != SQLITE_OK) {
-    Error error = sqlite_error(handle, "cannot open database " + path);
-    sqlite3_close(handle);
-    return error;
+  const char* vfs = options.vfs.empty() ? nullptr : options.vfs.c_str();
+  const int rc = sqlite3_open_v2(path.c_str(), &handle, flags, vfs);
+  std::unique_ptr<Database> db(new Database(handle, path, options.busy_timeout_ms));
+  if (rc != SQLITE_OK) {
+    if (handle == nullptr) return internal_error("out of memory opening " + path);
+    return db->error_for(sqlite3_extended_errcode(handle), "open");
   }
-  std::unique_ptr<Database> db(new Database(handle));
-  sqlite3_busy_timeout(handle, busy_timeout_ms);
+  sqlite3_busy_timeout(handle, options.busy_timeout_ms);
   sqlite3_extended_result_codes(handle, 1);
   // Nothing here writes the file: a file that is not ours must be refused
-  // (here or by the schema check) before journal_mode=WAL rewrites its header.
-  const std::string pragmas = std::string("PRAGMA foreign_keys=ON; PRAGMA cache_size=-16384; ") +
-                              (synchronous == Synchronous::kFull ? "PRAGMA synchronous=FULL;"
-                                                                 : "PRAGMA synchronous=NORMAL;");
-  if (auto status = db->exec(pragmas); !status) {
-    return usage_error(path + " is not an SQLite database, or a damaged one (" +
-                       status.error().message + "); refusing to change it");
-  }
+  // (by the schema check) before journal_mode=WAL rewrites its header.
+  const std::string pragmas =
+      std::string("PRAGMA foreign_keys=ON; PRAGMA cache_size=-16384; ") +
+      (options.synchronous == Synchronous::kFull ? "PRAGMA synchronous=FULL;"
+                                                 : "PRAGMA synchronous=NORMAL;");
+  if (auto status = db->exec(pragmas); !status) return status.error();
   return db;
 }
 
@@ -107,25 +236,24 @@ Database::~Database() {
 }
 
 Status Database::exec(std::string_view sql) {
-  char* message = nullptr;
   const std::string text(sql);
-  if (sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
-    const std::string detail = message ? message : "unknown error";
-    sqlite3_free(message);
-    return internal_error(detail);
-  }
+  const int rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, nullptr);
+  if (rc != SQLITE_OK) return error_for(sqlite3_extended_errcode(db_), text);
   return Ok{};
 }
 
 Result<StatementUse> Database::prepare(std::string_view sql) {
+  if (damaged_ && !starts_with_word(sql, "SELECT") && !starts_with_word(sql, "PRAGMA")) {
+    return damaged_error(describe_operation(sql));
+  }
   auto found = statements_.find(std::string(sql));
   if (found == statements_.end()) {
     sqlite3_stmt* stmt = nullptr;
     if (sqlite3_prepare_v3(db_, sql.data(), int(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt,
                            nullptr) != SQLITE_OK) {
-      return sqlite_error(db_, "cannot prepare statement");
+      return error_for(sqlite3_extended_errcode(db_), sql);
     }
-    found = statements_.emplace(std::string(sql), std::make_unique<Statement>(stmt)).first;
+    found = statements_.emplace(std::string(sql), std::make_unique<Statement>(*this, stmt)).first;
   }
   return StatementUse(*found->second);
 }
@@ -134,20 +262,82 @@ int Database::changes() const { return sqlite3_changes(db_); }
 
 bool Database::in_transaction() const { return sqlite3_get_autocommit(db_) == 0; }
 
-std::string Database::last_error() const { return sqlite3_errmsg(db_); }
+Status Database::ensure_wal() {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms_);
+  while (true) {
+    // Switching needs every other connection out of the file; SQLite does not
+    // always wait for that itself, so wait here, as the busy timeout would.
+    sqlite3_stmt* stmt = nullptr;
+    int rc = sqlite3_prepare_v2(db_, "PRAGMA journal_mode=WAL", -1, &stmt, nullptr);
+    std::string mode;
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_step(stmt);
+      if (rc == SQLITE_ROW) {
+        const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+        mode = text ? text : "";
+        rc = SQLITE_OK;
+      }
+    }
+    const int code = sqlite3_extended_errcode(db_);
+    sqlite3_finalize(stmt);
+    if (rc == SQLITE_OK && mode == "wal") return Ok{};
+    if (rc == SQLITE_OK) {
+      return internal_error(path_ + " cannot use the WAL journal (its file system keeps it in " +
+                            mode + " mode)");
+    }
+    const bool busy = (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
+    if (!busy) return error_for(code, "PRAGMA journal_mode=WAL");
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return error_for(SQLITE_BUSY, "PRAGMA journal_mode=WAL");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+Status Database::check_integrity() {
+  checking_ = true;
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(db_, "PRAGMA quick_check", -1, &stmt, nullptr);
+  std::string verdict;
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_step(stmt);
+    if (rc == SQLITE_ROW) {
+      const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+      verdict = text ? text : "";
+      rc = SQLITE_OK;
+    }
+  }
+  const int code = sqlite3_extended_errcode(db_);
+  sqlite3_finalize(stmt);
+  Status result = Ok{};
+  if (rc != SQLITE_OK) {
+    result = error_for(code, "PRAGMA quick_check");
+  } else if (verdict != "ok") {
+    damaged_ = true;
+    result = damaged_error("checking the database");
+  }
+  checking_ = false;
+  return result;
+}
 
 Result<std::unique_ptr<Transaction>> Transaction::begin(Database& db) {
+  if (db.damaged()) return db.damaged_error("starting a write transaction");
   if (auto status = db.exec("BEGIN IMMEDIATE"); !status) return status.error();
   return std::unique_ptr<Transaction>(new Transaction(db));
 }
 
 Transaction::~Transaction() {
-  if (!done_) (void)db_.exec("ROLLBACK");
+  if (!done_ && db_.in_transaction()) (void)db_.exec("ROLLBACK");
 }
 
 Status Transaction::commit() {
+  if (done_) return internal_error("a write transaction was finished twice");
   done_ = true;
-  return db_.exec("COMMIT");
+  Status committed = db_.exec("COMMIT");
+  // A failed COMMIT (say SQLITE_FULL) can leave the transaction open.
+  if (!committed && db_.in_transaction()) (void)db_.exec("ROLLBACK");
+  return committed;
 }
 
 }  // namespace orrery::sqlite

@@ -102,20 +102,54 @@ CREATE TABLE cooldowns (
 );
 )sql";
 
-Result<int> user_version(Database& db) {
-  auto statement = db.prepare("PRAGMA user_version");
+// Log limits, bounded free re-attempts, and indexes that keep expiry and
+// per-loop pruning proportional to what they touch.
+constexpr const char* kLimitsAndIndexes = R"sql(
+ALTER TABLE loops ADD COLUMN log_limit_bytes INTEGER NOT NULL DEFAULT 67108864;
+ALTER TABLE runs ADD COLUMN free_reattempts INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX loops_expiry ON loops(status, expires_at);
+DROP INDEX runs_loop_created;
+CREATE INDEX runs_loop_created ON runs(loop_id, created_at, id);
+)sql";
+
+// The schema version and whether the file holds any table, read together
+// (one statement, one snapshot: another process's migration cannot fall
+// between the two).
+struct SchemaState {
+  int version = 0;
+  bool has_tables = false;
+};
+
+Result<SchemaState> schema_state(Database& db) {
+  auto statement = db.prepare(
+      "SELECT (SELECT user_version FROM pragma_user_version), "
+      "EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table')");
   if (!statement) return statement.error();
   auto row = (*statement)->step();
   if (!row) return row.error();
-  return int((*statement)->int64(0));
+  return SchemaState{int((*statement)->int64(0)), (*statement)->int64(1) != 0};
 }
 
+Status check_state(const SchemaState& state, int latest) {
+  if (state.version > latest) {
+    return conflict_error("the database schema is version " + std::to_string(state.version) +
+                          ", newer than this orrery supports (version " + std::to_string(latest) +
+                          "); upgrade orrery to open it");
+  }
+  if (state.version == 0 && state.has_tables) {
+    // A database with tables and no orrery schema belongs to another program.
+    return usage_error(
+        "the database holds tables of another program and no orrery schema; "
+        "refusing to change it (choose another --home or --db)");
+  }
+  return Ok{};
+}
+
+// Inside the caller's transaction.
 Status apply(Database& db, const Migration& migration, std::int64_t now) {
-  auto transaction = Transaction::begin(db);
-  if (!transaction) return transaction.error();
   const auto failed = [&](const Error& error) {
-    return internal_error("schema migration " + std::to_string(migration.version) + " (" +
-                          migration.name + ") failed and was rolled back: " + error.message);
+    return Error{error.code, "schema migration " + std::to_string(migration.version) + " (" +
+                                 migration.name + ") failed and was rolled back: " + error.message};
   };
   if (auto status =
           db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
@@ -134,7 +168,25 @@ Status apply(Database& db, const Migration& migration, std::int64_t now) {
   }
   const std::string pragma = "PRAGMA user_version = " + std::to_string(migration.version);
   if (auto status = db.exec(pragma); !status) return failed(status.error());
-  return (*transaction)->commit();
+  return Ok{};
+}
+
+// Applies the first migration the database lacks, in one write transaction
+// that re-reads the version under the write lock; false when none is missing.
+Result<bool> apply_next(Database& db, const std::vector<Migration>& list, std::int64_t now) {
+  const int latest = list.empty() ? 0 : list.back().version;
+  auto transaction = Transaction::begin(db);
+  if (!transaction) return transaction.error();
+  auto state = schema_state(db);
+  if (!state) return state.error();
+  if (auto compatible = check_state(*state, latest); !compatible) return compatible.error();
+  for (const Migration& migration : list) {
+    if (migration.version <= state->version) continue;
+    if (auto status = apply(db, migration, now); !status) return status.error();
+    if (auto status = (*transaction)->commit(); !status) return status.error();
+    return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -143,6 +195,7 @@ const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
       {1, "loops, runs and the daemon lease", kInitialSchema},
       {2, "usage limits: usage-limited runs and provider cooldowns", kUsageLimits},
+      {3, "log limits, free re-attempts, expiry and pruning indexes", kLimitsAndIndexes},
   };
   return list;
 }
@@ -152,42 +205,27 @@ int latest_schema_version() { return migrations().back().version; }
 Status migrate(Database& db, std::int64_t now) { return migrate_with(db, migrations(), now); }
 
 Status check_schema(Database& db, int latest) {
-  auto version = user_version(db);
-  if (!version) {
-    return usage_error("not an SQLite database, or a damaged one (" + version.error().message +
-                       "); refusing to change it");
-  }
-  if (*version > latest) {
-    return conflict_error("the database schema is version " + std::to_string(*version) +
-                          ", newer than this orrery supports (version " + std::to_string(latest) +
-                          "); upgrade orrery to open it");
-  }
-  if (*version == 0) {
-    // A database with tables and no orrery schema belongs to another program.
-    auto tables = db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'");
-    if (!tables) return tables.error();
-    auto row = (*tables)->step();
-    if (!row) return row.error();
-    if ((*tables)->int64(0) > 0) {
-      return usage_error(
-          "the database holds tables of another program and no orrery schema; "
-          "refusing to change it (choose another --home or --db)");
-    }
-  }
-  return Ok{};
+  auto state = schema_state(db);
+  if (!state) return state.error();
+  return check_state(*state, latest);
 }
 
 Status migrate_with(Database& db, const std::vector<Migration>& list, std::int64_t now) {
   const int latest = list.empty() ? 0 : list.back().version;
-  if (auto compatible = check_schema(db, latest); !compatible) return compatible;
-  if (auto wal = db.exec("PRAGMA journal_mode=WAL"); !wal) return wal;
-  auto version = user_version(db);
-  if (!version) return version.error();
-  for (const Migration& migration : list) {
-    if (migration.version <= *version) continue;
-    if (auto status = apply(db, migration, now); !status) return status.error();
+  // Read-only first: a file that is not ours is refused before anything is written.
+  auto state = schema_state(db);
+  if (!state) return state.error();
+  if (auto compatible = check_state(*state, latest); !compatible) return compatible;
+  if (auto wal = db.ensure_wal(); !wal) return wal;
+  if (state->version == latest) return Ok{};
+  // Any number of processes may get here at once on a new database: each
+  // migration is applied by whoever takes the write lock first; the others
+  // then find it applied (docs/storage.md, "Migrations").
+  while (true) {
+    auto applied = apply_next(db, list, now);
+    if (!applied) return applied.error();
+    if (!*applied) return Ok{};
   }
-  return Ok{};
 }
 
 }  // namespace orrery::sqlite

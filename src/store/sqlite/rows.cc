@@ -3,192 +3,439 @@
 #include "store/target_codec.h"
 
 namespace orrery::sqlite {
-
-const char* const kLoopColumns =
-    "id, name, description, status, archived, archived_from_status, schedule_type, "
-    "schedule_expression, schedule_timezone, schedule_every_ms, schedule_anchor, schedule_at, "
-    "schedule_min_ms, schedule_max_ms, schedule_jitter_ms, target_json, machine_json, "
-    "next_run_at, retry_scheduled_for, catch_up, catch_up_limit, catch_up_window_ms, overlap, "
-    "max_attempts, retry_delay_ms, retry_backoff, lease_ms, timeout_ms, idle_timeout_ms, "
-    "expires_at, missed_count, created_at, updated_at";
-
-// Columns 2..33 of kLoopColumns as assignments to ?2..?33.
-const char* const kLoopAssignments =
-    "name = ?2, description = ?3, status = ?4, archived = ?5, archived_from_status = ?6, "
-    "schedule_type = ?7, schedule_expression = ?8, schedule_timezone = ?9, "
-    "schedule_every_ms = ?10, schedule_anchor = ?11, schedule_at = ?12, schedule_min_ms = ?13, "
-    "schedule_max_ms = ?14, schedule_jitter_ms = ?15, target_json = ?16, machine_json = ?17, "
-    "next_run_at = ?18, retry_scheduled_for = ?19, catch_up = ?20, catch_up_limit = ?21, "
-    "catch_up_window_ms = ?22, overlap = ?23, max_attempts = ?24, retry_delay_ms = ?25, "
-    "retry_backoff = ?26, lease_ms = ?27, timeout_ms = ?28, idle_timeout_ms = ?29, "
-    "expires_at = ?30, missed_count = ?31, created_at = ?32, updated_at = ?33";
-
-const char* const kLoopInsert =
-    "INSERT INTO loops (id, name, description, status, archived, archived_from_status, "
-    "schedule_type, schedule_expression, schedule_timezone, schedule_every_ms, schedule_anchor, "
-    "schedule_at, schedule_min_ms, schedule_max_ms, schedule_jitter_ms, target_json, "
-    "machine_json, next_run_at, retry_scheduled_for, catch_up, catch_up_limit, "
-    "catch_up_window_ms, overlap, max_attempts, retry_delay_ms, retry_backoff, lease_ms, "
-    "timeout_ms, idle_timeout_ms, expires_at, missed_count, created_at, updated_at) VALUES "
-    "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
-    "?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33)";
-
-const char* const kRunColumns =
-    "id, loop_id, loop_name, scheduled_for, attempt, status, started_at, finished_at, "
-    "claimed_by, claim_token, lease_expires_at, pid, process_started_at, pgid, supervisor_pid, "
-    "supervisor_started_at, exit_code, signal, duration_ms, error, skip_reason, stdout, stderr, "
-    "input_tokens, output_tokens, cost_usd, created_at, updated_at, usage_limited";
-
 namespace {
+
+using S = Statement;
 
 std::optional<int> optional_int(const Statement& row, int column) {
   if (row.is_null(column)) return std::nullopt;
   return int(row.int64(column));
 }
 
-Result<Schedule> read_schedule(const Statement& row) {
-  Schedule schedule;
-  auto type = parse_schedule_type(row.text(6));
-  if (!type) return type.error();
-  schedule.type = *type;
-  schedule.expression = row.text(7);
-  schedule.timezone = row.text(8);
-  schedule.every_ms = row.optional_int64(9).value_or(0);
-  schedule.anchor =
-      row.text(10) == "fixed_delay" ? IntervalAnchor::kFixedDelay : IntervalAnchor::kFixedRate;
-  schedule.at = row.optional_int64(11).value_or(0);
-  schedule.min_ms = row.optional_int64(12).value_or(kDefaultDynamicMinMs);
-  schedule.max_ms = row.optional_int64(13).value_or(kDefaultDynamicMaxMs);
-  schedule.jitter_ms = row.int64(14);
-  return schedule;
+template <typename T>
+Status parsed_into(Result<T> parsed, T& field) {
+  if (!parsed) return parsed.error();
+  field = *parsed;
+  return Ok{};
+}
+
+bool is(const Loop& loop, ScheduleType type) { return loop.schedule.type == type; }
+
+// Binds `value` when the loop's schedule is of `type`, NULL otherwise.
+template <typename T>
+void bind_if(S& s, int i, bool present, const T& value) {
+  present ? (void)s.bind(i, value) : (void)s.bind_null(i);
+}
+
+const std::vector<LoopColumn> kLoopColumns = {
+    {"id", [](S& s, int i, const Loop& l) { s.bind(i, l.id); },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.id = r.text(c);
+       return Ok{};
+     }},
+    {"name", [](S& s, int i, const Loop& l) { s.bind(i, l.name); },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.name = r.text(c);
+       return Ok{};
+     }},
+    {"description", [](S& s, int i, const Loop& l) { s.bind(i, l.description); },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.description = r.text(c);
+       return Ok{};
+     }},
+    {"status", [](S& s, int i, const Loop& l) { s.bind(i, loop_status_name(l.status)); },
+     [](const S& r, int c, Loop& l) {
+       return parsed_into(parse_loop_status(r.text(c)), l.status);
+     }},
+    {"archived", [](S& s, int i, const Loop& l) { s.bind(i, l.archived ? 1 : 0); },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.archived = r.int64(c) != 0;
+       return Ok{};
+     }},
+    {"archived_from_status",
+     [](S& s, int i, const Loop& l) {
+       bind_if(s, i, l.archived_from_status.has_value(),
+               l.archived_from_status ? loop_status_name(*l.archived_from_status) : "");
+     },
+     [](const S& r, int c, Loop& l) -> Status {
+       if (r.is_null(c)) return Ok{};
+       auto from = parse_loop_status(r.text(c));
+       if (!from) return from.error();
+       l.archived_from_status = *from;
+       return Ok{};
+     }},
+    {"schedule_type",
+     [](S& s, int i, const Loop& l) { s.bind(i, schedule_type_name(l.schedule.type)); },
+     [](const S& r, int c, Loop& l) {
+       return parsed_into(parse_schedule_type(r.text(c)), l.schedule.type);
+     }},
+    {"schedule_expression",
+     [](S& s, int i, const Loop& l) {
+       bind_if(s, i, is(l, ScheduleType::kCron), l.schedule.expression);
+     },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.schedule.expression = r.text(c);
+       return Ok{};
+     }},
+    {"schedule_timezone",
+     [](S& s, int i, const Loop& l) {
+       bind_if(s, i, is(l, ScheduleType::kCron), l.schedule.timezone);
+     },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.schedule.timezone = r.text(c);
+       return Ok{};
+     }},
+    {"schedule_every_ms",
+     [](S& s, int i, const Loop& l) {
+       bind_if(s, i, is(l, ScheduleType::kInterval), l.schedule.every_ms);
+     },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.schedule.every_ms = r.optional_int64(c).value_or(0);
+       return Ok{};
+     }},
+    {"schedule_anchor",
+     [](S& s, int i, const Loop& l) {
+       bind_if(s, i, is(l, ScheduleType::kInterval), anchor_name(l.schedule.anchor));
+     },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.schedule.anchor =
+           r.text(c) == "fixed_delay" ? IntervalAnchor::kFixedDelay : IntervalAnchor::kFixedRate;
+       return Ok{};
+     }},
+    {"schedule_at",
+     [](S& s, int i, const Loop& l) { bind_if(s, i, is(l, ScheduleType::kOnce), l.schedule.at); },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.schedule.at = r.optional_int64(c).value_or(0);
+       return Ok{};
+     }},
+    {"schedule_min_ms",
+     [](S& s, int i, const Loop& l) {
+       bind_if(s, i, is(l, ScheduleType::kDynamic), l.schedule.min_ms);
+     },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.schedule.min_ms = r.optional_int64(c).value_or(kDefaultDynamicMinMs);
+       return Ok{};
+     }},
+    {"schedule_max_ms",
+     [](S& s, int i, const Loop& l) {
+       bind_if(s, i, is(l, ScheduleType::kDynamic), l.schedule.max_ms);
+     },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.schedule.max_ms = r.optional_int64(c).value_or(kDefaultDynamicMaxMs);
+       return Ok{};
+     }},
+    {"schedule_jitter_ms", [](S& s, int i, const Loop& l) { s.bind(i, l.schedule.jitter_ms); },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.schedule.jitter_ms = r.int64(c);
+       return Ok{};
+     }},
+    {"target_json", [](S& s, int i, const Loop& l) { s.bind(i, encode_target(l.target)); },
+     [](const S& r, int c, Loop& l) { return parsed_into(decode_target(r.text(c)), l.target); }},
+    {"machine_json", [](S& s, int i, const Loop& l) { s.bind(i, encode_labels(l.machine)); },
+     [](const S& r, int c, Loop& l) { return parsed_into(decode_labels(r.text(c)), l.machine); }},
+    {"next_run_at", [](S& s, int i, const Loop& l) { s.bind(i, l.next_run_at); },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.next_run_at = r.optional_int64(c);
+       return Ok{};
+     }},
+    {"retry_scheduled_for", [](S& s, int i, const Loop& l) { s.bind(i, l.retry_scheduled_for); },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.retry_scheduled_for = r.optional_int64(c);
+       return Ok{};
+     }},
+    {"catch_up", [](S& s, int i, const Loop& l) { s.bind(i, catch_up_mode_name(l.catch_up.mode)); },
+     [](const S& r, int c, Loop& l) {
+       return parsed_into(parse_catch_up_mode(r.text(c)), l.catch_up.mode);
+     }},
+    {"catch_up_limit", [](S& s, int i, const Loop& l) { s.bind(i, l.catch_up.limit); },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.catch_up.limit = int(r.int64(c));
+       return Ok{};
+     }},
+    {"catch_up_window_ms", [](S& s, int i, const Loop& l) { s.bind(i, l.catch_up.window); },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.catch_up.window = r.optional_int64(c);
+       return Ok{};
+     }},
+    {"overlap", [](S& s, int i, const Loop& l) { s.bind(i, overlap_name(l.overlap)); },
+     [](const S& r, int c, Loop& l) { return parsed_into(parse_overlap(r.text(c)), l.overlap); }},
+    {"max_attempts", [](S& s, int i, const Loop& l) { s.bind(i, l.max_attempts); },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.max_attempts = int(r.int64(c));
+       return Ok{};
+     }},
+    {"retry_delay_ms", [](S& s, int i, const Loop& l) { s.bind(i, l.retry_delay_ms); },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.retry_delay_ms = r.int64(c);
+       return Ok{};
+     }},
+    {"retry_backoff", [](S& s, int i, const Loop& l) { s.bind(i, backoff_name(l.retry_backoff)); },
+     [](const S& r, int c, Loop& l) {
+       return parsed_into(parse_backoff(r.text(c)), l.retry_backoff);
+     }},
+    {"lease_ms", [](S& s, int i, const Loop& l) { s.bind(i, l.lease_ms); },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.lease_ms = r.int64(c);
+       return Ok{};
+     }},
+    {"timeout_ms", [](S& s, int i, const Loop& l) { s.bind(i, l.timeout_ms); },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.timeout_ms = r.optional_int64(c);
+       return Ok{};
+     }},
+    {"idle_timeout_ms", [](S& s, int i, const Loop& l) { s.bind(i, l.idle_timeout_ms); },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.idle_timeout_ms = r.optional_int64(c);
+       return Ok{};
+     }},
+    {"log_limit_bytes", [](S& s, int i, const Loop& l) { s.bind(i, l.log_limit_bytes); },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.log_limit_bytes = r.int64(c);
+       return Ok{};
+     }},
+    {"expires_at", [](S& s, int i, const Loop& l) { s.bind(i, l.expires_at); },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.expires_at = r.optional_int64(c);
+       return Ok{};
+     }},
+    {"missed_count", [](S& s, int i, const Loop& l) { s.bind(i, l.missed_count); },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.missed_count = r.int64(c);
+       return Ok{};
+     }},
+    {"created_at", [](S& s, int i, const Loop& l) { s.bind(i, l.created_at); },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.created_at = r.int64(c);
+       return Ok{};
+     }},
+    {"updated_at", [](S& s, int i, const Loop& l) { s.bind(i, l.updated_at); },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.updated_at = r.int64(c);
+       return Ok{};
+     }},
+};
+
+const std::vector<RunColumn> kRunColumns = {
+    {"id", false,
+     [](const S& r, int c, Run& run) -> Status {
+       run.id = r.text(c);
+       return Ok{};
+     }},
+    {"loop_id", false,
+     [](const S& r, int c, Run& run) -> Status {
+       run.loop_id = r.text(c);
+       return Ok{};
+     }},
+    {"loop_name", false,
+     [](const S& r, int c, Run& run) -> Status {
+       run.loop_name = r.text(c);
+       return Ok{};
+     }},
+    {"scheduled_for", false,
+     [](const S& r, int c, Run& run) -> Status {
+       run.scheduled_for = r.int64(c);
+       return Ok{};
+     }},
+    {"attempt", false,
+     [](const S& r, int c, Run& run) -> Status {
+       run.attempt = int(r.int64(c));
+       return Ok{};
+     }},
+    {"status", false,
+     [](const S& r, int c, Run& run) {
+       return parsed_into(parse_run_status(r.text(c)), run.status);
+     }},
+    {"started_at", false,
+     [](const S& r, int c, Run& run) -> Status {
+       run.started_at = r.optional_int64(c);
+       return Ok{};
+     }},
+    {"finished_at", false,
+     [](const S& r, int c, Run& run) -> Status {
+       run.finished_at = r.optional_int64(c);
+       return Ok{};
+     }},
+    {"claimed_by", false,
+     [](const S& r, int c, Run& run) -> Status {
+       run.claimed_by = r.text(c);
+       return Ok{};
+     }},
+    {"claim_token", false,
+     [](const S& r, int c, Run& run) -> Status {
+       run.claim_token = r.text(c);
+       return Ok{};
+     }},
+    {"lease_expires_at", false,
+     [](const S& r, int c, Run& run) -> Status {
+       run.lease_expires_at = r.optional_int64(c);
+       return Ok{};
+     }},
+    // pid and process_started_at are read together: the target's identity.
+    {"pid", false,
+     [](const S& r, int c, Run& run) -> Status {
+       if (!r.is_null(c)) run.target = ProcessIdentity{int(r.int64(c)), std::nullopt};
+       return Ok{};
+     }},
+    {"process_started_at", false,
+     [](const S& r, int c, Run& run) -> Status {
+       if (run.target) run.target->started_at = r.optional_int64(c);
+       return Ok{};
+     }},
+    {"pgid", false,
+     [](const S& r, int c, Run& run) -> Status {
+       run.pgid = optional_int(r, c);
+       return Ok{};
+     }},
+    {"supervisor_pid", false,
+     [](const S& r, int c, Run& run) -> Status {
+       if (!r.is_null(c)) run.supervisor = ProcessIdentity{int(r.int64(c)), std::nullopt};
+       return Ok{};
+     }},
+    {"supervisor_started_at", false,
+     [](const S& r, int c, Run& run) -> Status {
+       if (run.supervisor) run.supervisor->started_at = r.optional_int64(c);
+       return Ok{};
+     }},
+    {"exit_code", false,
+     [](const S& r, int c, Run& run) -> Status {
+       run.exit_code = optional_int(r, c);
+       return Ok{};
+     }},
+    {"signal", false,
+     [](const S& r, int c, Run& run) -> Status {
+       run.signal = optional_int(r, c);
+       return Ok{};
+     }},
+    {"duration_ms", false,
+     [](const S& r, int c, Run& run) -> Status {
+       run.duration_ms = r.optional_int64(c);
+       return Ok{};
+     }},
+    {"error", false,
+     [](const S& r, int c, Run& run) -> Status {
+       run.error = r.text(c);
+       return Ok{};
+     }},
+    {"skip_reason", false,
+     [](const S& r, int c, Run& run) -> Status {
+       run.skip_reason = r.text(c);
+       return Ok{};
+     }},
+    {"stdout", true,
+     [](const S& r, int c, Run& run) -> Status {
+       run.stdout_tail = r.text(c);
+       return Ok{};
+     }},
+    {"stderr", true,
+     [](const S& r, int c, Run& run) -> Status {
+       run.stderr_tail = r.text(c);
+       return Ok{};
+     }},
+    {"input_tokens", false,
+     [](const S& r, int c, Run& run) -> Status {
+       run.usage.input_tokens = r.optional_int64(c);
+       return Ok{};
+     }},
+    {"output_tokens", false,
+     [](const S& r, int c, Run& run) -> Status {
+       run.usage.output_tokens = r.optional_int64(c);
+       return Ok{};
+     }},
+    {"cost_usd", false,
+     [](const S& r, int c, Run& run) -> Status {
+       if (!r.is_null(c)) run.usage.cost_usd = r.real(c);
+       return Ok{};
+     }},
+    {"created_at", false,
+     [](const S& r, int c, Run& run) -> Status {
+       run.created_at = r.int64(c);
+       return Ok{};
+     }},
+    {"updated_at", false,
+     [](const S& r, int c, Run& run) -> Status {
+       run.updated_at = r.int64(c);
+       return Ok{};
+     }},
+    {"usage_limited", false,
+     [](const S& r, int c, Run& run) -> Status {
+       run.usage_limited = r.int64(c) != 0;
+       return Ok{};
+     }},
+    {"free_reattempts", false,
+     [](const S& r, int c, Run& run) -> Status {
+       run.free_reattempts = int(r.int64(c));
+       return Ok{};
+     }},
+};
+
+Result<Run> read_run_columns(const Statement& row, bool with_tails) {
+  Run run;
+  int column = 0;
+  for (const RunColumn& entry : kRunColumns) {
+    if (entry.tail && !with_tails) continue;
+    if (auto status = entry.read(row, column++, run); !status) return status.error();
+  }
+  return run;
 }
 
 }  // namespace
 
+const std::vector<LoopColumn>& loop_columns() { return kLoopColumns; }
+
+std::string loop_select_list() {
+  std::string list;
+  for (const LoopColumn& column : kLoopColumns) {
+    list += list.empty() ? "" : ", ";
+    list += column.name;
+  }
+  return list;
+}
+
+std::string loop_insert_sql() {
+  std::string values;
+  for (size_t i = 0; i < kLoopColumns.size(); ++i) {
+    values += (i == 0 ? "?" : ", ?") + std::to_string(i + 1);
+  }
+  return "INSERT INTO loops (" + loop_select_list() + ") VALUES (" + values + ")";
+}
+
+int loop_update_guard() { return int(kLoopColumns.size()) + 1; }
+
+std::string loop_update_sql() {
+  std::string assignments;
+  for (size_t i = 1; i < kLoopColumns.size(); ++i) {
+    assignments +=
+        (i == 1 ? "" : ", ") + std::string(kLoopColumns[i].name) + " = ?" + std::to_string(i + 1);
+  }
+  return "UPDATE loops SET " + assignments + " WHERE id = ?1 AND updated_at = ?" +
+         std::to_string(loop_update_guard());
+}
+
+void bind_loop(Statement& statement, const Loop& loop) {
+  for (size_t i = 0; i < kLoopColumns.size(); ++i)
+    kLoopColumns[i].bind(statement, int(i + 1), loop);
+}
+
 Result<Loop> read_loop(const Statement& row) {
   Loop loop;
-  loop.id = row.text(0);
-  loop.name = row.text(1);
-  loop.description = row.text(2);
-  auto status = parse_loop_status(row.text(3));
-  if (!status) return status.error();
-  loop.status = *status;
-  loop.archived = row.int64(4) != 0;
-  if (!row.is_null(5)) {
-    auto from = parse_loop_status(row.text(5));
-    if (!from) return from.error();
-    loop.archived_from_status = *from;
+  for (size_t i = 0; i < kLoopColumns.size(); ++i) {
+    if (auto status = kLoopColumns[i].read(row, int(i), loop); !status) return status.error();
   }
-  auto schedule = read_schedule(row);
-  if (!schedule) return schedule.error();
-  loop.schedule = *schedule;
-  auto target = decode_target(row.text(15));
-  if (!target) return target.error();
-  loop.target = *target;
-  auto machine = decode_labels(row.text(16));
-  if (!machine) return machine.error();
-  loop.machine = *machine;
-  loop.next_run_at = row.optional_int64(17);
-  loop.retry_scheduled_for = row.optional_int64(18);
-  auto catch_up = parse_catch_up_mode(row.text(19));
-  if (!catch_up) return catch_up.error();
-  loop.catch_up = {*catch_up, int(row.int64(20)), row.optional_int64(21)};
-  auto overlap = parse_overlap(row.text(22));
-  if (!overlap) return overlap.error();
-  loop.overlap = *overlap;
-  loop.max_attempts = int(row.int64(23));
-  loop.retry_delay_ms = row.int64(24);
-  auto backoff = parse_backoff(row.text(25));
-  if (!backoff) return backoff.error();
-  loop.retry_backoff = *backoff;
-  loop.lease_ms = row.int64(26);
-  loop.timeout_ms = row.optional_int64(27);
-  loop.idle_timeout_ms = row.optional_int64(28);
-  loop.expires_at = row.optional_int64(29);
-  loop.missed_count = row.int64(30);
-  loop.created_at = row.int64(31);
-  loop.updated_at = row.int64(32);
   return loop;
 }
 
-void bind_loop_fields(Statement& statement, const Loop& loop) {
-  const Schedule& schedule = loop.schedule;
-  const bool interval = schedule.type == ScheduleType::kInterval;
-  const bool dynamic = schedule.type == ScheduleType::kDynamic;
-  const bool cron = schedule.type == ScheduleType::kCron;
-  statement.bind(1, loop.id)
-      .bind(2, loop.name)
-      .bind(3, loop.description)
-      .bind(4, loop_status_name(loop.status))
-      .bind(5, loop.archived ? 1 : 0);
-  if (loop.archived_from_status) {
-    statement.bind(6, loop_status_name(*loop.archived_from_status));
-  } else {
-    statement.bind_null(6);
+std::string run_select_list(bool with_tails) {
+  std::string list;
+  for (const RunColumn& column : kRunColumns) {
+    if (column.tail && !with_tails) continue;
+    list += list.empty() ? "" : ", ";
+    list += column.name;
   }
-  statement.bind(7, schedule_type_name(schedule.type));
-  cron ? statement.bind(8, schedule.expression).bind(9, schedule.timezone)
-       : statement.bind_null(8).bind_null(9);
-  interval ? statement.bind(10, schedule.every_ms).bind(11, anchor_name(schedule.anchor))
-           : statement.bind_null(10).bind_null(11);
-  schedule.type == ScheduleType::kOnce ? statement.bind(12, schedule.at) : statement.bind_null(12);
-  dynamic ? statement.bind(13, schedule.min_ms).bind(14, schedule.max_ms)
-          : statement.bind_null(13).bind_null(14);
-  statement.bind(15, schedule.jitter_ms)
-      .bind(16, encode_target(loop.target))
-      .bind(17, encode_labels(loop.machine))
-      .bind(18, loop.next_run_at)
-      .bind(19, loop.retry_scheduled_for)
-      .bind(20, catch_up_mode_name(loop.catch_up.mode))
-      .bind(21, loop.catch_up.limit)
-      .bind(22, loop.catch_up.window)
-      .bind(23, overlap_name(loop.overlap))
-      .bind(24, loop.max_attempts)
-      .bind(25, loop.retry_delay_ms)
-      .bind(26, backoff_name(loop.retry_backoff))
-      .bind(27, loop.lease_ms)
-      .bind(28, loop.timeout_ms)
-      .bind(29, loop.idle_timeout_ms)
-      .bind(30, loop.expires_at)
-      .bind(31, loop.missed_count)
-      .bind(32, loop.created_at)
-      .bind(33, loop.updated_at);
+  return list;
 }
 
-Result<Run> read_run(const Statement& row) {
-  Run run;
-  run.id = row.text(0);
-  run.loop_id = row.text(1);
-  run.loop_name = row.text(2);
-  run.scheduled_for = row.int64(3);
-  run.attempt = int(row.int64(4));
-  auto status = parse_run_status(row.text(5));
-  if (!status) return status.error();
-  run.status = *status;
-  run.started_at = row.optional_int64(6);
-  run.finished_at = row.optional_int64(7);
-  run.claimed_by = row.text(8);
-  run.claim_token = row.text(9);
-  run.lease_expires_at = row.optional_int64(10);
-  if (!row.is_null(11)) run.target = ProcessIdentity{int(row.int64(11)), row.optional_int64(12)};
-  run.pgid = optional_int(row, 13);
-  if (!row.is_null(14)) {
-    run.supervisor = ProcessIdentity{int(row.int64(14)), row.optional_int64(15)};
-  }
-  run.exit_code = optional_int(row, 16);
-  run.signal = optional_int(row, 17);
-  run.duration_ms = row.optional_int64(18);
-  run.error = row.text(19);
-  run.skip_reason = row.text(20);
-  run.stdout_tail = row.text(21);
-  run.stderr_tail = row.text(22);
-  run.usage.input_tokens = row.optional_int64(23);
-  run.usage.output_tokens = row.optional_int64(24);
-  if (!row.is_null(25)) run.usage.cost_usd = row.real(25);
-  run.created_at = row.int64(26);
-  run.updated_at = row.int64(27);
-  run.usage_limited = row.int64(28) != 0;
-  return run;
-}
+Result<Run> read_run(const Statement& row) { return read_run_columns(row, true); }
+
+Result<Run> read_run_summary(const Statement& row) { return read_run_columns(row, false); }
 
 }  // namespace orrery::sqlite

@@ -1,7 +1,10 @@
-// Column lists and row readers/writers shared by the SQLite store's queries,
-// so every query reads and writes loops and runs the same way.
+// The column tables of loops and runs: each column's name with the function
+// that binds it and the one that reads it. The SELECT, INSERT and UPDATE
+// column lists and the bind order are all produced from these tables, so a
+// column cannot be read or bound at the wrong position.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "core/loop.h"
@@ -10,13 +13,36 @@
 
 namespace orrery::sqlite {
 
-// SELECT list of every loop column, in the order read_loop expects.
-extern const char* const kLoopColumns;
-// SELECT list of every run column, in the order read_run expects.
-extern const char* const kRunColumns;
+struct LoopColumn {
+  const char* name;
+  void (*bind)(Statement& statement, int index, const Loop& loop);
+  Status (*read)(const Statement& row, int column, Loop& loop);
+};
 
+struct RunColumn {
+  const char* name;
+  bool tail;  // stdout/stderr: up to 256 KiB each, read only for one run
+  Status (*read)(const Statement& row, int column, Run& run);
+};
+
+// Every loop column, id first.
+const std::vector<LoopColumn>& loop_columns();
+// "id, name, ..." in table order, for SELECT.
+std::string loop_select_list();
+// INSERT of every column, ?1.. in table order.
+std::string loop_insert_sql();
+// UPDATE of every column but id, guarded by ?1 = id and the parameter
+// loop_update_guard() = the expected updated_at.
+std::string loop_update_sql();
+int loop_update_guard();
+// Binds every column of the loop to ?1.. in table order.
+void bind_loop(Statement& statement, const Loop& loop);
 Result<Loop> read_loop(const Statement& row);
-Result<Run> read_run(const Statement& row);
+
+// Every run column; `with_tails` false leaves out stdout and stderr.
+std::string run_select_list(bool with_tails);
+Result<Run> read_run(const Statement& row);          // run_select_list(true)
+Result<Run> read_run_summary(const Statement& row);  // run_select_list(false)
 
 // Steps a bound statement to the end, reading every row with `read`.
 template <typename Record>
@@ -32,10 +58,5 @@ Result<std::vector<Record>> read_all(Statement& statement,
     records.push_back(std::move(*record));
   }
 }
-
-// Binds the mutable loop columns to ?2.. in the order of kLoopAssignments.
-extern const char* const kLoopAssignments;  // "name = ?2, description = ?3, ..."
-extern const char* const kLoopInsert;       // INSERT with ?1 = id, then the same order
-void bind_loop_fields(Statement& statement, const Loop& loop);
 
 }  // namespace orrery::sqlite

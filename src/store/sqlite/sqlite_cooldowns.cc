@@ -33,8 +33,12 @@ Result<Cooldown> SqliteStore::record_cooldown(const std::string& account,
       previous_hits = int((*current)->int64(1));
     }
   }
-  const TimeMs until =
-      std::max(previous_until, cooldown_until({reason, reset_at}, previous_hits, now));
+  // Never shorter than the cooldown in force, never longer than the cap: one
+  // message (or a stored cooldown from before the cap) cannot block an
+  // account for good (docs/storage.md).
+  const TimeMs cap = now + kMaxCooldownMs;
+  const TimeMs until = std::min(
+      cap, std::max(previous_until, cooldown_until({reason, reset_at}, previous_hits, now)));
   auto write = db_->prepare(
       "INSERT INTO cooldowns (account, until_at, hits, reason, updated_at) "
       "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (account) DO UPDATE SET until_at = ?2, "

@@ -9,7 +9,8 @@ namespace {
 
 using Bind = std::function<void(sqlite::Statement&)>;
 
-// WHERE clause for a filter; binds ?1 (status) when one is given.
+// WHERE clause for a filter; binds ?1 (status) when one is given (and ?2,
+// the limit, is bound by list_loops).
 std::string where_clause(const LoopFilter& filter) {
   std::string where;
   switch (filter.archived) {
@@ -56,9 +57,9 @@ Result<std::vector<Loop>> SqliteStore::query_loops(const std::string& sql, const
 
 Status SqliteStore::create_loop(const Loop& loop) {
   if (loop.name.empty()) return usage_error("a loop name cannot be empty");
-  auto insert = db_->prepare(sqlite::kLoopInsert);
+  auto insert = db_->prepare(sqlite::loop_insert_sql());
   if (!insert) return insert.error();
-  sqlite::bind_loop_fields(**insert, loop);
+  sqlite::bind_loop(**insert, loop);
   if (auto status = (*insert)->run(); !status) return status;
   if (db_->changes() != 1) return internal_error("loop " + loop.id + " was not stored");
   return Ok{};
@@ -66,7 +67,7 @@ Status SqliteStore::create_loop(const Loop& loop) {
 
 Result<std::optional<Loop>> SqliteStore::get_loop(const std::string& id) {
   auto loops =
-      query_loops(std::string("SELECT ") + sqlite::kLoopColumns + " FROM loops WHERE id = ?1",
+      query_loops(std::string("SELECT ") + sqlite::loop_select_list() + " FROM loops WHERE id = ?1",
                   [&](sqlite::Statement& s) { s.bind(1, id); });
   if (!loops) return loops.error();
   if (loops->empty()) return std::optional<Loop>{};
@@ -85,13 +86,13 @@ Result<Loop> SqliteStore::resolve_loop(const std::string& text) {
       if (seen.insert(loop.id).second) candidates.push_back(std::move(loop));
     }
   };
-  auto named = query_loops(std::string("SELECT ") + sqlite::kLoopColumns +
+  auto named = query_loops(std::string("SELECT ") + sqlite::loop_select_list() +
                                " FROM loops WHERE name = ?1 ORDER BY created_at LIMIT 10",
                            [&](sqlite::Statement& s) { s.bind(1, text); });
   if (!named) return named.error();
   add(std::move(*named));
   if (text.size() >= 6 && is_hex(text)) {
-    auto prefixed = query_loops(std::string("SELECT ") + sqlite::kLoopColumns +
+    auto prefixed = query_loops(std::string("SELECT ") + sqlite::loop_select_list() +
                                     " FROM loops WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT 10",
                                 [&](sqlite::Statement& s) { s.bind(1, text).bind(2, text + "g"); });
     if (!prefixed) return prefixed.error();
@@ -106,12 +107,14 @@ Result<Loop> SqliteStore::resolve_loop(const std::string& text) {
 }
 
 Result<std::vector<Loop>> SqliteStore::list_loops(const LoopFilter& filter) {
-  const std::string sql = std::string("SELECT ") + sqlite::kLoopColumns + " FROM loops" +
+  const std::string sql = std::string("SELECT ") + sqlite::loop_select_list() + " FROM loops" +
                           where_clause(filter) +
                           " ORDER BY archived, status, next_run_at IS NULL, next_run_at, name "
-                          "LIMIT " +
-                          std::to_string(filter.limit);
-  return query_loops(sql, [&](sqlite::Statement& s) { bind_filter(s, filter); });
+                          "LIMIT ?2";
+  return query_loops(sql, [&](sqlite::Statement& s) {
+    bind_filter(s, filter);
+    s.bind(2, filter.limit);
+  });
 }
 
 Result<std::int64_t> SqliteStore::count_loops(const LoopFilter& filter) {
@@ -139,16 +142,16 @@ Result<std::vector<DueLoop>> SqliteStore::due_loops(TimeMs now, int limit) {
   }
 }
 
-Status SqliteStore::update_loop(const Loop& loop, TimeMs expected_updated_at, const Fence& fence) {
+Status SqliteStore::update_loop(const Loop& loop, TimeMs expected_updated_at, const Fence& fence,
+                                TimeMs now) {
   if (loop.name.empty()) return usage_error("a loop name cannot be empty");
   auto transaction = sqlite::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
-  if (auto fenced = check_fence(fence, loop.updated_at); !fenced) return fenced;
-  auto update = db_->prepare(std::string("UPDATE loops SET ") + sqlite::kLoopAssignments +
-                             " WHERE id = ?1 AND updated_at = ?34");
+  if (auto fenced = check_fence(fence, now); !fenced) return fenced;
+  auto update = db_->prepare(sqlite::loop_update_sql());
   if (!update) return update.error();
-  sqlite::bind_loop_fields(**update, loop);
-  (*update)->bind(34, expected_updated_at);
+  sqlite::bind_loop(**update, loop);
+  (*update)->bind(sqlite::loop_update_guard(), expected_updated_at);
   if (auto status = (*update)->run(); !status) return status;
   if (db_->changes() != 1) {
     auto current = get_loop(loop.id);
@@ -159,22 +162,40 @@ Status SqliteStore::update_loop(const Loop& loop, TimeMs expected_updated_at, co
   return (*transaction)->commit();
 }
 
-Status SqliteStore::delete_loop(const std::string& id) {
+Result<std::vector<std::string>> SqliteStore::delete_loop(const std::string& id) {
+  // A cascade can delete many rows: a damaged database is refused first.
+  if (auto intact = db_->check_integrity(); !intact) return intact.error();
+  auto transaction = sqlite::Transaction::begin(*db_);
+  if (!transaction) return transaction.error();
+  std::vector<std::string> run_ids;
+  {
+    auto runs = db_->prepare("SELECT id FROM runs WHERE loop_id = ?1");
+    if (!runs) return runs.error();
+    (*runs)->bind(1, id);
+    while (true) {
+      auto row = (*runs)->step();
+      if (!row) return row.error();
+      if (!*row) break;
+      run_ids.push_back((*runs)->text(0));
+    }
+  }
   auto remove = db_->prepare("DELETE FROM loops WHERE id = ?1");
   if (!remove) return remove.error();
   (*remove)->bind(1, id);
-  if (auto status = (*remove)->run(); !status) return status;
+  if (auto status = (*remove)->run(); !status) return status.error();
   if (db_->changes() != 1) return not_found_error("no loop has the id '" + id + "'");
-  return Ok{};
+  if (auto status = (*transaction)->commit(); !status) return status.error();
+  return run_ids;
 }
 
 Result<int> SqliteStore::expire_loops(TimeMs now, const Fence& fence) {
   auto transaction = sqlite::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
   if (auto fenced = check_fence(fence, now); !fenced) return fenced.error();
+  // Reads the index loops_expiry (status, expires_at): only the loops expiring.
   auto update = db_->prepare(
       "UPDATE loops SET status = 'expired', next_run_at = NULL, updated_at = ?1 "
-      "WHERE status = 'active' AND archived = 0 AND expires_at IS NOT NULL AND expires_at <= ?1");
+      "WHERE status = 'active' AND expires_at <= ?1 AND archived = 0");
   if (!update) return update.error();
   (*update)->bind(1, now);
   if (auto status = (*update)->run(); !status) return status.error();

@@ -1,5 +1,7 @@
 // SqliteStore: runs — claims, process records, heartbeats, outcomes,
 // skipped slots, recovery of expired leases and pruning.
+#include <limits>
+
 #include "store/sqlite/rows.h"
 #include "store/sqlite/sqlite_store.h"
 
@@ -21,33 +23,75 @@ constexpr const char* kTerminalStatuses =
 // since claims are the store's hottest path.
 struct ClaimTerms {
   std::string name;
+  LoopStatus status = LoopStatus::kActive;
   bool archived = false;
   DurationMs lease_ms = 0;
   int max_attempts = 1;
 };
 
 Result<std::optional<ClaimTerms>> claim_terms(sqlite::Database& db, const std::string& loop_id) {
-  auto query = db.prepare("SELECT name, archived, lease_ms, max_attempts FROM loops WHERE id = ?1");
+  auto query =
+      db.prepare("SELECT name, status, archived, lease_ms, max_attempts FROM loops WHERE id = ?1");
   if (!query) return query.error();
   (*query)->bind(1, loop_id);
   auto row = (*query)->step();
   if (!row) return row.error();
   if (!*row) return std::optional<ClaimTerms>{};
-  return std::optional<ClaimTerms>{ClaimTerms{(*query)->text(0), (*query)->int64(1) != 0,
-                                              (*query)->int64(2), int((*query)->int64(3))}};
+  auto status = parse_loop_status((*query)->text(1));
+  if (!status) return status.error();
+  return std::optional<ClaimTerms>{ClaimTerms{(*query)->text(0), *status, (*query)->int64(2) != 0,
+                                              (*query)->int64(3), int((*query)->int64(4))}};
 }
 
-std::string select_runs(const std::string& where) {
-  return std::string("SELECT ") + sqlite::kRunColumns + " FROM runs " + where;
+// Why a loop's slot cannot be claimed now, or empty when it can
+// (docs/storage.md, "Which loops can be claimed").
+std::string refusal(const ClaimTerms& loop, bool manual) {
+  const std::string prefix = "cannot claim a run of loop " + loop.name + ": ";
+  if (loop.archived) return prefix + "it is archived";
+  switch (loop.status) {
+    case LoopStatus::kActive:
+      return "";
+    case LoopStatus::kPaused:
+      return manual ? "" : prefix + "it is paused";
+    case LoopStatus::kExpired:
+      return prefix + "it has expired";
+    case LoopStatus::kCompleted:
+      return prefix + "it has completed";
+  }
+  return prefix + "its status is unknown";
+}
+
+// How an existing slot may be claimed again: as a free re-attempt (the
+// attempt number stays), as the next ordinary attempt, or not at all.
+enum class Reclaim { kNone, kFree, kOrdinary };
+
+Reclaim reclaim_kind(const Run& run, bool lease_expired_and_dead, int max_attempts) {
+  const bool free_left = run.free_reattempts < kMaxFreeReattempts;
+  const bool attempts_left = run.attempt < max_attempts;
+  if (run.status == RunStatus::kRunning) {
+    if (!lease_expired_and_dead) return Reclaim::kNone;
+  } else if (!is_retryable(run.status)) {
+    return Reclaim::kNone;
+  } else if (!run.usage_limited) {
+    return attempts_left ? Reclaim::kOrdinary : Reclaim::kNone;
+  }
+  // An expired lease or a usage limit: free while free re-attempts remain.
+  if (free_left) return Reclaim::kFree;
+  return attempts_left ? Reclaim::kOrdinary : Reclaim::kNone;
+}
+
+std::string select_runs(const std::string& where, bool with_tails = true) {
+  return "SELECT " + sqlite::run_select_list(with_tails) + " FROM runs " + where;
 }
 
 }  // namespace
 
-Result<std::vector<Run>> SqliteStore::query_runs(const std::string& sql, const Bind& bind) {
+Result<std::vector<Run>> SqliteStore::query_runs(const std::string& sql, const Bind& bind,
+                                                 bool with_tails) {
   auto query = db_->prepare(sql);
   if (!query) return query.error();
   bind(**query);
-  return sqlite::read_all(**query, sqlite::read_run);
+  return sqlite::read_all(**query, with_tails ? sqlite::read_run : sqlite::read_run_summary);
 }
 
 Result<std::optional<Run>> SqliteStore::get_run(const std::string& id) {
@@ -71,11 +115,15 @@ Result<std::vector<Run>> SqliteStore::list_runs(const RunFilter& filter) {
   if (filter.loop_id) where += " AND loop_id = ?1";
   if (filter.status) where += " AND status = ?2";
   where += " ORDER BY created_at DESC, id DESC LIMIT ?3";
-  return query_runs(select_runs(where), [&](sqlite::Statement& s) {
-    if (filter.loop_id) s.bind(1, *filter.loop_id);
-    if (filter.status) s.bind(2, run_status_name(*filter.status));
-    s.bind(3, filter.limit);
-  });
+  // Without the output tails (up to 256 KiB each): get_run reads them.
+  return query_runs(
+      select_runs(where, false),
+      [&](sqlite::Statement& s) {
+        if (filter.loop_id) s.bind(1, *filter.loop_id);
+        if (filter.status) s.bind(2, run_status_name(*filter.status));
+        s.bind(3, filter.limit);
+      },
+      false);
 }
 
 Result<std::int64_t> SqliteStore::count_runs(std::optional<RunStatus> status) {
@@ -89,15 +137,18 @@ Result<std::int64_t> SqliteStore::count_runs(std::optional<RunStatus> status) {
 }
 
 // Within an open transaction: claims one slot, or returns nothing when the
-// slot is held, finished or out of attempts.
+// slot is held, finished or out of attempts, or (with `refused` set) when
+// the loop's status forbids it.
 Result<std::optional<ClaimedRun>> SqliteStore::claim_in_transaction(const SlotRequest& request,
                                                                     const std::string& claimant,
-                                                                    TimeMs now) {
+                                                                    TimeMs now,
+                                                                    std::string& refused) {
   using Claimed = std::optional<ClaimedRun>;
   auto loop = claim_terms(*db_, request.loop_id);
   if (!loop) return loop.error();
   if (!loop->has_value()) return not_found_error("no loop has the id '" + request.loop_id + "'");
-  if ((*loop)->archived) return Claimed{};
+  refused = refusal(**loop, request.manual);
+  if (!refused.empty()) return Claimed{};
   auto existing = get_run_by_slot(request.loop_id, request.slot);
   if (!existing) return existing.error();
   const TimeMs lease_until = now + (*loop)->lease_ms;
@@ -126,42 +177,40 @@ Result<std::optional<ClaimedRun>> SqliteStore::claim_in_transaction(const SlotRe
   } else {
     const Run& run = **existing;
     run_id = run.id;
-    const char* reclaim = nullptr;
+    bool expired_and_dead = false;
     if (run.status == RunStatus::kRunning) {
       const bool expired = run.lease_expires_at && *run.lease_expires_at <= now;
       const ProcessIdentity* watcher =
           run.supervisor ? &*run.supervisor : (run.target ? &*run.target : nullptr);
-      if (!expired || (watcher && probe_->is_alive(*watcher))) return Claimed{};
-      reclaim = "WHERE id = ?1 AND status = 'running' AND lease_expires_at <= ?2";
-    } else if (is_retryable(run.status) &&
-               (run.attempt < (*loop)->max_attempts || run.usage_limited)) {
-      reclaim =
-          "WHERE id = ?1 AND status IN ('failed', 'timed_out', 'abandoned') "
-          "AND (attempt < ?5 OR usage_limited = 1)";
-    } else {
-      return Claimed{};
+      expired_and_dead = expired && !(watcher && probe_->is_alive(*watcher));
     }
-    // A usage-limited attempt does not count (docs/execution.md).
-    const bool retry = run.status != RunStatus::kRunning && !run.usage_limited;
+    const Reclaim kind = reclaim_kind(run, expired_and_dead, (*loop)->max_attempts);
+    if (kind == Reclaim::kNone) return Claimed{};
+    // Guarded by what was read: status, attempt and free re-attempts (and,
+    // for a running row, an expired lease).
     auto update = db_->prepare(
-        std::string("UPDATE runs SET status = 'running', attempt = attempt + ?6, started_at = ?2, "
-                    "finished_at = NULL, claimed_by = ?3, claim_generation = claim_generation + 1, "
-                    "claim_token = 'g' || (claim_generation + 1) || '-' || ?4, "
-                    "lease_expires_at = ?7, pid = NULL, process_started_at = NULL, pgid = NULL, "
-                    "supervisor_pid = NULL, supervisor_started_at = NULL, exit_code = NULL, "
-                    "signal = NULL, duration_ms = NULL, error = '', skip_reason = '', stdout = '', "
-                    "stderr = '', input_tokens = NULL, output_tokens = NULL, cost_usd = NULL, "
-                    "usage_limited = 0, updated_at = ?2 ") +
-        reclaim);
+        "UPDATE runs SET status = 'running', attempt = attempt + ?6, "
+        "free_reattempts = free_reattempts + ?8, started_at = ?2, finished_at = NULL, "
+        "claimed_by = ?3, claim_generation = claim_generation + 1, "
+        "claim_token = 'g' || (claim_generation + 1) || '-' || ?4, lease_expires_at = ?7, "
+        "pid = NULL, process_started_at = NULL, pgid = NULL, supervisor_pid = NULL, "
+        "supervisor_started_at = NULL, exit_code = NULL, signal = NULL, duration_ms = NULL, "
+        "error = '', skip_reason = '', stdout = '', stderr = '', input_tokens = NULL, "
+        "output_tokens = NULL, cost_usd = NULL, usage_limited = 0, updated_at = ?2 "
+        "WHERE id = ?1 AND status = ?9 AND attempt = ?10 AND free_reattempts = ?11 "
+        "AND (status != 'running' OR lease_expires_at <= ?2)");
     if (!update) return update.error();
     (*update)
         ->bind(1, run_id)
         .bind(2, now)
         .bind(3, claimant)
         .bind(4, random_hex(10))
-        .bind(5, (*loop)->max_attempts)
-        .bind(6, retry ? 1 : 0)
-        .bind(7, lease_until);
+        .bind(6, kind == Reclaim::kOrdinary ? 1 : 0)
+        .bind(7, lease_until)
+        .bind(8, kind == Reclaim::kFree ? 1 : 0)
+        .bind(9, run_status_name(run.status))
+        .bind(10, run.attempt)
+        .bind(11, run.free_reattempts);
     if (auto status = (*update)->run(); !status) return status.error();
     if (db_->changes() != 1) return Claimed{};
   }
@@ -175,8 +224,10 @@ Result<std::optional<ClaimedRun>> SqliteStore::claim_in_transaction(const SlotRe
 Result<std::optional<ClaimedRun>> SqliteStore::claim_slot(const SlotRequest& slot,
                                                           const std::string& claimant, TimeMs now,
                                                           const Fence& fence) {
-  auto claimed = claim_slots({slot}, claimant, now, fence);
+  std::string refused;
+  auto claimed = claim_batch({slot}, claimant, now, fence, refused);
   if (!claimed) return claimed.error();
+  if (!refused.empty()) return conflict_error(refused);
   if (claimed->empty()) return std::optional<ClaimedRun>{};
   return std::optional<ClaimedRun>{std::move(claimed->front())};
 }
@@ -184,15 +235,25 @@ Result<std::optional<ClaimedRun>> SqliteStore::claim_slot(const SlotRequest& slo
 Result<std::vector<ClaimedRun>> SqliteStore::claim_slots(const std::vector<SlotRequest>& slots,
                                                          const std::string& claimant, TimeMs now,
                                                          const Fence& fence) {
+  std::string refused;
+  return claim_batch(slots, claimant, now, fence, refused);
+}
+
+Result<std::vector<ClaimedRun>> SqliteStore::claim_batch(const std::vector<SlotRequest>& slots,
+                                                         const std::string& claimant, TimeMs now,
+                                                         const Fence& fence,
+                                                         std::string& first_refusal) {
   if (claimant.empty()) return usage_error("a claimant cannot be empty");
   auto transaction = sqlite::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
   if (auto fenced = check_fence(fence, now); !fenced) return fenced.error();
   std::vector<ClaimedRun> claimed;
   for (const SlotRequest& slot : slots) {
-    auto one = claim_in_transaction(slot, claimant, now);
+    std::string refused;
+    auto one = claim_in_transaction(slot, claimant, now, refused);
     if (!one) return one.error();
     if (one->has_value()) claimed.push_back(std::move(**one));
+    if (first_refusal.empty()) first_refusal = refused;
   }
   if (auto status = (*transaction)->commit(); !status) return status.error();
   return claimed;
@@ -323,6 +384,66 @@ Result<RecoveryResult> SqliteStore::recover_expired_runs(TimeMs now, const Recov
   return result;
 }
 
+// One batch of one loop: deletes (or, on a dry run, counts) up to `batch`
+// terminal runs of the loop below the bound that --older-than and --keep
+// set, in one short transaction. Reads only the loop's range of the index
+// runs_loop_created (loop_id, created_at, id).
+Result<std::int64_t> SqliteStore::prune_loop_batch(const std::string& loop_id,
+                                                   const PruneOptions& options, int batch,
+                                                   PruneSummary& summary) {
+  // A dry run only reads: it takes no write lock.
+  std::unique_ptr<sqlite::Transaction> transaction;
+  if (!options.dry_run) {
+    auto begun = sqlite::Transaction::begin(*db_);
+    if (!begun) return begun.error();
+    transaction = std::move(*begun);
+  }
+  // Runs strictly before (created_at, id) are candidates.
+  std::pair<TimeMs, std::string> bound{std::numeric_limits<TimeMs>::max(), ""};
+  if (options.older_than) bound = {options.now - *options.older_than, ""};
+  if (options.keep && *options.keep > 0) {
+    // The keep-th newest run: it and every newer one stay.
+    auto newest = db_->prepare(
+        "SELECT created_at, id FROM runs WHERE loop_id = ?1 "
+        "ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET ?2");
+    if (!newest) return newest.error();
+    (*newest)->bind(1, loop_id).bind(2, *options.keep - 1);
+    auto row = (*newest)->step();
+    if (!row) return row.error();
+    if (!*row) return 0;  // no more than `keep` runs
+    bound =
+        std::min(bound, std::pair<TimeMs, std::string>{(*newest)->int64(0), (*newest)->text(1)});
+  }
+  const std::string candidates =
+      std::string(
+          "SELECT id FROM runs WHERE loop_id = ?1 AND (created_at, id) < (?2, ?3) "
+          "AND status IN ") +
+      kTerminalStatuses;
+  auto statement =
+      db_->prepare(options.dry_run ? "SELECT COUNT(*) FROM (" + candidates + ")"
+                                   : "DELETE FROM runs WHERE id IN (" + candidates +
+                                         " ORDER BY created_at, id LIMIT ?4) RETURNING id");
+  if (!statement) return statement.error();
+  (*statement)->bind(1, loop_id).bind(2, bound.first).bind(3, bound.second);
+  if (!options.dry_run) (*statement)->bind(4, batch);
+  std::int64_t count = 0;
+  while (true) {
+    auto row = (*statement)->step();
+    if (!row) return row.error();
+    if (!*row) break;
+    if (options.dry_run) {
+      count = (*statement)->int64(0);
+    } else {
+      summary.run_ids.push_back((*statement)->text(0));
+      ++count;
+    }
+  }
+  if (transaction) {
+    if (auto status = transaction->commit(); !status) return status.error();
+  }
+  return count;
+}
+
 Result<PruneSummary> SqliteStore::prune_runs(const PruneOptions& options) {
   if (!options.older_than && !options.keep) {
     return usage_error("prune needs --older-than and/or --keep");
@@ -330,35 +451,32 @@ Result<PruneSummary> SqliteStore::prune_runs(const PruneOptions& options) {
   if (options.keep && *options.keep < 0) {
     return usage_error("--keep " + std::to_string(*options.keep) + " cannot be negative");
   }
-  const std::string candidates =
-      std::string(
-          "SELECT id FROM (SELECT id, status, created_at, ROW_NUMBER() OVER ("
-          "PARTITION BY loop_id ORDER BY created_at DESC, id DESC) AS recency FROM runs) "
-          "WHERE status IN ") +
-      kTerminalStatuses + " AND (?1 IS NULL OR created_at < ?1) AND (?2 IS NULL OR recency > ?2)";
-  std::optional<TimeMs> cutoff;
-  if (options.older_than) cutoff = options.now - *options.older_than;
-  PruneSummary summary;
-  constexpr int kBatch = 500;
-  while (true) {
-    auto transaction = sqlite::Transaction::begin(*db_);
-    if (!transaction) return transaction.error();
-    std::int64_t count = 0;
-    {
-      auto statement = db_->prepare(
-          options.dry_run ? "SELECT COUNT(*) FROM (" + candidates + ")"
-                          : "DELETE FROM runs WHERE id IN (" + candidates + " LIMIT " +
-                                std::to_string(kBatch) + ") AND status IN " + kTerminalStatuses);
-      if (!statement) return statement.error();
-      (*statement)->bind(1, cutoff).bind(2, options.keep);
-      auto row = (*statement)->step();
+  // A damaged database is refused before anything is deleted from it.
+  if (auto intact = db_->check_integrity(); !intact) return intact.error();
+  std::vector<std::string> loop_ids;
+  {
+    auto loops = db_->prepare(
+        "SELECT id FROM loops WHERE EXISTS (SELECT 1 FROM runs WHERE runs.loop_id = loops.id) "
+        "ORDER BY id");
+    if (!loops) return loops.error();
+    while (true) {
+      auto row = (*loops)->step();
       if (!row) return row.error();
-      count = options.dry_run ? (*statement)->int64(0) : db_->changes();
+      if (!*row) break;
+      loop_ids.push_back((*loops)->text(0));
     }
-    if (auto status = (*transaction)->commit(); !status) return status.error();
-    summary.runs += count;
-    if (options.dry_run || count < kBatch) return summary;
   }
+  constexpr int kBatch = 500;
+  PruneSummary summary;
+  for (const std::string& loop_id : loop_ids) {
+    while (true) {
+      auto count = prune_loop_batch(loop_id, options, kBatch, summary);
+      if (!count) return count.error();
+      summary.runs += *count;
+      if (options.dry_run || *count < kBatch) break;
+    }
+  }
+  return summary;
 }
 
 // A kept outcome recorded by recovery: one guarded statement, checked.

@@ -42,10 +42,14 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const SqliteOptions& opti
   if (!options.probe) return internal_error("SqliteStore needs a process probe");
   if (auto dir = prepare_data_dir(directory_of(options.path)); !dir) return dir.error();
   if (auto file = create_private_file(options.path); !file) return file.error();
-  auto db = sqlite::Database::open(options.path, options.synchronous, options.busy_timeout_ms);
+  auto db = sqlite::Database::open(options.path,
+                                   {options.synchronous, options.busy_timeout_ms, options.vfs});
   if (!db) return db.error();
   if (auto migrated = sqlite::migrate(**db, options.now); !migrated) {
-    return Error{migrated.error().code, options.path + ": " + migrated.error().message};
+    const std::string& message = migrated.error().message;
+    // Database errors name the file already; schema refusals do not.
+    if (message.find(options.path) != std::string::npos) return migrated.error();
+    return Error{migrated.error().code, options.path + ": " + message};
   }
   // Only a file that proved to be ours is tightened.
   if (auto file = make_files_private(options.path); !file) return file.error();

@@ -14,12 +14,17 @@
 
 namespace orrery {
 
+// A database another process holds is retried this long, then the operation
+// fails as unavailable (exit 75; docs/storage.md).
+inline constexpr int kDefaultBusyTimeoutMs = 5000;
+
 struct SqliteOptions {
   std::string path;  // the database file
   sqlite::Synchronous synchronous = sqlite::Synchronous::kNormal;
-  int busy_timeout_ms = 5000;
-  std::shared_ptr<const ProcessProbe> probe;  // required
-  TimeMs now = 0;                             // for schema_migrations.applied_at
+  int busy_timeout_ms = kDefaultBusyTimeoutMs;  // how long a busy database is retried
+  std::shared_ptr<const ProcessProbe> probe;    // required
+  TimeMs now = 0;                               // for schema_migrations.applied_at
+  std::string vfs = "";  // empty: SQLite's default; tests name sqlite::kFaultVfsName
 };
 
 class SqliteStore final : public Store {
@@ -34,8 +39,9 @@ class SqliteStore final : public Store {
   Result<std::vector<Loop>> list_loops(const LoopFilter& filter) override;
   Result<std::int64_t> count_loops(const LoopFilter& filter) override;
   Result<std::vector<DueLoop>> due_loops(TimeMs now, int limit) override;
-  Status update_loop(const Loop& loop, TimeMs expected_updated_at, const Fence& fence) override;
-  Status delete_loop(const std::string& id) override;
+  Status update_loop(const Loop& loop, TimeMs expected_updated_at, const Fence& fence,
+                     TimeMs now) override;
+  Result<std::vector<std::string>> delete_loop(const std::string& id) override;
   Result<int> expire_loops(TimeMs now, const Fence& fence) override;
 
   Result<std::vector<ClaimedRun>> claim_slots(const std::vector<SlotRequest>& slots,
@@ -79,14 +85,21 @@ class SqliteStore final : public Store {
   std::string new_id(TimeMs now);
   std::string random_hex(int bytes);
   Result<std::optional<ClaimedRun>> claim_in_transaction(const SlotRequest& slot,
-                                                         const std::string& claimant, TimeMs now);
+                                                         const std::string& claimant, TimeMs now,
+                                                         std::string& refused);
+  Result<std::vector<ClaimedRun>> claim_batch(const std::vector<SlotRequest>& slots,
+                                              const std::string& claimant, TimeMs now,
+                                              const Fence& fence, std::string& first_refusal);
   Status guarded_run_update(const char* sql, const Claim& claim, TimeMs now,
                             const std::function<void(sqlite::Statement&)>& bind_rest,
                             const char* action);
   Result<std::vector<Loop>> query_loops(const std::string& sql,
                                         const std::function<void(sqlite::Statement&)>& bind);
   Result<std::vector<Run>> query_runs(const std::string& sql,
-                                      const std::function<void(sqlite::Statement&)>& bind);
+                                      const std::function<void(sqlite::Statement&)>& bind,
+                                      bool with_tails = true);
+  Result<std::int64_t> prune_loop_batch(const std::string& loop_id, const PruneOptions& options,
+                                        int batch, PruneSummary& summary);
 
   std::unique_ptr<sqlite::Database> db_;
   std::shared_ptr<const ProcessProbe> probe_;
