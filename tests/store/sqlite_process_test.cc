@@ -485,11 +485,9 @@ TEST(SqliteProcess, FileThatIsNotADatabaseIsAUsageErrorAndLeftUnchanged) {
 }
 
 // A SQLite database of another program (user_version 0, its own tables, no
-// schema_migrations) is not an orrery database either. Today the store
-// migrates it, adding orrery's tables to someone else's file. Disabled until
-// the store refuses it (suggested: refuse a database whose sqlite_schema is
-// not empty but has no schema_migrations table, as a usage error naming the
-// path); enable it with the fix.
+// schema_migrations) is not an orrery database either: the store refuses it
+// as a usage error naming the path, instead of adding orrery's tables to
+// someone else's file, and leaves its bytes unchanged.
 TEST(SqliteProcess, ForeignSqliteDatabaseIsRefusedAndLeftUnchanged) {
   ScratchDir dir;
   ASSERT_FALSE(dir.path().empty());

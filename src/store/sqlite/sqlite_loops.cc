@@ -108,10 +108,12 @@ Result<Loop> SqliteStore::resolve_loop(const std::string& text) {
 Result<std::vector<Loop>> SqliteStore::list_loops(const LoopFilter& filter) {
   const std::string sql = std::string("SELECT ") + sqlite::kLoopColumns + " FROM loops" +
                           where_clause(filter) +
-                          " ORDER BY archived, status, next_run_at IS NULL, next_run_at, name "
-                          "LIMIT " +
-                          std::to_string(filter.limit);
-  return query_loops(sql, [&](sqlite::Statement& s) { bind_filter(s, filter); });
+                          " ORDER BY archived, status, next_run_at IS NULL, next_run_at, name, id "
+                          "LIMIT ?2 OFFSET ?3";
+  return query_loops(sql, [&](sqlite::Statement& s) {
+    bind_filter(s, filter);
+    s.bind(2, filter.limit).bind(3, filter.offset);
+  });
 }
 
 Result<std::int64_t> SqliteStore::count_loops(const LoopFilter& filter) {
