@@ -47,7 +47,8 @@ void add_repeatable(CLI::App* app, const char* name, std::vector<std::string>& v
 void add_number(CLI::App* app, const std::string& name, std::function<void(int)> set,
                 const std::string& help) {
   app->add_option_function<std::string>(
-      name, [name, set](const std::string& text) { set(parse_whole_number(name, text)); }, help);
+         name, [name, set](const std::string& text) { set(parse_whole_number(name, text)); }, help)
+      ->type_name("N");
 }
 
 void add_add_command(CLI::App& app, Arguments& args, Command& command) {

@@ -87,9 +87,10 @@ class Messages : public HomeFixture {
       if (start == std::string::npos || line.compare(start, 2, "--") != 0) continue;
       const size_t end = line.find(' ', start);
       const std::string option = line.substr(start, end - start);
-      // A value-taking option is followed by its type: "--cron TEXT".
+      // A value-taking option is followed by its type: "--cron TEXT", "--limit N".
       const size_t type = line.find_first_not_of(' ', end);
-      if (type != std::string::npos && line.compare(type, 4, "TEXT") == 0) {
+      if (type != std::string::npos &&
+          (line.compare(type, 5, "TEXT ") == 0 || line.compare(type, 2, "N ") == 0)) {
         options.push_back(option);
       }
     }
