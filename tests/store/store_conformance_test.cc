@@ -555,14 +555,18 @@ TEST_P(StoreConformance, RunsListNewestFirstWithFilters) {
 TEST_P(StoreConformance, RunsAndLoopsPageWithLimitAndOffsetAndCountWhatMatches) {
   std::vector<std::string> loop_ids;
   for (int i = 0; i < 5; ++i) add_loop("page-" + std::to_string(i), kNow + i);
-  for (const Loop& loop : *store_->list_loops({})) loop_ids.push_back(loop.id);
+  const auto listed = store_->list_loops({});
+  ASSERT_TRUE(listed.ok());
+  for (const Loop& loop : *listed) loop_ids.push_back(loop.id);
   ASSERT_EQ(loop_ids.size(), 5u);
   std::vector<std::string> paged;
   for (int offset = 0; offset < 6; offset += 2) {
     LoopFilter page;
     page.limit = 2;
     page.offset = offset;
-    for (const Loop& loop : *store_->list_loops(page)) paged.push_back(loop.id);
+    const auto loops_page = store_->list_loops(page);
+    ASSERT_TRUE(loops_page.ok());
+    for (const Loop& loop : *loops_page) paged.push_back(loop.id);
   }
   EXPECT_EQ(paged, loop_ids);
   LoopFilter beyond;
@@ -574,7 +578,9 @@ TEST_P(StoreConformance, RunsAndLoopsPageWithLimitAndOffsetAndCountWhatMatches) 
   for (int i = 0; i < 3; ++i) claim(a, kNow + i * kMinute, "r", kNow + i);
   finish(claim(b, kNow, "r", kNow + 10).claim, RunStatus::kFailed, kNow + 20);
   std::vector<std::string> newest_first;
-  for (const orrery::Run& run : *store_->list_runs({})) newest_first.push_back(run.id);
+  const auto all_runs = store_->list_runs({});
+  ASSERT_TRUE(all_runs.ok());
+  for (const orrery::Run& run : *all_runs) newest_first.push_back(run.id);
   ASSERT_EQ(newest_first.size(), 4u);
   RunFilter second_page = runs(std::nullopt, std::nullopt, 3);
   second_page.offset = 3;
@@ -599,7 +605,7 @@ TEST_P(StoreConformance, ResolveRunByIdOrUniquePrefix) {
     EXPECT_EQ(found->loop_name, "resolve");
   }
   // Not found: an unknown id or prefix, text that is no id, a loop's id.
-  for (const std::string text :
+  for (const std::string& text :
        {std::string("ffffff"), std::string(32, 'f'), std::string("no-such-run"), loop.id}) {
     auto missing = store_->resolve_run(text);
     ASSERT_FALSE(missing.ok()) << text;
