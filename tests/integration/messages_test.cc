@@ -36,9 +36,10 @@ const std::vector<std::string> kParserPhrases{
 class Messages : public HomeFixture {
  protected:
   // A usage error: exit 2, nothing on stdout, exactly one line "orrery: …"
-  // on stderr without the parser's wording, and nothing created. With
-  // --json: the same line and the error document. Returns the message.
-  std::string usage_message(const Args& args) const {
+  // on stderr without the parser's wording, and nothing created. Then (unless
+  // told not to) with --json: the same line and the error document. Returns
+  // the message.
+  std::string usage_message(const Args& args, bool with_json = true) const {
     const RunResult result = invoke(args);
     const std::string what = describe(with_home(args), result);
     EXPECT_EQ(result.exit_code, kExitUsage) << what;
@@ -51,6 +52,7 @@ class Messages : public HomeFixture {
     EXPECT_FALSE(std::filesystem::exists(home_)) << "the home was created\n" << what;
     std::string message = result.err.size() > 9 ? result.err.substr(8) : "";
     if (!message.empty()) message.pop_back();
+    if (!with_json) return message;
 
     Args json_args{"--json"};
     json_args.insert(json_args.end(), args.begin(), args.end());
@@ -213,7 +215,7 @@ TEST_F(Messages, EveryAddOptionGivenAnEmptyValueIsRefusedNamingIt) {
     Args args{"add", "x"};
     args.insert(args.end(), schedule.begin(), schedule.end());
     args.insert(args.end(), {option, "", "--", "/bin/true"});
-    const std::string message = usage_message(args);
+    const std::string message = usage_message(args, /*with_json=*/false);
     EXPECT_EQ(message, option + " cannot be empty") << option;
   }
 }
@@ -230,7 +232,7 @@ TEST_F(Messages, EveryValueOptionOfOtherCommandsGivenAnEmptyValueIsRefusedNaming
     for (const std::string& option : value_options(command)) {
       Args args = command;
       args.insert(args.end(), {option, ""});
-      EXPECT_EQ(usage_message(args), option + " cannot be empty") << option;
+      EXPECT_EQ(usage_message(args, /*with_json=*/false), option + " cannot be empty") << option;
       ++checked;
     }
   }
