@@ -87,7 +87,8 @@ Error unexpected_arguments(const CLI::App& root) {
 Error missing_value(const CLI::App& root, const std::vector<std::string>& argv) {
   const std::string path = command_path(root);
   if (!argv.empty() && starts_with_dash(argv.back())) {
-    return usage_error(argv.back() + " needs a value (" + see_help(path) + ")");
+    const std::string option = argv.back().substr(0, argv.back().find('='));
+    return usage_error(option + " needs a value (" + see_help(path) + ")");
   }
   return usage_error("an option of " + path + " needs a value (" + see_help(path) + ")");
 }

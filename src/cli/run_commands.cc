@@ -167,6 +167,7 @@ Result<std::string> newest_run_id(Store& store, const Loop& loop) {
 // meaning its newest run). Text naming one of each is ambiguous unless it is
 // one's full id.
 Result<std::string> logs_run_id(Store& store, const std::string& text) {
+  if (text.empty()) return usage_error("RUN_OR_LOOP cannot be empty: give a run id or a loop");
   auto run = store.resolve_run(text);
   if (!run && run.error().code != ErrorCode::kNotFound && run.error().code != ErrorCode::kUsage) {
     return run.error();

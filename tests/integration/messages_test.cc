@@ -169,6 +169,7 @@ INSTANTIATE_TEST_SUITE_P(
         MessageCase{
             "CountWithoutValue", {"cron", "explain", "0 9 * * *", "-n"}, {"-n needs a value"}},
         MessageCase{"EveryWithoutValue", {"add", "x", "--every"}, {"--every needs a value"}},
+        MessageCase{"LimitWithEqualsAndNothing", {"ls", "--limit="}, {"--limit needs a value"}},
         MessageCase{"ShowWithoutLoop", {"show"}, {"orrery show needs LOOP"}},
         MessageCase{"AddWithoutName", {"add"}, {"orrery add needs NAME"}},
         MessageCase{"RunShowWithoutRun", {"run", "show"}, {"orrery run show needs RUN"}},
