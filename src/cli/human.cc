@@ -42,9 +42,14 @@ std::vector<std::string> distinct_prefixes(const std::vector<std::string>& ids) 
 }
 
 std::string format_count(std::int64_t count) {
-  std::string digits = std::to_string(count < 0 ? -count : count);
-  for (int at = int(digits.size()) - 3; at > 0; at -= 3) digits.insert(size_t(at), ",");
-  return (count < 0 ? "-" : "") + digits;
+  const std::string digits = std::to_string(count);
+  const size_t sign = count < 0 ? 1 : 0;
+  std::string text;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > sign && (digits.size() - i) % 3 == 0) text += ',';
+    text += digits[i];
+  }
+  return text;
 }
 
 void print_fields(std::ostream& out, const std::vector<std::pair<std::string, std::string>>& rows) {
