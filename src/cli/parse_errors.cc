@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <set>
 
 namespace orrery::cli {
 namespace {
@@ -164,11 +165,19 @@ Error translate_parse_error(const CLI::App& root, const CLI::ParseError& error,
 }
 
 std::optional<Error> empty_option_value(const CLI::App& root) {
+  // Arguments that address a loop or a run; the others (a new name, a cron
+  // expression, a target's arguments) are checked, or allowed empty, by
+  // their commands.
+  static const std::set<std::string> kAddresses{"LOOP", "RUN", "RUN_OR_LOOP"};
+  const std::string path = command_path(root);
   for (const CLI::App* app : chosen_commands(root)) {
     for (const CLI::Option* option : app->get_options()) {
-      if (option->get_positional() || is_flag(*option)) continue;
+      if (is_flag(*option)) continue;
+      if (option->get_positional() && kAddresses.count(option_name(*option)) == 0) continue;
       for (const std::string& value : option->results()) {
-        if (value.empty()) return usage_error(option_name(*option) + " cannot be empty");
+        if (!value.empty()) continue;
+        const std::string hint = option->get_positional() ? " (see " + path + " --help)" : "";
+        return usage_error(option_name(*option) + " cannot be empty" + hint);
       }
     }
   }

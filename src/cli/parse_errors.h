@@ -29,7 +29,8 @@ Error translate_parse_error(const CLI::App& root, const CLI::ParseError& error,
                             const std::vector<std::string>& argv);
 
 // After a successful parse: an option of the chosen commands given an empty
-// value ("--cron ''"), as a usage error naming it.
+// value ("--cron ''"), or an empty LOOP, RUN or RUN_OR_LOOP argument, as a
+// usage error naming it.
 std::optional<Error> empty_option_value(const CLI::App& root);
 
 // The chosen commands, from the root to the deepest: "orrery cron explain".

@@ -183,6 +183,11 @@ INSTANTIATE_TEST_SUITE_P(
         MessageCase{"EmptyHome", {"--home", "", "ls"}, {"--home cannot be empty"}},
         MessageCase{"EmptyDb", {"ls", "--db", ""}, {"--db cannot be empty"}},
         MessageCase{"EmptyCount", {"next", "x", "-n", ""}, {"-n cannot be empty"}},
+        MessageCase{"EmptyLoop", {"show", ""}, {"LOOP cannot be empty (see orrery show --help)"}},
+        MessageCase{"EmptyLoopToPause", {"pause", ""}, {"LOOP cannot be empty"}},
+        MessageCase{"EmptyLoopOfRuns", {"runs", ""}, {"LOOP cannot be empty"}},
+        MessageCase{"EmptyRun", {"run", "show", ""}, {"RUN cannot be empty"}},
+        MessageCase{"EmptyRunOrLoop", {"logs", ""}, {"RUN_OR_LOOP cannot be empty"}},
         // Range checks of paging.
         MessageCase{"LimitZero", {"ls", "--limit", "0"}, {"--limit 0 out of range 1-10000"}},
         MessageCase{"LimitTooLarge", {"runs", "--limit", "10001"}, {"--limit 10001 out of range"}},
