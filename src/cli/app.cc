@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -11,9 +12,11 @@
 #include "cli/exit_codes.h"
 #include "cli/json_views.h"
 #include "cli/loop_commands.h"
+#include "cli/parse_errors.h"
 #include "cli/recover_command.h"
 #include "cli/run_commands.h"
 #include "cli/schedule_commands.h"
+#include "cli/visible_text.h"
 
 namespace orrery::cli {
 namespace {
@@ -40,6 +43,15 @@ void add_repeatable(CLI::App* app, const char* name, std::vector<std::string>& v
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
+// A whole-number option, parsed by orrery so that a bad value is named in
+// orrery's words (cli/parse_errors.h).
+void add_number(CLI::App* app, const std::string& name, std::function<void(int)> set,
+                const std::string& help) {
+  app->add_option_function<std::string>(
+         name, [name, set](const std::string& text) { set(parse_whole_number(name, text)); }, help)
+      ->type_name("N");
+}
+
 void add_add_command(CLI::App& app, Arguments& args, Command& command) {
   CLI::App* add = app.add_subcommand("add", "Add a loop: a named schedule and target");
   LoopSpec& a = args.add;
@@ -54,13 +66,12 @@ void add_add_command(CLI::App& app, Arguments& args, Command& command) {
   add->add_option("--tz", a.tz, "cron time zone (default: the machine's)");
   add->add_option("--jitter", a.jitter, "spread slots by a per-loop offset below D");
   add->add_option("--catch-up", a.catch_up, "latest|all|none (default latest)");
-  add->add_option_function<int>(
-      "--catch-up-limit", [&a](const int& n) { a.catch_up_limit = n; }, "1-1000 (default 50)");
+  add_number(
+      add, "--catch-up-limit", [&a](int n) { a.catch_up_limit = n; }, "1-1000 (default 50)");
   add->add_option("--catch-up-window", a.catch_up_window, "never run a slot later than D");
   add->add_option("--overlap", a.overlap, "skip|queue|allow|replace (default skip)");
-  add->add_option_function<int>(
-      "--max-attempts", [&a](const int& n) { a.max_attempts = n; },
-      "attempts per slot (default 1)");
+  add_number(
+      add, "--max-attempts", [&a](int n) { a.max_attempts = n; }, "attempts per slot (default 1)");
   add->add_option("--retry-delay", a.retry_delay, "delay before a retry (default 1m)");
   add->add_option("--retry-backoff", a.retry_backoff, "fixed|exponential (default fixed)");
   add->add_option("--lease", a.lease, "run lease (default 30m, at least 1s)");
@@ -111,16 +122,19 @@ void add_run_commands(CLI::App& app, Arguments& args, Command& command) {
   CLI::App* runs = app.add_subcommand("runs", "List runs, newest first");
   runs->add_option("LOOP", args.runs.loop, "only this loop's runs");
   runs->add_option("--status", args.runs.status, "running|succeeded|failed|timed_out|...");
-  runs->add_option("--limit", args.runs.limit, "at most N runs (default 100)");
+  add_number(
+      runs, "--limit", [&args](int n) { args.runs.limit = n; }, "at most N runs (default 100)");
+  add_number(
+      runs, "--offset", [&args](int n) { args.runs.offset = n; }, "skip the newest N runs");
   runs->callback([&] { command = [&args](const Context& c) { return list_runs(args.runs, c); }; });
 
   CLI::App* run = app.add_subcommand("run", "Work with one run");
   CLI::App* show = run->add_subcommand("show", "Show a run with its stored output");
-  show->add_option("RUN", args.run.run, "run id")->required();
+  show->add_option("RUN", args.run.run, "run id or id prefix (6+ characters)")->required();
   show->callback([&] { command = [&args](const Context& c) { return show_run(args.run, c); }; });
 
   CLI::App* logs = app.add_subcommand("logs", "Print a run's log (or a loop's newest run's)");
-  logs->add_option("RUN_OR_LOOP", args.run.run, "run id, or a loop")->required();
+  logs->add_option("RUN_OR_LOOP", args.run.run, "run id or id prefix, or a loop")->required();
   logs->add_flag("--stderr", args.run.stderr_stream, "the stderr log instead of stdout");
   logs->add_flag("--follow,-f", args.run.follow, "keep printing until the run finishes");
   logs->callback([&] { command = [&args](const Context& c) { return show_logs(args.run, c); }; });
@@ -144,12 +158,16 @@ void add_loop_commands(CLI::App& app, Arguments& args, Command& command) {
   ls->add_flag("--all", args.list.all, "include archived loops");
   ls->add_flag("--archived", args.list.archived, "only archived loops");
   ls->add_option("--status", args.list.status, "active|paused|expired|completed");
+  add_number(
+      ls, "--limit", [&args](int n) { args.list.limit = n; }, "at most N loops (default 1000)");
+  add_number(
+      ls, "--offset", [&args](int n) { args.list.offset = n; }, "skip the first N loops");
   ls->callback([&] { command = [&args](const Context& c) { return list_loops(args.list, c); }; });
 
   CLI::App* prune = app.add_subcommand("prune", "Delete finished runs by age or count");
   prune->add_option("--older-than", args.prune.older_than, "runs created more than D ago");
-  prune->add_option_function<int>(
-      "--keep", [&args](const int& n) { args.prune.keep = n; }, "keep the newest N runs per loop");
+  add_number(
+      prune, "--keep", [&args](int n) { args.prune.keep = n; }, "keep the newest N runs per loop");
   prune->add_flag("--dry-run", args.prune.dry_run, "count, delete nothing");
   prune->callback(
       [&] { command = [&args](const Context& c) { return prune_runs(args.prune, c); }; });
@@ -168,7 +186,8 @@ void add_loop_commands(CLI::App& app, Arguments& args, Command& command) {
   rename->add_option("NEW_NAME", a.new_name, "the new name")->required();
   CLI::App* next =
       add_loop_command(app, "next", "List a loop's next slots", a, command, next_slots);
-  next->add_option("-n", a.count, "how many slots (1-1000, default 5)");
+  add_number(
+      next, "-n", [&a](int n) { a.count = n; }, "how many slots (1-1000, default 5)");
   next->add_option("--from", a.from, "slots after TIME instead of the loop's next slot");
 }
 
@@ -188,7 +207,8 @@ void add_cron_commands(CLI::App& app, Arguments& args, Command& command) {
   auto& a = args.cron_explain;
   explain->add_option("EXPR", a.expression, "cron expression, e.g. '0 9 * * 1-5' or @daily")
       ->required();
-  explain->add_option("-n", a.count, "how many fire times (1-1000, default 5)");
+  add_number(
+      explain, "-n", [&a](int n) { a.count = n; }, "how many fire times (1-1000, default 5)");
   explain->add_option("--from", a.from, "list fire times after TIME (ISO 8601 or +10m)");
   explain->add_option("--tz", a.tz, "IANA time zone (default: the machine's)");
   explain->callback([&] { command = [&a](const Context& c) { return cron_explain(a, c); }; });
@@ -201,38 +221,54 @@ void add_schedule_commands(CLI::App& app, Arguments& args, Command& command) {
   preview->add_option("--cron", a.cron, "cron expression");
   preview->add_option("--every", a.every, "interval, e.g. 15m or 1h30m");
   preview->add_option("--at", a.at, "one time (ISO 8601 or +10m)");
-  preview->add_option("-n", a.count, "how many slots (1-1000, default 5)");
+  add_number(
+      preview, "-n", [&a](int n) { a.count = n; }, "how many slots (1-1000, default 5)");
   preview->add_option("--from", a.from, "list slots after TIME (default now)");
   preview->add_option("--tz", a.tz, "IANA time zone (default: the machine's)");
   preview->callback([&] { command = [&a](const Context& c) { return schedule_preview(a, c); }; });
 }
 
 int report(const Error& error, bool json) {
-  std::cerr << "orrery: " << error.message << '\n';
-  if (json) std::cout << error_json(error).dump(2) << '\n';
+  std::cerr << "orrery: " << visible(error.message) << '\n';
+  if (json) std::cout << json_text(error_json(error)) << '\n';
   return exit_code_for(error.code);
 }
 
 // Names what is missing when the arguments chose a group but no command.
 Error missing_command(const CLI::App& app) {
-  std::string path = "orrery";
   const CLI::App* group = &app;
-  while (!group->get_subcommands().empty()) {
-    group = group->get_subcommands().front();
-    path += " " + group->get_name();
-  }
-  std::string names;
-  for (const CLI::App* sub : group->get_subcommands({})) {
-    names += (names.empty() ? "" : ", ") + sub->get_name();
-  }
-  return usage_error("'" + path + "' needs a command: " + names + " (see " + path + " --help)");
+  while (!group->get_subcommands().empty()) group = group->get_subcommands().front();
+  const std::string path = command_path(app);
+  return usage_error("'" + path + "' needs a command: " + command_names(*group) + " (see " + path +
+                     " --help)");
 }
 
-bool wants_json(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::string_view(argv[i]) == "--json") return true;
+// Whether --json is among the options (not among a target's arguments after --).
+bool wants_json(const std::vector<std::string>& args) {
+  for (const std::string& arg : args) {
+    if (arg == "--") return false;
+    if (arg == "--json") return true;
   }
   return false;
+}
+
+// --help and --version: text, or with --json one document holding it.
+int print_call(const CLI::App& app, const CLI::Success& call, bool json) {
+  if (dynamic_cast<const CLI::CallForVersion*>(&call) != nullptr) {
+    if (json) {
+      std::cout << json_text(nlohmann::json{{"version", ORRERY_VERSION}}) << '\n';
+    } else {
+      std::cout << call.what() << '\n';
+    }
+    return kExitOk;
+  }
+  const std::string help = app.help();
+  if (json) {
+    std::cout << json_text(nlohmann::json{{"help", help}}) << '\n';
+  } else {
+    std::cout << help;
+  }
+  return kExitOk;
 }
 
 TimeMs clock_now() {
@@ -258,14 +294,16 @@ int run(int argc, char** argv) {
   add_cron_commands(app, args, command);
   add_schedule_commands(app, args, command);
 
+  const std::vector<std::string> arguments(argv + std::min(argc, 1), argv + argc);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::Success& success) {
-    return app.exit(success);
+  } catch (const CLI::Success& call) {
+    return print_call(app, call, wants_json(arguments));
   } catch (const CLI::ParseError& error) {
-    return report(usage_error(error.what()), wants_json(argc, argv));
+    return report(translate_parse_error(app, error, arguments), wants_json(arguments));
   }
 
+  if (auto empty = empty_option_value(app)) return report(*empty, context.globals.json);
   if (!command) return report(missing_command(app), context.globals.json);
 
   context.now = clock_now();

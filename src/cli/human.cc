@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "cli/visible_text.h"
+
 namespace orrery::cli {
 
 std::string format_wall(TimeMs time, const TimeZone& zone) {
@@ -23,37 +25,65 @@ std::string format_wall(TimeMs time, const TimeZone& zone) {
   return text + suffix;
 }
 
+std::vector<std::string> distinct_prefixes(const std::vector<std::string>& ids) {
+  std::vector<std::string> sorted = ids;
+  std::sort(sorted.begin(), sorted.end());
+  size_t length = 12;
+  for (size_t i = 1; i < sorted.size(); ++i) {
+    const std::string& a = sorted[i - 1];
+    const std::string& b = sorted[i];
+    size_t common = 0;
+    while (common < a.size() && common < b.size() && a[common] == b[common]) ++common;
+    length = std::max(length, common + 1);
+  }
+  std::vector<std::string> prefixes;
+  for (const std::string& id : ids) prefixes.push_back(id.substr(0, length));
+  return prefixes;
+}
+
+std::string format_count(std::int64_t count) {
+  const std::string digits = std::to_string(count);
+  const size_t sign = count < 0 ? 1 : 0;
+  std::string text;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > sign && (digits.size() - i) % 3 == 0) text += ',';
+    text += digits[i];
+  }
+  return text;
+}
+
 void print_fields(std::ostream& out, const std::vector<std::pair<std::string, std::string>>& rows) {
   size_t width = 0;
-  for (const auto& row : rows) width = std::max(width, row.first.size());
+  for (const auto& row : rows) width = std::max(width, display_width(visible(row.first)));
   for (const auto& [label, value] : rows) {
-    out << label << std::string(width - label.size() + 2, ' ') << value << '\n';
+    const std::string shown = visible(label);
+    out << shown << std::string(width - display_width(shown) + 2, ' ') << visible(value) << '\n';
   }
 }
 
-}  // namespace orrery::cli
-
-namespace orrery::cli {
-
 void print_table(std::ostream& out, const std::vector<std::string>& headers,
                  const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::vector<std::string>> shown{headers};
+  shown.insert(shown.end(), rows.begin(), rows.end());
+  for (auto& row : shown) {
+    for (auto& cell : row) cell = visible(cell);
+  }
   std::vector<size_t> widths(headers.size());
-  for (size_t i = 0; i < headers.size(); ++i) widths[i] = headers[i].size();
-  for (const auto& row : rows) {
+  for (const auto& row : shown) {
     for (size_t i = 0; i < row.size() && i < widths.size(); ++i) {
-      widths[i] = std::max(widths[i], row[i].size());
+      widths[i] = std::max(widths[i], display_width(row[i]));
     }
   }
-  const auto print_row = [&](const std::vector<std::string>& cells) {
+  for (const auto& cells : shown) {
     std::string line;
     for (size_t i = 0; i < cells.size(); ++i) {
       line += cells[i];
-      if (i + 1 < cells.size()) line += std::string(widths[i] - cells[i].size() + 2, ' ');
+      if (i + 1 < cells.size() && i < widths.size()) {
+        line += std::string(widths[i] - display_width(cells[i]) + 2, ' ');
+      }
     }
     out << line << '\n';
-  };
-  print_row(headers);
-  for (const auto& row : rows) print_row(row);
+  }
 }
 
 }  // namespace orrery::cli

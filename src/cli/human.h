@@ -1,6 +1,10 @@
-// Human-readable output: wall times in a zone and aligned label/value lines.
+// Human-readable output: wall times in a zone and aligned label/value lines
+// and tables. Every label, value and cell is printed through visible()
+// (cli/visible_text.h), so stored text cannot break a line or reach the
+// terminal as an escape sequence; columns are aligned by code points.
 #pragma once
 
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -13,12 +17,15 @@ namespace orrery::cli {
 // "2026-11-30 09:00 +01:00": seconds, then milliseconds, only when non-zero.
 std::string format_wall(TimeMs time, const TimeZone& zone);
 
+// Prefixes of the same length, at least 12 characters, that tell `ids` apart
+// (ids made in one millisecond share their first 12 characters).
+std::vector<std::string> distinct_prefixes(const std::vector<std::string>& ids);
+
+// "1,234,567": a count with thousands separators.
+std::string format_count(std::int64_t count);
+
 // Lines of "label  value", the values aligned in one column.
 void print_fields(std::ostream& out, const std::vector<std::pair<std::string, std::string>>& rows);
-
-}  // namespace orrery::cli
-
-namespace orrery::cli {
 
 // A table: a header row and aligned columns, two spaces apart.
 void print_table(std::ostream& out, const std::vector<std::string>& headers,

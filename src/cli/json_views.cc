@@ -155,4 +155,8 @@ nlohmann::json error_json(const Error& error) {
   return {{"error", {{"code", error_code_name(error.code)}, {"message", error.message}}}};
 }
 
+std::string json_text(const nlohmann::json& document) {
+  return document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 }  // namespace orrery::cli

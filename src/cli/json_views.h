@@ -3,6 +3,7 @@
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 #include <vector>
 
 #include "core/loop.h"
@@ -14,12 +15,17 @@ namespace orrery::cli {
 
 // {type, expression | every_ms, anchor | at | min_ms, max_ms, timezone, jitter_ms}
 nlohmann::json schedule_json(const Schedule& schedule);
-// The loop document of
+// The loop document of docs/cli.md.
 nlohmann::json loop_json(const Loop& loop);
 // The run document of docs/cli.md; with_output adds stdout and stderr.
 nlohmann::json run_json(const Run& run, bool with_output);
 nlohmann::json times_json(const std::vector<TimeMs>& times);
 // {"error": {"code": …, "message": …}}
 nlohmann::json error_json(const Error& error);
+
+// The text of a document as commands print it (indented by two). A stored
+// string that is not valid UTF-8 has each bad byte replaced by U+FFFD, so one
+// bad row never makes a whole listing fail.
+std::string json_text(const nlohmann::json& document);
 
 }  // namespace orrery::cli

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <random>
@@ -15,6 +16,7 @@
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/store_access.h"
+#include "cli/visible_text.h"
 #include "core/cron_describe.h"
 #include "core/duration.h"
 #include "core/ids.h"
@@ -24,6 +26,16 @@
 
 namespace orrery::cli {
 namespace {
+
+// The largest page `ls --limit` takes.
+constexpr int kMaxPage = 10'000;
+
+// The shortest prefixes (at least 12 characters) that tell the listed loops apart.
+std::vector<std::string> short_ids(const std::vector<Loop>& loops) {
+  std::vector<std::string> ids;
+  for (const Loop& loop : loops) ids.push_back(loop.id);
+  return distinct_prefixes(ids);
+}
 
 std::string new_loop_id(TimeMs now) {
   std::random_device device;
@@ -80,8 +92,19 @@ std::string when(const std::optional<TimeMs>& time, TimeMs now) {
   return time ? format_relative(*time, now) : "-";
 }
 
+// "next run 2026-11-30 09:00 +01:00  (in 4m)", or why there is none.
+std::string next_run_line(const Loop& loop, TimeMs now) {
+  if (loop.archived || loop.status != LoopStatus::kActive) {
+    return std::string("no next run: the loop is ") +
+           (loop.archived ? "archived" : loop_status_name(loop.status));
+  }
+  if (!loop.next_run_at) return "no next run: the schedule has no further slot";
+  return "next run " + format_wall(*loop.next_run_at, TimeZone::local()) + "  (" +
+         when(loop.next_run_at, now) + ")";
+}
+
 void print_loop_json(const Context& context, const Loop& loop) {
-  *context.out << loop_json(loop).dump(2) << '\n';
+  *context.out << json_text(loop_json(loop)) << '\n';
 }
 
 void print_loop(const Context& context, const Loop& loop) {
@@ -135,9 +158,10 @@ Status remove_run_directories(const std::string& home, const std::vector<std::st
                         (failed == 1 ? "y" : "ies") + " (" + failures + ")");
 }
 
-// Resolves the loop, applies a transition, stores it guarded by updated_at.
+// Resolves the loop, applies a transition, stores it guarded by updated_at;
+// with `show_next`, says when the loop runs next.
 Result<int> transition(const LoopArgs& args, const Context& context, const char* done,
-                       const std::function<Result<Loop>(Loop)>& change) {
+                       const std::function<Result<Loop>(Loop)>& change, bool show_next = false) {
   auto opened = open_store(context);
   if (!opened) return opened.error();
   auto loop = opened->store->resolve_loop(args.loop);
@@ -152,7 +176,8 @@ Result<int> transition(const LoopArgs& args, const Context& context, const char*
   if (context.globals.json) {
     print_loop_json(context, *changed);
   } else {
-    *context.out << done << " loop " << changed->name << " (" << changed->id << ")\n";
+    *context.out << done << " loop " << visible(changed->name) << " (" << changed->id << ")\n";
+    if (show_next) *context.out << next_run_line(*changed, context.now) << '\n';
   }
   return kExitOk;
 }
@@ -183,18 +208,38 @@ Result<int> add_loop(const LoopSpec& spec, const Context& context) {
   if (context.globals.json) {
     print_loop_json(context, built->loop);
   } else {
-    *context.out << "added loop " << built->loop.name << " (" << built->loop.id << ")\n";
+    *context.out << "added loop " << visible(built->loop.name) << " (" << built->loop.id << ")\n";
     if (built->loop.next_run_at) {
-      *context.out << "next run " << format_wall(*built->loop.next_run_at, TimeZone::local())
-                   << "  (" << when(built->loop.next_run_at, context.now) << ")\n";
+      *context.out << next_run_line(built->loop, context.now) << '\n';
     }
   }
   return kExitOk;
 }
 
+namespace {
+
+// The command that shows the page after `shown` loops: "orrery ls --all --offset 1000".
+std::string next_page_command(const ListArgs& args, std::size_t shown) {
+  std::string command = "orrery ls";
+  if (args.all) command += " --all";
+  if (args.archived) command += " --archived";
+  if (!args.status.empty()) command += " --status " + args.status;
+  if (args.limit != ListArgs{}.limit) command += " --limit " + std::to_string(args.limit);
+  return command + " --offset " + std::to_string(args.offset + std::int64_t(shown));
+}
+
+}  // namespace
+
 Result<int> list_loops(const ListArgs& args, const Context& context) {
   LoopFilter filter;
   if (args.all && args.archived) return usage_error("give --all or --archived, not both");
+  if (args.limit < 1 || args.limit > kMaxPage) {
+    return usage_error("--limit " + std::to_string(args.limit) + " out of range 1-" +
+                       std::to_string(kMaxPage));
+  }
+  if (args.offset < 0) {
+    return usage_error("--offset " + std::to_string(args.offset) + " cannot be negative");
+  }
   filter.archived = args.all        ? LoopFilter::Archived::kInclude
                     : args.archived ? LoopFilter::Archived::kOnly
                                     : LoopFilter::Archived::kExclude;
@@ -203,28 +248,51 @@ Result<int> list_loops(const ListArgs& args, const Context& context) {
     if (!status) return usage_error("--status: " + status.error().message);
     filter.status = *status;
   }
+  filter.limit = args.limit;
+  filter.offset = args.offset;
   auto opened = open_store(context);
   if (!opened) return opened.error();
   auto loops = opened->store->list_loops(filter);
   if (!loops) return loops.error();
+  // Nothing is cut silently: a full page says how many more there are.
+  std::int64_t more = 0;
+  if (int(loops->size()) == args.limit || (loops->empty() && args.offset > 0)) {
+    auto total = opened->store->count_loops(filter);
+    if (!total) return total.error();
+    more = std::max<std::int64_t>(0, *total - args.offset - std::int64_t(loops->size()));
+  }
+  const std::string next_page = next_page_command(args, loops->size());
   if (context.globals.json) {
     nlohmann::json array = nlohmann::json::array();
     for (const Loop& loop : *loops) array.push_back(loop_json(loop));
-    *context.out << array.dump(2) << '\n';
+    *context.out << json_text(array) << '\n';
+    if (more > 0) {
+      std::cerr << "orrery: " << format_count(more) << " more loops not shown: " << next_page
+                << " --json\n";
+    }
     return kExitOk;
   }
   if (loops->empty()) {
-    *context.out << "no loops yet: add one with orrery add NAME --every 1h -- COMMAND\n";
+    if (args.offset > 0) {
+      *context.out << "no loops at offset " << args.offset << "\n";
+    } else if (filter.status || filter.archived != LoopFilter::Archived::kExclude) {
+      *context.out << "no loops match\n";
+    } else {
+      *context.out << "no loops yet: add one with orrery add NAME --every 1h -- COMMAND\n";
+    }
     return kExitOk;
   }
+  const std::vector<std::string> ids = short_ids(*loops);
   std::vector<std::vector<std::string>> rows;
-  for (const Loop& loop : *loops) {
-    rows.push_back({loop.id.substr(0, 12), loop.name,
+  for (size_t i = 0; i < loops->size(); ++i) {
+    const Loop& loop = (*loops)[i];
+    rows.push_back({ids[i], loop.name,
                     std::string(loop_status_name(loop.status)) + (loop.archived ? "*" : ""),
                     describe_schedule(loop.schedule), when(loop.next_run_at, context.now),
                     describe_target(loop.target)});
   }
   print_table(*context.out, {"ID", "NAME", "STATUS", "SCHEDULE", "NEXT", "TARGET"}, rows);
+  if (more > 0) *context.out << format_count(more) << " more: " << next_page << '\n';
   return kExitOk;
 }
 
@@ -243,8 +311,9 @@ Result<int> pause_loop_command(const LoopArgs& args, const Context& context) {
 }
 
 Result<int> resume_loop_command(const LoopArgs& args, const Context& context) {
-  return transition(args, context, "resumed",
-                    [&](Loop loop) { return resume_loop(std::move(loop), context.now); });
+  return transition(
+      args, context, "resumed",
+      [&](Loop loop) { return resume_loop(std::move(loop), context.now); }, true);
 }
 
 Result<int> archive_loop_command(const LoopArgs& args, const Context& context) {
@@ -253,8 +322,9 @@ Result<int> archive_loop_command(const LoopArgs& args, const Context& context) {
 }
 
 Result<int> unarchive_loop_command(const LoopArgs& args, const Context& context) {
-  return transition(args, context, "unarchived",
-                    [&](Loop loop) { return unarchive_loop(std::move(loop), context.now); });
+  return transition(
+      args, context, "unarchived",
+      [&](Loop loop) { return unarchive_loop(std::move(loop), context.now); }, true);
 }
 
 Result<int> rename_loop_command(const LoopArgs& args, const Context& context) {
@@ -276,9 +346,9 @@ Result<int> remove_loop(const LoopArgs& args, const Context& context) {
                  "deleted loop " + loop->name + " (" + loop->id + "), but " + dirs.error().message};
   }
   if (context.globals.json) {
-    *context.out << nlohmann::json{{"deleted", loop->id}, {"name", loop->name}}.dump(2) << '\n';
+    *context.out << json_text({{"deleted", loop->id}, {"name", loop->name}}) << '\n';
   } else {
-    *context.out << "deleted loop " << loop->name << " (" << loop->id << ")\n";
+    *context.out << "deleted loop " << visible(loop->name) << " (" << loop->id << ")\n";
   }
   return kExitOk;
 }
@@ -309,12 +379,11 @@ Result<int> next_slots(const LoopArgs& args, const Context& context) {
     }
   }
   if (context.globals.json) {
-    *context.out << nlohmann::json{{"loop_id", loop->id}, {"next", times_json(next)}}.dump(2)
-                 << '\n';
+    *context.out << json_text({{"loop_id", loop->id}, {"next", times_json(next)}}) << '\n';
     return kExitOk;
   }
   const TimeZone zone = TimeZone::local();
-  if (next.empty()) *context.out << "loop " << loop->name << " has no upcoming slots\n";
+  if (next.empty()) *context.out << "loop " << visible(loop->name) << " has no upcoming slots\n";
   for (TimeMs slot : next) {
     *context.out << format_wall(slot, zone) << "  (" << format_relative(slot, context.now) << ")\n";
   }
@@ -343,8 +412,7 @@ Result<int> prune_runs(const PruneArgs& args, const Context& context) {
                                         " finished runs, but " + dirs.error().message};
   }
   if (context.globals.json) {
-    *context.out << nlohmann::json{{"dry_run", args.dry_run}, {"runs", summary->runs}}.dump(2)
-                 << '\n';
+    *context.out << json_text({{"dry_run", args.dry_run}, {"runs", summary->runs}}) << '\n';
   } else {
     *context.out << (args.dry_run ? "would delete " : "deleted ") << summary->runs
                  << " finished runs\n";

@@ -14,6 +14,8 @@ struct ListArgs {
   bool all = false;
   bool archived = false;
   std::string status;
+  int limit = 1000;  // a page: at most this many loops (1-10000)
+  int offset = 0;    // after skipping this many
 };
 
 struct LoopArgs {

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
@@ -14,6 +15,7 @@
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/store_access.h"
+#include "cli/visible_text.h"
 #include "core/duration.h"
 #include "exec/kept_outcome.h"
 #include "exec/process_identity.h"
@@ -67,8 +69,6 @@ Error supervisor_gone_error(const std::string& home, const Run& run, int pid) {
                         (kept ? "record the outcome it kept" : "finish the run"));
 }
 
-std::string short_id(const std::string& id) { return id.substr(0, 12); }
-
 std::string outcome_text(const Run& run) {
   std::string text = run_status_name(run.status);
   if (run.duration_ms) text += " in " + format_duration(*run.duration_ms);
@@ -90,8 +90,13 @@ void print_run(const Context& context, const Run& run) {
   if (run.finished_at) rows.emplace_back("finished", format_wall(*run.finished_at, zone));
   if (run.target) rows.emplace_back("pid", std::to_string(run.target->pid));
   print_fields(*context.out, rows);
-  if (!run.stdout_tail.empty()) *context.out << "--- stdout\n" << run.stdout_tail << '\n';
-  if (!run.stderr_tail.empty()) *context.out << "--- stderr\n" << run.stderr_tail << '\n';
+  // The tails are the program's output: kept as lines, other controls escaped.
+  if (!run.stdout_tail.empty()) {
+    *context.out << "--- stdout\n" << visible_lines(run.stdout_tail) << '\n';
+  }
+  if (!run.stderr_tail.empty()) {
+    *context.out << "--- stderr\n" << visible_lines(run.stderr_tail) << '\n';
+  }
 }
 
 // Copies what is new in the file to `out`; the file may not exist yet.
@@ -155,6 +160,52 @@ Result<Run> find_run(Store& store, const std::string& id) {
   return **run;
 }
 
+// The largest page `runs --limit` takes.
+constexpr int kMaxRunsPage = 10'000;
+
+// A loop's newest run, or not_found naming the loop.
+Result<std::string> newest_run_id(Store& store, const Loop& loop) {
+  RunFilter filter;
+  filter.loop_id = loop.id;
+  filter.limit = 1;
+  auto newest = store.list_runs(filter);
+  if (!newest) return newest.error();
+  if (newest->empty()) return not_found_error("loop " + loop.name + " has no runs yet");
+  return newest->front().id;
+}
+
+// What `logs` was given: a run (id or prefix) or a loop (id, prefix or name,
+// meaning its newest run). Text naming one of each is ambiguous unless it is
+// one's full id.
+Result<std::string> logs_run_id(Store& store, const std::string& text) {
+  if (text.empty()) return usage_error("RUN_OR_LOOP cannot be empty: give a run id or a loop");
+  auto run = store.resolve_run(text);
+  if (!run && run.error().code != ErrorCode::kNotFound && run.error().code != ErrorCode::kUsage) {
+    return run.error();
+  }
+  if (run && run->id == text) return run->id;
+  auto loop = store.resolve_loop(text);
+  if (!loop && loop.error().code != ErrorCode::kNotFound) return loop.error();
+  if (run && loop) {
+    return conflict_error("'" + text + "' matches run " + run->id + " and loop " + loop->name +
+                          " (" + loop->id + "); give more of the id");
+  }
+  if (run) return run->id;
+  if (loop) return newest_run_id(store, *loop);
+  return not_found_error("no run or loop has the id or name '" + text + "'" +
+                         (text.size() < 6 ? " (a run id prefix needs at least 6 characters)" : ""));
+}
+
+// The command that shows the page after `shown` runs.
+std::string next_runs_page(const RunsArgs& args, const std::optional<std::string>& loop_id,
+                           std::size_t shown) {
+  std::string command = "orrery runs";
+  if (loop_id) command += " " + *loop_id;
+  if (!args.status.empty()) command += " --status " + args.status;
+  if (args.limit != RunsArgs{}.limit) command += " --limit " + std::to_string(args.limit);
+  return command + " --offset " + std::to_string(args.offset + std::int64_t(shown));
+}
+
 }  // namespace
 
 Result<int> trigger_loop(const TriggerArgs& args, const Context& context) {
@@ -181,7 +232,7 @@ Result<int> trigger_loop(const TriggerArgs& args, const Context& context) {
   if (!started) return fail_unstarted(store, *claimed, started.error());
   if (!args.wait) {
     if (context.globals.json) {
-      *context.out << nlohmann::json{{"run_id", claimed->run.id}}.dump(2) << '\n';
+      *context.out << json_text({{"run_id", claimed->run.id}}) << '\n';
     } else {
       *context.out << claimed->run.id << '\n';
     }
@@ -193,7 +244,7 @@ Result<int> trigger_loop(const TriggerArgs& args, const Context& context) {
   if (run->status == RunStatus::kRunning)
     return supervisor_gone_error(opened->home, *run, *started);
   if (context.globals.json) {
-    *context.out << run_json(*run, true).dump(2) << '\n';
+    *context.out << json_text(run_json(*run, true)) << '\n';
   } else {
     print_run(context, *run);
   }
@@ -201,11 +252,16 @@ Result<int> trigger_loop(const TriggerArgs& args, const Context& context) {
 }
 
 Result<int> list_runs(const RunsArgs& args, const Context& context) {
-  if (args.limit < 1 || args.limit > 10'000) {
-    return usage_error("--limit " + std::to_string(args.limit) + " out of range 1-10000");
+  if (args.limit < 1 || args.limit > kMaxRunsPage) {
+    return usage_error("--limit " + std::to_string(args.limit) + " out of range 1-" +
+                       std::to_string(kMaxRunsPage));
+  }
+  if (args.offset < 0) {
+    return usage_error("--offset " + std::to_string(args.offset) + " cannot be negative");
   }
   RunFilter filter;
   filter.limit = args.limit;
+  filter.offset = args.offset;
   if (!args.status.empty()) {
     auto status = parse_run_status(args.status);
     if (!status) return usage_error("--status: " + status.error().message);
@@ -220,33 +276,51 @@ Result<int> list_runs(const RunsArgs& args, const Context& context) {
   }
   auto runs = opened->store->list_runs(filter);
   if (!runs) return runs.error();
+  // Nothing is cut silently: a full page says how many more there are.
+  std::int64_t more = 0;
+  if (int(runs->size()) == args.limit || (runs->empty() && args.offset > 0)) {
+    auto total = opened->store->count_matching_runs(filter);
+    if (!total) return total.error();
+    more = std::max<std::int64_t>(0, *total - args.offset - std::int64_t(runs->size()));
+  }
+  const std::string next_page = next_runs_page(args, filter.loop_id, runs->size());
   if (context.globals.json) {
     nlohmann::json array = nlohmann::json::array();
     for (const Run& run : *runs) array.push_back(run_json(run, false));
-    *context.out << array.dump(2) << '\n';
+    *context.out << json_text(array) << '\n';
+    if (more > 0) {
+      std::cerr << "orrery: " << format_count(more) << " more runs not shown: " << next_page
+                << " --json\n";
+    }
     return kExitOk;
   }
   if (runs->empty()) {
-    *context.out << "no runs yet\n";
+    *context.out << (args.offset > 0 ? "no runs at offset " + std::to_string(args.offset)
+                                     : std::string("no runs yet"))
+                 << '\n';
     return kExitOk;
   }
+  std::vector<std::string> ids;
+  for (const Run& run : *runs) ids.push_back(run.id);
+  ids = distinct_prefixes(ids);
   std::vector<std::vector<std::string>> rows;
-  for (const Run& run : *runs) {
-    rows.push_back({short_id(run.id), run.loop_name,
-                    format_relative(run.scheduled_for, context.now), std::to_string(run.attempt),
-                    outcome_text(run)});
+  for (size_t i = 0; i < runs->size(); ++i) {
+    const Run& run = (*runs)[i];
+    rows.push_back({ids[i], run.loop_name, format_relative(run.scheduled_for, context.now),
+                    std::to_string(run.attempt), outcome_text(run)});
   }
   print_table(*context.out, {"ID", "LOOP", "SLOT", "ATTEMPT", "STATUS"}, rows);
+  if (more > 0) *context.out << format_count(more) << " more: " << next_page << '\n';
   return kExitOk;
 }
 
 Result<int> show_run(const RunArgs& args, const Context& context) {
   auto opened = open_store(context);
   if (!opened) return opened.error();
-  auto run = find_run(*opened->store, args.run);
+  auto run = opened->store->resolve_run(args.run);
   if (!run) return run.error();
   if (context.globals.json) {
-    *context.out << run_json(*run, true).dump(2) << '\n';
+    *context.out << json_text(run_json(*run, true)) << '\n';
   } else {
     print_run(context, *run);
   }
@@ -254,27 +328,29 @@ Result<int> show_run(const RunArgs& args, const Context& context) {
 }
 
 Result<int> show_logs(const RunArgs& args, const Context& context) {
+  if (args.follow && context.globals.json) {
+    return usage_error(
+        "logs --follow prints the log as it grows and cannot be combined with "
+        "--json; use logs --json once the run has finished");
+  }
   auto opened = open_store(context);
   if (!opened) return opened.error();
-  auto run = opened->store->get_run(args.run);
-  if (!run) return run.error();
-  std::string run_id = run->has_value() ? (*run)->id : "";
-  if (run_id.empty()) {  // a loop: its newest run
-    auto loop = opened->store->resolve_loop(args.run);
-    if (!loop) return not_found_error("no run or loop has the id or name '" + args.run + "'");
-    RunFilter filter;
-    filter.loop_id = loop->id;
-    filter.limit = 1;
-    auto newest = opened->store->list_runs(filter);
-    if (!newest) return newest.error();
-    if (newest->empty()) return not_found_error("loop " + loop->name + " has no runs yet");
-    run_id = newest->front().id;
-  }
-  const std::string path =
-      run_directory(opened->home, run_id) + (args.stderr_stream ? "/stderr.log" : "/stdout.log");
+  auto found = logs_run_id(*opened->store, args.run);
+  if (!found) return found.error();
+  const std::string run_id = *found;
+  const std::string stream = args.stderr_stream ? "stderr" : "stdout";
+  const std::string path = run_directory(opened->home, run_id) + "/" + stream + ".log";
   if (!args.follow) {
+    // The log is the program's output: printed as it is (docs/cli.md, "Escaping").
     std::ifstream file(path, std::ios::binary);
-    if (file) *context.out << file.rdbuf();  // nothing yet (or a skipped slot): no output
+    if (context.globals.json) {
+      std::ostringstream text;
+      if (file) text << file.rdbuf();
+      *context.out << json_text({{"run_id", run_id}, {"stream", stream}, {"text", text.str()}})
+                   << '\n';
+    } else if (file) {
+      *context.out << file.rdbuf();  // nothing yet (or a skipped slot): no output
+    }
     return kExitOk;
   }
   return follow_log(*opened->store, opened->home, run_id, path, *context.out);

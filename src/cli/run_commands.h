@@ -16,7 +16,8 @@ struct TriggerArgs {
 struct RunsArgs {
   std::string loop;
   std::string status;
-  int limit = 100;
+  int limit = 100;  // a page: at most this many runs (1-10000)
+  int offset = 0;   // after skipping this many
 };
 
 struct RunArgs {

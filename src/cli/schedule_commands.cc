@@ -86,11 +86,10 @@ Result<int> cron_explain(const CronExplainArgs& args, const Context& context) {
   }
   const std::string description = describe_cron(cron->fields());
   if (context.globals.json) {
-    *context.out << nlohmann::json{{"expression", cron->expression()},
-                                   {"timezone", zone->name()},
-                                   {"description", description},
-                                   {"next", times_json(next)}}
-                        .dump(2)
+    *context.out << json_text({{"expression", cron->expression()},
+                               {"timezone", zone->name()},
+                               {"description", description},
+                               {"next", times_json(next)}})
                  << '\n';
     return kExitOk;
   }
@@ -116,9 +115,8 @@ Result<int> schedule_preview(const SchedulePreviewArgs& args, const Context& con
   if (!next) return next.error();
 
   if (context.globals.json) {
-    *context.out << nlohmann::json{{"schedule", schedule_json(series->schedule())},
-                                   {"next", times_json(*next)}}
-                        .dump(2)
+    *context.out << json_text({{"schedule", schedule_json(series->schedule())},
+                               {"next", times_json(*next)}})
                  << '\n';
     return 0;
   }

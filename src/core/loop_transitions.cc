@@ -13,8 +13,10 @@ Status reschedule(Loop& loop, TimeMs now) {
   auto series = SlotSeries::compile(loop.schedule, loop.id);
   if (!series) return series.error();
   if (loop.schedule.type == ScheduleType::kOnce) {
-    // A once slot keeps its time; if it passed while paused it runs now.
-    loop.next_run_at = loop.next_run_at ? std::max(*loop.next_run_at, now) : now;
+    // A once slot keeps its time; if it passed while paused it runs now. A
+    // once loop without a slot left (its run was claimed) gets none: its
+    // single run must not happen twice.
+    if (loop.next_run_at) loop.next_run_at = std::max(*loop.next_run_at, now);
     return Ok{};
   }
   auto next = series->initial(now);

@@ -6,7 +6,9 @@
 // Rules: pause needs an active loop; resume needs a paused, unarchived loop
 // and schedules the next slot after now (the paused period is not caught
 // up); archive pauses an unarchived loop and remembers its status; unarchive
-// restores that status (an active loop gets its next slot after now).
+// restores that status (an active loop gets its next slot after now). A once
+// loop keeps its slot when rescheduled, or runs now if the slot passed; one
+// whose slot was already claimed gets none.
 #pragma once
 
 #include <string>

@@ -43,12 +43,14 @@ struct LoopFilter {
   std::optional<LoopStatus> status;
   enum class Archived { kExclude, kInclude, kOnly } archived = Archived::kExclude;
   int limit = 1000;
+  int offset = 0;  // rows skipped first, for paging (docs/cli.md)
 };
 
 struct RunFilter {
   std::optional<std::string> loop_id;
   std::optional<RunStatus> status;
   int limit = 100;
+  int offset = 0;  // rows skipped first, for paging (docs/cli.md)
 };
 
 // A claim on a slot: who holds it and the token that proves it.
@@ -191,6 +193,12 @@ class Store {
   // empty; get_run reads them).
   virtual Result<std::vector<Run>> list_runs(const RunFilter& filter) = 0;
   virtual Result<std::int64_t> count_runs(std::optional<RunStatus> status) = 0;
+  // Runs matching the filter's loop and status (its limit and offset ignored).
+  virtual Result<std::int64_t> count_matching_runs(const RunFilter& filter) = 0;
+  // A run id or an id prefix of at least 6 characters: ambiguity is a
+  // conflict listing the candidates, a shorter prefix a usage error, nothing
+  // not_found.
+  virtual Result<Run> resolve_run(const std::string& text) = 0;
   virtual Result<RecoveryResult> recover_expired_runs(TimeMs now, const RecoveryOptions& options,
                                                       const Fence& fence) = 0;
   // Checks the database first (a damaged one is refused, unchanged).

@@ -68,5 +68,57 @@ TEST(HumanPrintFields, PrintsNothingForNoRows) {
   EXPECT_EQ(out.str(), "");
 }
 
+TEST(HumanPrintFields, EscapesLabelsAndValues) {
+  std::ostringstream out;
+  print_fields(out, {{"name", "two\nlines\x1b[31m"}, {"x", "ok"}});
+  EXPECT_EQ(out.str(),
+            "name  two\\nlines\\x1b[31m\n"
+            "x     ok\n");
+}
+
+TEST(HumanPrintTable, AlignsColumnsByCodePointsNotBytes) {
+  std::ostringstream out;
+  print_table(out, {"ID", "NAME", "STATUS"},
+              {{"1", "caf\xc3\xa9", "active"}, {"2", "\xe6\x97\xa5\xe6\x9c\xac", "paused"}});
+  EXPECT_EQ(out.str(),
+            "ID  NAME  STATUS\n"
+            "1   caf\xc3\xa9  active\n"
+            "2   \xe6\x97\xa5\xe6\x9c\xac    paused\n");
+}
+
+TEST(HumanPrintTable, EscapedCellsKeepOneRowPerLineAndAlignOnTheirEscapes) {
+  std::ostringstream out;
+  print_table(out, {"NAME", "X"}, {{"a\nb", "1"}, {"\xff", "2"}, {"tab\there", "3"}});
+  EXPECT_EQ(out.str(),
+            "NAME       X\n"
+            "a\\nb       1\n"
+            "\\xff       2\n"
+            "tab\\there  3\n");
+}
+
+TEST(HumanDistinctPrefixes, TwelveCharactersUnlessIdsShareMore) {
+  const std::string a = "0123456789ab0000000000000000000a";
+  const std::string b = "0123456789ac0000000000000000000b";
+  EXPECT_EQ(distinct_prefixes({a, b}),
+            (std::vector<std::string>{a.substr(0, 12), b.substr(0, 12)}));
+  // Made in one millisecond: the same first 12 characters, so more are shown,
+  // the same number for every id.
+  const std::string c = "0123456789ab7f00000000000000000c";
+  EXPECT_EQ(distinct_prefixes({a, c, b}),
+            (std::vector<std::string>{a.substr(0, 13), c.substr(0, 13), b.substr(0, 13)}));
+  const std::string d = "0123456789ab7f10000000000000000d";
+  EXPECT_EQ(distinct_prefixes({d, c})[0], d.substr(0, 15));
+  EXPECT_EQ(distinct_prefixes({}), std::vector<std::string>{});
+  EXPECT_EQ(distinct_prefixes({a}), std::vector<std::string>{a.substr(0, 12)});
+}
+
+TEST(HumanFormatCount, GroupsThousands) {
+  EXPECT_EQ(format_count(0), "0");
+  EXPECT_EQ(format_count(999), "999");
+  EXPECT_EQ(format_count(1000), "1,000");
+  EXPECT_EQ(format_count(1234567), "1,234,567");
+  EXPECT_EQ(format_count(-1234), "-1,234");
+}
+
 }  // namespace
 }  // namespace orrery::cli

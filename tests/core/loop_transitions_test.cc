@@ -57,6 +57,40 @@ TEST(LoopTransitions, AResumedOnceLoopKeepsItsTimeOrRunsNowIfItPassed) {
   EXPECT_EQ(resume_loop(once, at("2026-06-01T14:00:00Z"))->next_run_at, at("2026-06-01T14:00:00Z"));
 }
 
+TEST(LoopTransitions, AnUnarchivedOnceLoopKeepsItsTimeOrRunsNowIfItPassed) {
+  Loop once = hourly();
+  once.schedule = {};
+  once.schedule.type = ScheduleType::kOnce;
+  once.schedule.at = at("2026-06-01T13:00:00Z");
+  const Loop archived = *archive_loop(once, kCreated);
+  EXPECT_EQ(unarchive_loop(archived, at("2026-06-01T12:59:59Z"))->next_run_at,
+            at("2026-06-01T13:00:00Z"));
+  EXPECT_EQ(unarchive_loop(archived, at("2026-06-01T13:00:00Z"))->next_run_at,
+            at("2026-06-01T13:00:00Z"));
+  EXPECT_EQ(unarchive_loop(archived, at("2026-06-03T08:00:00Z"))->next_run_at,
+            at("2026-06-03T08:00:00Z"));
+  // Archived while paused: it stays paused and keeps its (passed) slot.
+  const Loop paused_archived = *archive_loop(*pause_loop(once, kCreated), kCreated);
+  auto restored = unarchive_loop(paused_archived, at("2026-06-03T08:00:00Z"));
+  EXPECT_EQ(restored->status, LoopStatus::kPaused);
+  EXPECT_EQ(restored->next_run_at, at("2026-06-01T13:00:00Z"));
+}
+
+TEST(LoopTransitions, AOnceLoopWithoutASlotLeftGetsNoneWhenResumed) {
+  Loop once = hourly();
+  once.schedule = {};
+  once.schedule.type = ScheduleType::kOnce;
+  once.schedule.at = at("2026-06-01T13:00:00Z");
+  once.status = LoopStatus::kPaused;
+  once.next_run_at.reset();
+  auto resumed = resume_loop(once, at("2026-06-01T14:00:00Z"));
+  ASSERT_TRUE(resumed.ok());
+  EXPECT_FALSE(resumed->next_run_at.has_value());
+  auto unarchived = unarchive_loop(*archive_loop(*resumed, kCreated), at("2026-06-01T15:00:00Z"));
+  ASSERT_TRUE(unarchived.ok());
+  EXPECT_FALSE(unarchived->next_run_at.has_value());
+}
+
 TEST(LoopTransitions, ArchiveRemembersTheStatusAndUnarchiveRestoresIt) {
   auto archived = archive_loop(hourly(), kCreated + 1);
   ASSERT_TRUE(archived.ok());

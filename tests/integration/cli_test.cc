@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,17 +25,6 @@ using Args = std::vector<std::string>;
 using Times = std::vector<std::string>;
 
 constexpr int kExitUsage = 2;
-
-// Whether some line of `text`, after its indentation, starts with `word` and a space.
-bool has_line_starting_with(const std::string& text, const std::string& word) {
-  for (const std::string& line : lines(text)) {
-    const size_t start = line.find_first_not_of(' ');
-    if (start != std::string::npos && line.compare(start, word.size() + 1, word + " ") == 0) {
-      return true;
-    }
-  }
-  return false;
-}
 
 // Runs a command that must succeed with --json and returns its document.
 json run_json(const Args& args, const EnvVars& env = {}) {
@@ -142,14 +132,77 @@ TEST(CliTest, VersionPrintsTheVersionAndExitsZero) {
   EXPECT_EQ(result.err, "");
 }
 
-TEST(CliTest, HelpListsTheCommandsAndExitsZero) {
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(CliTest, HelpListsEveryCommandWithItsDescriptionAndTheGlobalOptions) {
   const RunResult result = run_orrery({"--help"});
-  EXPECT_EQ(result.exit_code, 0) << describe({"--help"}, result);
+  ASSERT_EQ(result.exit_code, 0) << describe({"--help"}, result);
   EXPECT_EQ(result.err, "");
-  // The command names as words on their own, not just inside other words.
-  EXPECT_TRUE(has_line_starting_with(result.out, "cron")) << result.out;
-  EXPECT_TRUE(has_line_starting_with(result.out, "schedule")) << result.out;
-  EXPECT_NE(result.out.find("--json"), std::string::npos) << result.out;
+  const std::vector<std::pair<std::string, std::string>> commands{
+      {"add", "Add a loop"},
+      {"ls", "List loops"},
+      {"show", "Show a loop"},
+      {"pause", "Pause a loop"},
+      {"resume", "Resume a paused loop"},
+      {"archive", "Archive a loop"},
+      {"unarchive", "Restore an archived loop"},
+      {"rm", "Delete a loop"},
+      {"rename", "Rename a loop"},
+      {"next", "List a loop's next slots"},
+      {"prune", "Delete finished runs"},
+      {"trigger", "Run a loop now"},
+      {"runs", "List runs"},
+      {"run", "Work with one run"},
+      {"logs", "Print a run's log"},
+      {"cron", "Work with cron expressions"},
+      {"schedule", "Work with schedules"}};
+  std::set<std::string> seen;
+  for (const std::string& line : lines(result.out)) {
+    const size_t start = line.find_first_not_of(' ');
+    if (start == std::string::npos) continue;
+    for (const auto& [command, description] : commands) {
+      if (line.compare(start, command.size() + 1, command + " ") == 0 && has(line, description)) {
+        seen.insert(command);
+      }
+    }
+  }
+  for (const auto& [command, description] : commands) {
+    EXPECT_EQ(seen.count(command), 1u) << command << " (" << description << ") not listed\n"
+                                       << result.out;
+  }
+  EXPECT_FALSE(has(result.out, "supervise")) << result.out;
+  for (const char* global : {"--home", "--db", "--json", "--version", "--help"}) {
+    EXPECT_TRUE(has(result.out, global)) << global << "\n" << result.out;
+  }
+}
+
+TEST(CliTest, CommandHelpShowsItsUsageArgumentsAndOptions) {
+  const std::vector<std::pair<Args, std::vector<std::string>>> cases{
+      {{"ls"}, {"--all", "--archived", "--status", "--limit", "--offset"}},
+      {{"runs"}, {"LOOP", "--status", "--limit", "--offset"}},
+      {{"run", "show"}, {"RUN", "prefix"}},
+      {{"logs"}, {"RUN_OR_LOOP", "--stderr", "--follow"}},
+      {{"rename"}, {"LOOP", "NEW_NAME"}},
+      {{"next"}, {"LOOP", "-n", "--from"}},
+      {{"prune"}, {"--older-than", "--keep", "--dry-run"}},
+      {{"trigger"}, {"LOOP", "--wait"}},
+      {{"cron", "explain"}, {"EXPR", "-n", "--from", "--tz"}},
+      {{"schedule", "preview"}, {"--cron", "--every", "--at", "-n", "--from", "--tz"}}};
+  for (const auto& [command, parts] : cases) {
+    Args args = command;
+    args.push_back("--help");
+    const RunResult result = run_orrery(args);
+    ASSERT_EQ(result.exit_code, 0) << describe(args, result);
+    EXPECT_EQ(result.err, "") << describe(args, result);
+    std::string path = "orrery";
+    for (const std::string& word : command) path += " " + word;
+    EXPECT_TRUE(has(result.out, "Usage: " + path)) << describe(args, result);
+    for (const std::string& part : parts) {
+      EXPECT_TRUE(has(result.out, part)) << part << "\n" << describe(args, result);
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------

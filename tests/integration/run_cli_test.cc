@@ -775,7 +775,14 @@ TEST_F(RunCli, RunsListsNewestFirstWithFiltersAndLimit) {
   EXPECT_EQ(ids(json_of({"runs", "--status", "succeeded"})),
             (std::vector<std::string>{good2, good1}));
   EXPECT_EQ(ids(json_of({"runs", "--status", "running"})), std::vector<std::string>{});
-  EXPECT_EQ(ids(json_of({"runs", "--limit", "1"})), (std::vector<std::string>{good2}));
+  // A page that leaves runs out says so on stderr; stdout stays one array.
+  const RunResult first_page = run({"runs", "--limit", "1", "--json"});
+  ASSERT_EQ(first_page.exit_code, 0) << first_page.err;
+  EXPECT_EQ(ids(json::parse(first_page.out)), (std::vector<std::string>{good2}));
+  EXPECT_EQ(first_page.err,
+            "orrery: 2 more runs not shown: orrery runs --limit 1 --offset 1 --json\n");
+  EXPECT_EQ(ids(json_of({"runs", "--limit", "2", "--offset", "1"})),
+            (std::vector<std::string>{bad1, good1}));
   EXPECT_EQ(ids(json_of({"runs", "good", "--status", "failed"})), std::vector<std::string>{});
 
   // The human table: a header, then one row per run, newest first.

@@ -556,6 +556,107 @@ TEST_P(StoreConformance, RunsListNewestFirstWithFilters) {
   EXPECT_EQ(*store_->count_runs(std::nullopt), 3);
 }
 
+TEST_P(StoreConformance, RunsAndLoopsPageWithLimitAndOffsetAndCountWhatMatches) {
+  std::vector<std::string> loop_ids;
+  for (int i = 0; i < 5; ++i) add_loop("page-" + std::to_string(i), kNow + i);
+  const auto listed = store_->list_loops({});
+  ASSERT_TRUE(listed.ok());
+  for (const Loop& loop : *listed) loop_ids.push_back(loop.id);
+  ASSERT_EQ(loop_ids.size(), 5u);
+  std::vector<std::string> paged;
+  for (int offset = 0; offset < 6; offset += 2) {
+    LoopFilter page;
+    page.limit = 2;
+    page.offset = offset;
+    const auto loops_page = store_->list_loops(page);
+    ASSERT_TRUE(loops_page.ok());
+    for (const Loop& loop : *loops_page) paged.push_back(loop.id);
+  }
+  EXPECT_EQ(paged, loop_ids);
+  LoopFilter beyond;
+  beyond.offset = 5;
+  EXPECT_TRUE(store_->list_loops(beyond)->empty());
+
+  const Loop a = store_->resolve_loop("page-0").value();
+  const Loop b = store_->resolve_loop("page-1").value();
+  for (int i = 0; i < 3; ++i) claim(a, kNow + i * kMinute, "r", kNow + i);
+  finish(claim(b, kNow, "r", kNow + 10).claim, RunStatus::kFailed, kNow + 20);
+  std::vector<std::string> newest_first;
+  const auto all_runs = store_->list_runs({});
+  ASSERT_TRUE(all_runs.ok());
+  for (const orrery::Run& run : *all_runs) newest_first.push_back(run.id);
+  ASSERT_EQ(newest_first.size(), 4u);
+  RunFilter second_page = runs(std::nullopt, std::nullopt, 3);
+  second_page.offset = 3;
+  ASSERT_EQ(store_->list_runs(second_page)->size(), 1u);
+  EXPECT_EQ(store_->list_runs(second_page)->front().id, newest_first[3]);
+  EXPECT_EQ(*store_->count_matching_runs({}), 4);
+  EXPECT_EQ(*store_->count_matching_runs(runs(a.id)), 3);
+  EXPECT_EQ(*store_->count_matching_runs(runs(a.id, RunStatus::kFailed)), 0);
+  EXPECT_EQ(*store_->count_matching_runs(runs(std::nullopt, RunStatus::kFailed)), 1);
+  // Limit and offset do not change the count.
+  EXPECT_EQ(*store_->count_matching_runs(second_page), 4);
+}
+
+TEST_P(StoreConformance, ResolveRunByIdOrUniquePrefix) {
+  const Loop loop = add_loop("resolve");
+  const orrery::Run run = claim(loop, kNow, "r", kNow).run;
+  EXPECT_EQ(store_->resolve_run(run.id)->id, run.id);
+  for (size_t length : {6u, 12u, 20u, 31u}) {
+    auto found = store_->resolve_run(run.id.substr(0, length));
+    ASSERT_TRUE(found.ok()) << length << ": " << found.error().message;
+    EXPECT_EQ(found->id, run.id);
+    EXPECT_EQ(found->loop_name, "resolve");
+  }
+  // Not found: an unknown id or prefix, text that is no id, a loop's id.
+  for (const std::string& text :
+       {std::string("ffffff"), std::string(32, 'f'), std::string("no-such-run"), loop.id}) {
+    auto missing = store_->resolve_run(text);
+    ASSERT_FALSE(missing.ok()) << text;
+    EXPECT_EQ(missing.error().code, ErrorCode::kNotFound) << text;
+    EXPECT_EQ(missing.error().message, "no run has the id '" + text + "'");
+  }
+}
+
+TEST_P(StoreConformance, ARunPrefixShorterThanSixIsAUsageError) {
+  const Loop loop = add_loop("short");
+  const orrery::Run run = claim(loop, kNow, "r", kNow).run;
+  for (size_t length : {1u, 3u, 5u}) {
+    auto found = store_->resolve_run(run.id.substr(0, length));
+    ASSERT_FALSE(found.ok()) << length;
+    EXPECT_EQ(found.error().code, ErrorCode::kUsage);
+    EXPECT_NE(found.error().message.find("at least 6"), std::string::npos) << found.error().message;
+  }
+  auto empty = store_->resolve_run("");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.error().code, ErrorCode::kUsage);
+}
+
+TEST_P(StoreConformance, AnAmbiguousRunPrefixIsAConflictListingTheCandidates) {
+  // Claimed in the same millisecond: the ids share their first 12 characters.
+  const Loop loop = add_loop("twins");
+  const auto claimed =
+      store_->claim_slots({{loop.id, kNow}, {loop.id, kNow + kMinute}}, "r", kNow, {});
+  ASSERT_TRUE(claimed.ok() && claimed->size() == 2u);
+  const std::string first = (*claimed)[0].run.id;
+  const std::string second = (*claimed)[1].run.id;
+  ASSERT_EQ(first.substr(0, 12), second.substr(0, 12));
+  for (size_t length : {6u, 12u}) {
+    auto resolved = store_->resolve_run(first.substr(0, length));
+    ASSERT_FALSE(resolved.ok());
+    EXPECT_EQ(resolved.error().code, ErrorCode::kConflict);
+    EXPECT_NE(resolved.error().message.find(first), std::string::npos);
+    EXPECT_NE(resolved.error().message.find(second), std::string::npos);
+    EXPECT_NE(resolved.error().message.find("2 runs"), std::string::npos)
+        << resolved.error().message;
+  }
+  // One character past the common prefix tells them apart.
+  size_t common = 0;
+  while (first[common] == second[common]) ++common;
+  EXPECT_EQ(store_->resolve_run(first.substr(0, common + 1))->id, first);
+  EXPECT_EQ(store_->resolve_run(second.substr(0, common + 1))->id, second);
+}
+
 TEST_P(StoreConformance, AUsageLimitedAttemptDoesNotCount) {
   Loop loop = make_loop("limited");
   loop.max_attempts = 1;

@@ -109,11 +109,11 @@ Result<Loop> SqliteStore::resolve_loop(const std::string& text) {
 Result<std::vector<Loop>> SqliteStore::list_loops(const LoopFilter& filter) {
   const std::string sql = std::string("SELECT ") + sqlite::loop_select_list() + " FROM loops" +
                           where_clause(filter) +
-                          " ORDER BY archived, status, next_run_at IS NULL, next_run_at, name "
-                          "LIMIT ?2";
+                          " ORDER BY archived, status, next_run_at IS NULL, next_run_at, name, id "
+                          "LIMIT ?2 OFFSET ?3";
   return query_loops(sql, [&](sqlite::Statement& s) {
     bind_filter(s, filter);
-    s.bind(2, filter.limit);
+    s.bind(2, filter.limit).bind(3, filter.offset);
   });
 }
 

@@ -114,14 +114,14 @@ Result<std::vector<Run>> SqliteStore::list_runs(const RunFilter& filter) {
   std::string where = "WHERE 1 = 1";
   if (filter.loop_id) where += " AND loop_id = ?1";
   if (filter.status) where += " AND status = ?2";
-  where += " ORDER BY created_at DESC, id DESC LIMIT ?3";
+  where += " ORDER BY created_at DESC, id DESC LIMIT ?3 OFFSET ?4";
   // Without the output tails (up to 256 KiB each): get_run reads them.
   return query_runs(
       select_runs(where, false),
       [&](sqlite::Statement& s) {
         if (filter.loop_id) s.bind(1, *filter.loop_id);
         if (filter.status) s.bind(2, run_status_name(*filter.status));
-        s.bind(3, filter.limit);
+        s.bind(3, filter.limit).bind(4, filter.offset);
       },
       false);
 }

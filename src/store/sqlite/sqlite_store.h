@@ -61,6 +61,8 @@ class SqliteStore final : public Store {
   Result<std::optional<Run>> get_run_by_slot(const std::string& loop_id, TimeMs slot) override;
   Result<std::vector<Run>> list_runs(const RunFilter& filter) override;
   Result<std::int64_t> count_runs(std::optional<RunStatus> status) override;
+  Result<std::int64_t> count_matching_runs(const RunFilter& filter) override;
+  Result<Run> resolve_run(const std::string& text) override;
   Result<RecoveryResult> recover_expired_runs(TimeMs now, const RecoveryOptions& options,
                                               const Fence& fence) override;
   Result<PruneSummary> prune_runs(const PruneOptions& options) override;
