@@ -6,7 +6,8 @@
 // Rules: pause needs an active loop; resume needs a paused, unarchived loop
 // and schedules the next slot after now (the paused period is not caught
 // up); archive pauses an unarchived loop and remembers its status; unarchive
-// restores that status (an active loop gets its next slot after now).
+// restores that status (an active loop gets its next slot after now); a new
+// name follows the name rules of core/text.h.
 #pragma once
 
 #include <string>
