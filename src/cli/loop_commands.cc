@@ -16,8 +16,8 @@
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/store_access.h"
-#include "core/cron_describe.h"
 #include "core/byte_size.h"
+#include "core/cron_describe.h"
 #include "core/duration.h"
 #include "core/ids.h"
 #include "core/limits.h"
@@ -82,7 +82,8 @@ Status check_executable(Target& target, const std::string& base_dir) {
   if (stat(path.c_str(), &info) != 0) return refuse(std::strerror(errno));
   if (S_ISDIR(info.st_mode)) return refuse("is a directory");
   if (!S_ISREG(info.st_mode)) return refuse("is not a regular file");
-  if (access(path.c_str(), X_OK) != 0) return refuse("is not executable (" + std::string(std::strerror(errno)) + ")");
+  if (access(path.c_str(), X_OK) != 0)
+    return refuse("is not executable (" + std::string(std::strerror(errno)) + ")");
   return Ok{};
 }
 

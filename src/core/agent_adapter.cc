@@ -93,8 +93,8 @@ Status validate_provider_options(const AgentTarget& target) {
   // codewith and gemini have no isolated configuration to choose.
   if ((p == AgentProvider::kCodewith || p == AgentProvider::kGemini) &&
       !target.config_isolation.empty()) {
-    return refuse(target, std::string("--config-isolation is not supported for ") +
-                              provider_name(p));
+    return refuse(target,
+                  std::string("--config-isolation is not supported for ") + provider_name(p));
   }
   if ((p == AgentProvider::kCodex || p == AgentProvider::kCodewith ||
        p == AgentProvider::kGemini) &&

@@ -60,8 +60,8 @@ Result<std::int64_t> parse_byte_size(std::string_view raw) {
     if (bytes == 0) return invalid(raw, "must be greater than zero");
     return bytes;
   }
-  return invalid(raw, "unknown unit '" + visible(text.substr(digits)) + "'; " +
-                          std::string(kAccepted));
+  return invalid(raw,
+                 "unknown unit '" + visible(text.substr(digits)) + "'; " + std::string(kAccepted));
 }
 
 Result<std::int64_t> parse_byte_size_option(std::string_view text, std::string_view option,

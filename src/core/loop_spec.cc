@@ -69,9 +69,9 @@ Status check_text_fields(const LoopSpec& spec) {
     if (auto valid = check_utf8(*text, option); !valid) return valid;
   }
   const std::pair<const char*, const std::vector<std::string>*> lists[] = {
-      {"--env", &spec.env},           {"--secret-env", &spec.secret_env},
-      {"--machine", &spec.machine},   {"the command after --", &spec.command},
-      {"--add-dir", &spec.add_dirs},  {"--agent-arg", &spec.agent_args}};
+      {"--env", &spec.env},          {"--secret-env", &spec.secret_env},
+      {"--machine", &spec.machine},  {"the command after --", &spec.command},
+      {"--add-dir", &spec.add_dirs}, {"--agent-arg", &spec.agent_args}};
   for (const auto& [option, texts] : lists) {
     for (const std::string& text : *texts) {
       if (auto valid = check_utf8(text, option); !valid) return valid;
@@ -294,8 +294,8 @@ Status apply_timeouts(const LoopSpec& spec, Loop& loop) {
   if (auto s = assign_optional(spec.timeout, "--timeout", kMaxTimeoutMs, &loop.timeout_ms); !s) {
     return s;
   }
-  if (auto s =
-          assign_optional(spec.idle_timeout, "--idle-timeout", kMaxTimeoutMs, &loop.idle_timeout_ms);
+  if (auto s = assign_optional(spec.idle_timeout, "--idle-timeout", kMaxTimeoutMs,
+                               &loop.idle_timeout_ms);
       !s) {
     return s;
   }
@@ -366,9 +366,8 @@ std::string absolute_path(const std::string& base, const std::string& path) {
   namespace fs = std::filesystem;
   const fs::path given(path);
   if (given.is_relative() && base.empty()) return "";
-  std::string normal = (given.is_absolute() ? given : fs::path(base) / given)
-                           .lexically_normal()
-                           .string();
+  std::string normal =
+      (given.is_absolute() ? given : fs::path(base) / given).lexically_normal().string();
   if (normal.size() > 1 && normal.back() == '/') normal.pop_back();
   return normal;
 }

@@ -55,7 +55,8 @@ Status validate_durations(const Schedule& schedule) {
 Status validate(const Schedule& schedule) {
   if (auto durations = validate_durations(schedule); !durations) return durations;
   if (schedule.jitter_ms < 0) return usage_error("--jitter cannot be negative");
-  if (schedule.jitter_ms > kMaxJitterMs) return too_long("--jitter", schedule.jitter_ms, kMaxJitterMs);
+  if (schedule.jitter_ms > kMaxJitterMs)
+    return too_long("--jitter", schedule.jitter_ms, kMaxJitterMs);
   if (schedule.jitter_ms > 0 && schedule.type == ScheduleType::kDynamic) {
     return usage_error("--jitter does not apply to --dynamic: its runs choose their own time");
   }

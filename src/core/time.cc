@@ -162,7 +162,8 @@ std::optional<TimeMs> add_checked(TimeMs time, DurationMs duration) {
 
 TimeMs add_saturating(TimeMs time, DurationMs duration) {
   TimeMs sum = 0;
-  if (__builtin_add_overflow(time, duration, &sum)) return duration > 0 ? kLatestTime : kEarliestTime;
+  if (__builtin_add_overflow(time, duration, &sum))
+    return duration > 0 ? kLatestTime : kEarliestTime;
   return std::clamp(sum, kEarliestTime, kLatestTime);
 }
 

@@ -50,9 +50,9 @@ Usage claude_usage(const std::vector<json>& docs) {
   for (const json& doc : docs) {
     const auto found = doc.find("usage");
     if (doc.value("type", "") != "result" || found == doc.end() || !found->is_object()) continue;
-    usage.input_tokens = plus(plus(number(*found, "input_tokens"),
-                                   number(*found, "cache_creation_input_tokens")),
-                              number(*found, "cache_read_input_tokens"));
+    usage.input_tokens =
+        plus(plus(number(*found, "input_tokens"), number(*found, "cache_creation_input_tokens")),
+             number(*found, "cache_read_input_tokens"));
     usage.output_tokens = number(*found, "output_tokens");
     for (const char* key : {"total_cost_usd", "cost_usd"}) {
       const auto cost = doc.find(key);

@@ -74,7 +74,7 @@ TimeMs capped_delay(TimeMs now, const std::string& count, DurationMs unit) {
 
 // The reset time the output states, in one of the forms providers use.
 std::optional<TimeMs> reset_time(std::string_view output, TimeMs now) {
-  static const RE2 epoch(R"re(limit reached\|(\d+))re", RE2::Quiet);
+  static const RE2 epoch(R"re(limit reached\|(\d{10}))re", RE2::Quiet);
   static const RE2 seconds_field(R"re(resets_in_seconds"?\s*[:=]\s*(\d+))re", RE2::Quiet);
   static const RE2 retry_in(
       R"re((?i)try again in (\d+)\s*(s|sec|secs|seconds|m|min|mins|minutes|h|hr|hrs|hours)\b)re");
@@ -119,8 +119,8 @@ DurationMs default_cooldown(int previous_hits) {
 
 TimeMs cooldown_until(const UsageLimitHit& hit, int previous_hits, TimeMs now) {
   const TimeMs latest = add_saturating(now, kMaxCooldownMs);
-  return std::min(hit.reset_at ? *hit.reset_at : add_saturating(now, default_cooldown(previous_hits)),
-                  latest);
+  return std::min(
+      hit.reset_at ? *hit.reset_at : add_saturating(now, default_cooldown(previous_hits)), latest);
 }
 
 }  // namespace orrery

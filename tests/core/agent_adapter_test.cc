@@ -194,9 +194,9 @@ TEST(AgentAdapter, OptionsAProviderCannotUseAreRefused) {
 
 // Every option each provider accepts appears in its command line.
 TEST(AgentAdapter, EveryAcceptedEffortReachesTheCommandLine) {
-  for (AgentProvider provider : {AgentProvider::kClaude, AgentProvider::kCodewith,
-                                 AgentProvider::kCodex, AgentProvider::kAicopilot,
-                                 AgentProvider::kOpencode}) {
+  for (AgentProvider provider :
+       {AgentProvider::kClaude, AgentProvider::kCodewith, AgentProvider::kCodex,
+        AgentProvider::kAicopilot, AgentProvider::kOpencode}) {
     AgentTarget target = agent(provider);
     target.model = "m/x";
     target.variant = "effort-7";

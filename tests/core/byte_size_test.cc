@@ -9,12 +9,18 @@ namespace {
 
 TEST(ByteSize, ParsesBytesAndDecimalAndBinaryUnits) {
   const std::pair<const char*, std::int64_t> cases[] = {
-      {"65536", 65536},          {"1B", 1},
-      {"512KiB", 512 << 10},     {"64MiB", 64LL << 20},
-      {"1GiB", 1LL << 30},       {"2TiB", 2LL << 40},
-      {"1kB", 1000},             {"1KB", 1000},
-      {"1MB", 1'000'000},        {"3GB", 3'000'000'000},
-      {"64mib", 64LL << 20},     {" 64 MiB ", 64LL << 20},
+      {"65536", 65536},
+      {"1B", 1},
+      {"512KiB", 512 << 10},
+      {"64MiB", 64LL << 20},
+      {"1GiB", 1LL << 30},
+      {"2TiB", 2LL << 40},
+      {"1kB", 1000},
+      {"1KB", 1000},
+      {"1MB", 1'000'000},
+      {"3GB", 3'000'000'000},
+      {"64mib", 64LL << 20},
+      {" 64 MiB ", 64LL << 20},
       {"9223372036854775807", 9223372036854775807LL}};
   for (const auto& [text, bytes] : cases) {
     auto parsed = parse_byte_size(text);
@@ -43,8 +49,9 @@ TEST(ByteSize, OptionRangeIsEnforcedNamingTheOptionAndRange) {
     EXPECT_EQ(parsed.error().message,
               std::string("--log-limit ") + text + " is out of range 64KiB to 16GiB");
   }
-  EXPECT_EQ(parse_byte_size_option("lots", "--log-limit", 1, 2).error().message.rfind(
-                "--log-limit: invalid size 'lots'", 0),
+  EXPECT_EQ(parse_byte_size_option("lots", "--log-limit", 1, 2)
+                .error()
+                .message.rfind("--log-limit: invalid size 'lots'", 0),
             0u);
 }
 

@@ -22,11 +22,25 @@ const std::string kId = "0123456789abcdef0123456789abcdef";
 
 // Durations worth trying: the ends of every range and of int64.
 std::vector<DurationMs> extreme_durations() {
-  std::vector<DurationMs> values = {0, 1, 999, 1000, 60'000, kMsPerDay, kMaxLeaseMs - 1,
-                                    kMaxLeaseMs, kMaxLeaseMs + 1, kMaxIntervalMs - 1,
-                                    kMaxIntervalMs, kMaxIntervalMs + 1, kLatestTime,
-                                    kLatestTime - kNow, kMaxInt - kNow, kMaxInt - kNow + 1,
-                                    kMaxInt / 2, kMaxInt - 1, kMaxInt,
+  std::vector<DurationMs> values = {0,
+                                    1,
+                                    999,
+                                    1000,
+                                    60'000,
+                                    kMsPerDay,
+                                    kMaxLeaseMs - 1,
+                                    kMaxLeaseMs,
+                                    kMaxLeaseMs + 1,
+                                    kMaxIntervalMs - 1,
+                                    kMaxIntervalMs,
+                                    kMaxIntervalMs + 1,
+                                    kLatestTime,
+                                    kLatestTime - kNow,
+                                    kMaxInt - kNow,
+                                    kMaxInt - kNow + 1,
+                                    kMaxInt / 2,
+                                    kMaxInt - 1,
+                                    kMaxInt,
                                     106'751'991'167LL * kMsPerDay};
   return values;
 }
@@ -55,12 +69,16 @@ const Option kOptions[] = {
        s.min = "1ms";
        s.max = v;
      }},
-    {"--catch-up-window", "--catch-up-window", [](LoopSpec& s, const std::string& v) { s.catch_up_window = v; }},
+    {"--catch-up-window", "--catch-up-window",
+     [](LoopSpec& s, const std::string& v) { s.catch_up_window = v; }},
     {"--timeout", "--timeout", [](LoopSpec& s, const std::string& v) { s.timeout = v; }},
-    {"--idle-timeout", "--idle-timeout", [](LoopSpec& s, const std::string& v) { s.idle_timeout = v; }},
+    {"--idle-timeout", "--idle-timeout",
+     [](LoopSpec& s, const std::string& v) { s.idle_timeout = v; }},
     {"--lease", "--lease", [](LoopSpec& s, const std::string& v) { s.lease = v; }},
-    {"--retry-delay", "--retry-delay", [](LoopSpec& s, const std::string& v) { s.retry_delay = v; }},
-    {"--at +", "--at", [](LoopSpec& s, const std::string& v) {
+    {"--retry-delay", "--retry-delay",
+     [](LoopSpec& s, const std::string& v) { s.retry_delay = v; }},
+    {"--at +", "--at",
+     [](LoopSpec& s, const std::string& v) {
        s.every.clear();
        s.at = "+" + v;
      }},
@@ -135,7 +153,7 @@ void expect_well_behaved(const SlotSeries& series, TimeMs from, const std::strin
 }
 
 std::vector<TimeMs> extreme_starts() {
-  return {kEarliestTime, kNow, testing::at("9999-01-01T00:00:00Z"), kLatestTime - kMsPerDay,
+  return {kEarliestTime,   kNow,       testing::at("9999-01-01T00:00:00Z"), kLatestTime - kMsPerDay,
           kLatestTime - 1, kLatestTime};
 }
 
@@ -166,8 +184,8 @@ TEST(LimitsProperty, EverySeriesGoesForwardStaysWithin9999AndEnds) {
     once.at = at;
     schedules.push_back(once);
   }
-  for (const char* expression : {"* * * * *", "0 0 1 1 *", "0 0 29 2 *", "59 23 31 12 *",
-                                 "0 0 29 2 1", "*/7 */5 * * *"}) {
+  for (const char* expression :
+       {"* * * * *", "0 0 1 1 *", "0 0 29 2 *", "59 23 31 12 *", "0 0 29 2 1", "*/7 */5 * * *"}) {
     for (const char* zone : {"UTC", "Pacific/Kiritimati", "Pacific/Pago_Pago"}) {
       Schedule cron;
       cron.type = ScheduleType::kCron;
@@ -178,8 +196,8 @@ TEST(LimitsProperty, EverySeriesGoesForwardStaysWithin9999AndEnds) {
   }
   int compiled = 0;
   for (const Schedule& base : schedules) {
-    for (DurationMs jitter : {DurationMs{0}, DurationMs{1}, kMaxJitterMs, kMaxJitterMs + 1,
-                              kMaxInt}) {
+    for (DurationMs jitter :
+         {DurationMs{0}, DurationMs{1}, kMaxJitterMs, kMaxJitterMs + 1, kMaxInt}) {
       const Schedule schedule = with_jitter(base, jitter);
       auto series = SlotSeries::compile(schedule, kId);
       const std::string what = std::string(schedule_type_name(schedule.type)) + " every " +

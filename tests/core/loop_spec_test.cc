@@ -304,9 +304,10 @@ TEST(LoopSpecLimits, EveryDurationOptionAcceptsItsMaximumAndRefusesBeyondIt) {
     auto built = build(at_max);
     EXPECT_TRUE(built.ok()) << option.name << " " << option.maximum << ": "
                             << (built ? "" : built.error().message);
-    for (const std::string beyond :
-         {std::string(option.maximum) + "1ms", std::string(option.maximum) + "1s", "106751991167d",
-          "9223372036854775807", "106752d"}) {
+    const std::vector<std::string> beyond_maximum{
+        std::string(option.maximum) + "1ms", std::string(option.maximum) + "1s", "106751991167d",
+        "9223372036854775807", "106752d"};
+    for (const std::string& beyond : beyond_maximum) {
       LoopSpec spec = with_retries();
       option.set(spec, beyond);
       auto refused = build(spec);
@@ -452,8 +453,9 @@ TEST(LoopSpecText, NamesAndStoredTextFollowTheRules) {
             "--description 'bad\\xff' is not valid UTF-8 (invalid byte at offset 3)");
   EXPECT_EQ(with([](LoopSpec& s) { s.env = {"A=\xc3"}; }).rfind("--env 'A=\\xc3' is not valid", 0),
             0u);
-  EXPECT_EQ(with([](LoopSpec& s) { s.command = {"/bin/echo", "\xfe"}; })
-                .rfind("the command after -- '\\xfe' is not valid UTF-8", 0),
+  EXPECT_EQ(with([](LoopSpec& s) {
+              s.command = {"/bin/echo", "\xfe"};
+            }).rfind("the command after -- '\\xfe' is not valid UTF-8", 0),
             0u);
   EXPECT_EQ(with([](LoopSpec& s) {
               s.command.clear();
@@ -504,9 +506,11 @@ TEST(LoopSpecPaths, ARelativePathWithoutABaseIsRefused) {
 TEST(LoopSpecLogLimit, ParsedWithinItsRange) {
   LoopSpec spec = every_minute();
   EXPECT_EQ(build(spec)->loop.log_limit_bytes, 64LL << 20);
-  const std::pair<const char*, std::int64_t> accepted[] = {
-      {"64KiB", 64 << 10}, {"1MB", 1'000'000}, {"512KiB", 512 << 10}, {"16GiB", 16LL << 30},
-      {"65536", 65536}};
+  const std::pair<const char*, std::int64_t> accepted[] = {{"64KiB", 64 << 10},
+                                                           {"1MB", 1'000'000},
+                                                           {"512KiB", 512 << 10},
+                                                           {"16GiB", 16LL << 30},
+                                                           {"65536", 65536}};
   for (const auto& [text, bytes] : accepted) {
     spec.log_limit = text;
     auto built = build(spec);
@@ -515,7 +519,8 @@ TEST(LoopSpecLogLimit, ParsedWithinItsRange) {
   }
   for (const char* text : {"1KiB", "65535", "17GiB", "9223372036854775807"}) {
     spec.log_limit = text;
-    EXPECT_EQ(error_of(spec), std::string("--log-limit ") + text + " is out of range 64KiB to 16GiB");
+    EXPECT_EQ(error_of(spec),
+              std::string("--log-limit ") + text + " is out of range 64KiB to 16GiB");
   }
   spec.log_limit = "lots";
   EXPECT_EQ(error_of(spec).rfind("--log-limit: invalid size 'lots'", 0), 0u);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace orrery {
 namespace {
@@ -22,8 +23,9 @@ TEST(Text, TrimRemovesAsciiWhiteSpaceAtBothEnds) {
 }
 
 TEST(Text, ValidUtf8IsAccepted) {
-  for (const std::string text : {"", "plain", "caf\xc3\xa9", "\xe6\x97\xa5\xe6\x9c\xac",
-                                 "\xf0\x9f\x9a\x80", "\xf4\x8f\xbf\xbf", "\xef\xbf\xbd"}) {
+  for (const std::string text :
+       std::vector<std::string>{"", "plain", "caf\xc3\xa9", "\xe6\x97\xa5\xe6\x9c\xac",
+                                "\xf0\x9f\x9a\x80", "\xf4\x8f\xbf\xbf", "\xef\xbf\xbd"}) {
     EXPECT_TRUE(is_valid_utf8(text)) << visible(text);
   }
 }
@@ -68,15 +70,15 @@ TEST(Text, CheckUtf8NamesTheField) {
 }
 
 TEST(Text, NamesOfOneToAHundredPrintableCharactersAreAccepted) {
-  for (const std::string name :
-       {"a", "nightly-build", "two words", "caf\xc3\xa9", "\xe6\x97\xa5\xe6\x9c\xac",
-        "\xf0\x9f\x9a\x80 launch", std::string(100, 'x'),
-        // 100 two-byte characters: 200 bytes, still 100 characters.
-        [] {
-          std::string s;
-          for (int i = 0; i < 100; ++i) s += "\xc3\xa9";
-          return s;
-        }()}) {
+  for (const std::string& name : std::vector<std::string>{
+           "a", "nightly-build", "two words", "caf\xc3\xa9", "\xe6\x97\xa5\xe6\x9c\xac",
+           "\xf0\x9f\x9a\x80 launch", std::string(100, 'x'),
+           // 100 two-byte characters: 200 bytes, still 100 characters.
+           [] {
+             std::string s;
+             for (int i = 0; i < 100; ++i) s += "\xc3\xa9";
+             return s;
+           }()}) {
     EXPECT_TRUE(check_name(name, "loop name").ok()) << visible(name);
   }
 }
@@ -86,17 +88,19 @@ TEST(Text, NamesBreakingARuleAreRefusedSayingWhich) {
   EXPECT_EQ(name_error(std::string(101, 'x')),
             "loop name '" + std::string(60, 'x') +
                 "...' is 101 characters long; at most 100 are allowed");
-  EXPECT_NE(name_error(std::string(10'000, 'x')).find("is 10000 characters long"), std::string::npos);
+  EXPECT_NE(name_error(std::string(10'000, 'x')).find("is 10000 characters long"),
+            std::string::npos);
   EXPECT_NE(name_error("a\xff").find("is not valid UTF-8"), std::string::npos);
   EXPECT_EQ(name_error("a\nb"),
             "loop name 'a\\nb' contains the control character \\n; names must be printable");
-  for (const std::string name : {"tab\there", "esc\x1b[2J", "nul" + std::string(1, '\0'),
-                                 "del\x7f", "c1\xc2\x9b", "line\xe2\x80\xa8sep",
-                                 "bidi\xe2\x80\xaeoverride", "cr\r"}) {
+  for (const std::string& name : std::vector<std::string>{
+           "tab\there", "esc\x1b[2J", "nul" + std::string(1, '\0'), "del\x7f", "c1\xc2\x9b",
+           "line\xe2\x80\xa8sep", "bidi\xe2\x80\xaeoverride", "cr\r"}) {
     EXPECT_NE(name_error(name).find("contains the control character"), std::string::npos)
         << visible(name);
   }
-  for (const std::string name : {" ", "  ", " lead", "trail ", "\xc2\xa0nbsp", "ideo\xe3\x80\x80"}) {
+  for (const std::string& name :
+       std::vector<std::string>{" ", "  ", " lead", "trail ", "\xc2\xa0nbsp", "ideo\xe3\x80\x80"}) {
     EXPECT_NE(name_error(name).find("starts or ends with white space"), std::string::npos)
         << visible(name);
   }

@@ -2,10 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include <limits>
-
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <string>
 
 #include "core/timezone.h"
@@ -54,7 +53,8 @@ std::string parse_error(std::string_view text) {
     return "";
   }
   EXPECT_EQ(result.error().code, ErrorCode::kUsage);
-  EXPECT_NE(result.error().message.find(std::string(1, '\'').append(text).append(1, '\'')), std::string::npos)
+  EXPECT_NE(result.error().message.find(std::string(1, '\'').append(text).append(1, '\'')),
+            std::string::npos)
       << result.error().message;
   return result.error().message;
 }
@@ -193,8 +193,8 @@ TEST(TimeFormat, WritesIsoUtcWithMilliseconds) {
 
 TEST(TimeFormat, TimesOutsideTheYears1970To9999AreClampedNeverGarbled) {
   EXPECT_EQ(format_time(kLatestTime), "9999-12-31T23:59:59.999Z");
-  for (TimeMs beyond : {kLatestTime + 1, kLatestTime + kDay, TimeMs{1} << 53,
-                        std::numeric_limits<TimeMs>::max()}) {
+  for (TimeMs beyond :
+       {kLatestTime + 1, kLatestTime + kDay, TimeMs{1} << 53, std::numeric_limits<TimeMs>::max()}) {
     EXPECT_EQ(format_time(beyond), "9999-12-31T23:59:59.999Z") << beyond;
   }
   for (TimeMs before : {TimeMs{-1}, -kDay, std::numeric_limits<TimeMs>::min()}) {

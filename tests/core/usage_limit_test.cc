@@ -81,7 +81,8 @@ TEST(UsageLimit, AResetTimeIsAtMostSevenDaysAwayHoweverLargeTheNumber) {
   const TimeMs cap = kNow + kMaxCooldownMs;
   for (const char* text : {"Claude AI usage limit reached|99999999999999999999",
                            "Claude AI usage limit reached|9999999999",
-                           "Claude AI usage limit reached|" "99999999999999999999999999999999999999",
+                           "Claude AI usage limit reached|"
+                           "99999999999999999999999999999999999999",
                            "usage limit reached. Retry-After: 99999999999999",
                            "usage limit reached. Retry-After: 99999999999999999999999999",
                            "usage limit reached: try again in 9999999999999999 hours",

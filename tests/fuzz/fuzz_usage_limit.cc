@@ -21,7 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, size_t size) {
         AgentProvider::kGemini}) {
     const auto hit = orrery::classify_usage_limit(provider, text, kNow);
     if (!hit) continue;
-    if (hit->reset_at && (*hit->reset_at <= kNow || *hit->reset_at > kNow + orrery::kMaxCooldownMs)) {
+    if (hit->reset_at &&
+        (*hit->reset_at <= kNow || *hit->reset_at > kNow + orrery::kMaxCooldownMs)) {
       __builtin_trap();
     }
     for (int previous_hits : {0, 1, 30, 1 << 30}) {

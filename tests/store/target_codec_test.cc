@@ -54,9 +54,9 @@ TEST(TargetCodec, TheStoredAgentIsTheSharedShape) {
   EXPECT_EQ(shape.at("effort"), "high");
   EXPECT_TRUE(shape.at("prompt_file").is_null());
   EXPECT_TRUE(shape.at("config_isolation").is_null());
-  for (const char* key : {"provider", "prompt", "prompt_file", "model", "effort", "agent",
-                          "permission_mode", "sandbox", "config_isolation", "add_dirs",
-                          "extra_args", "cwd", "auth_profile"}) {
+  for (const char* key :
+       {"provider", "prompt", "prompt_file", "model", "effort", "agent", "permission_mode",
+        "sandbox", "config_isolation", "add_dirs", "extra_args", "cwd", "auth_profile"}) {
     EXPECT_TRUE(shape.contains(key)) << key;
   }
 }
