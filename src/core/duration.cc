@@ -132,7 +132,7 @@ Result<DurationMs> parse_duration_option(std::string_view text, std::string_view
   auto parsed = parse_duration(text, zero);
   if (!parsed) return usage_error(std::string(option) + ": " + parsed.error().message);
   if (*parsed > maximum) {
-    return usage_error(std::string(option) + " " + std::string(trim(text)) +
+    return usage_error(std::string(option) + " " + visible(trim(text)) +
                        " is longer than the maximum of " + format_duration(maximum));
   }
   return parsed;

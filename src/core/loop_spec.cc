@@ -242,10 +242,6 @@ Status apply_retry_policy(const LoopSpec& spec, Loop& loop) {
     }
     loop.max_attempts = *spec.max_attempts;
   }
-  if (loop.max_attempts == 1 && (!spec.retry_delay.empty() || !spec.retry_backoff.empty())) {
-    return usage_error(std::string(spec.retry_delay.empty() ? "--retry-backoff" : "--retry-delay") +
-                       " has no effect with a single attempt: give --max-attempts 2 or more");
-  }
   if (auto s = assign_duration(spec.retry_delay, "--retry-delay", kMaxRetryDelayMs,
                                &loop.retry_delay_ms);
       !s) {
@@ -255,6 +251,10 @@ Status apply_retry_policy(const LoopSpec& spec, Loop& loop) {
     auto backoff = parse_backoff(spec.retry_backoff);
     if (!backoff) return usage_error("--retry-backoff: " + backoff.error().message);
     loop.retry_backoff = *backoff;
+  }
+  if (loop.max_attempts == 1 && (!spec.retry_delay.empty() || !spec.retry_backoff.empty())) {
+    return usage_error(std::string(spec.retry_delay.empty() ? "--retry-backoff" : "--retry-delay") +
+                       " has no effect with a single attempt: give --max-attempts 2 or more");
   }
   return Ok{};
 }

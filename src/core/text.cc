@@ -74,6 +74,12 @@ std::string escape(char32_t c) {
   return buffer;
 }
 
+std::string escape_byte(unsigned char byte) {
+  char buffer[8];
+  std::snprintf(buffer, sizeof buffer, "\\x%02x", unsigned(byte));
+  return buffer;
+}
+
 // The first and last code points of valid UTF-8 text.
 char32_t first_code_point(std::string_view text) { return decode_at(text, 0).code_point; }
 char32_t last_code_point(std::string_view text) {
@@ -113,7 +119,7 @@ std::string visible(std::string_view text) {
     if (shown == kVisibleCodePoints) return out + "...";
     const Decoded decoded = decode_at(text, pos);
     if (decoded.length == 0) {
-      out += escape(static_cast<unsigned char>(text[pos]));
+      out += escape_byte(static_cast<unsigned char>(text[pos]));
       ++pos;
       continue;
     }

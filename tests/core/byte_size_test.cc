@@ -33,8 +33,8 @@ TEST(ByteSize, RefusesWhatIsNotASize) {
   for (const char* text : {"", "MiB", "-1", "1.5MiB", "0", "0KiB", "12 apples", "1Mb2",
                            "9223372036854775808", "8589934592GiB", "1e9"}) {
     auto parsed = parse_byte_size(text);
-    EXPECT_FALSE(parsed.ok()) << text;
-    if (!parsed) EXPECT_EQ(parsed.error().message.rfind("invalid size '", 0), 0u) << text;
+    ASSERT_FALSE(parsed.ok()) << text;
+    EXPECT_EQ(parsed.error().message.rfind("invalid size '", 0), 0u) << text;
   }
 }
 

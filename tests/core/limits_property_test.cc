@@ -98,7 +98,7 @@ void expect_within_limits(const Loop& loop, const std::string& what) {
   ASSERT_TRUE(loop.next_run_at.has_value()) << what;
   EXPECT_GT(*loop.next_run_at, kNow) << what;
   EXPECT_LE(*loop.next_run_at, kLatestTime) << what;
-  if (loop.expires_at) EXPECT_LE(*loop.expires_at, kLatestTime) << what;
+  EXPECT_LE(loop.expires_at.value_or(kLatestTime), kLatestTime) << what;
 }
 
 TEST(LimitsProperty, EveryDurationOptionIsRefusedOrWithinItsMaximum) {
@@ -148,7 +148,7 @@ void expect_well_behaved(const SlotSeries& series, TimeMs from, const std::strin
   for (TimeMs finished : {preview->back(), preview->back() + 1, kLatestTime}) {
     auto after = series.after_finish(preview->front(), finished, kMaxInt);
     ASSERT_TRUE(after.ok()) << what;
-    if (after->has_value()) EXPECT_LE(**after, kLatestTime) << what;
+    EXPECT_LE(after->value_or(kLatestTime), kLatestTime) << what;
   }
 }
 

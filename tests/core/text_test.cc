@@ -23,7 +23,7 @@ TEST(Text, TrimRemovesAsciiWhiteSpaceAtBothEnds) {
 }
 
 TEST(Text, ValidUtf8IsAccepted) {
-  for (const std::string text :
+  for (const std::string& text :
        std::vector<std::string>{"", "plain", "caf\xc3\xa9", "\xe6\x97\xa5\xe6\x9c\xac",
                                 "\xf0\x9f\x9a\x80", "\xf4\x8f\xbf\xbf", "\xef\xbf\xbd"}) {
     EXPECT_TRUE(is_valid_utf8(text)) << visible(text);

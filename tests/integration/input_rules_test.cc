@@ -101,7 +101,7 @@ const DurationCase kDurationCases[] = {
 
 TEST_F(InputRules, EveryDurationOptionRefusesValuesBeyondItsMaximumNamingIt) {
   for (const DurationCase& c : kDurationCases) {
-    for (const std::string value : {std::string("9223372036854775807"), std::string("106752d"),
+    for (const std::string& value : {std::string("9223372036854775807"), std::string("106752d"),
                                     std::string("106751991167d"), c.maximum + "1s"}) {
       Args args = c.before;
       args.insert(args.end(), {c.option, value});
@@ -198,7 +198,7 @@ TEST_F(InputRules, NamesBreakingTheRulesAreRefusedAndNothingIsStored) {
 
 TEST_F(InputRules, RenameFollowsTheNameRules) {
   ASSERT_EQ(add("good", {"--every", "1h"}).exit_code, 0);
-  for (const std::string name :
+  for (const std::string& name :
        {std::string("x\ny"), std::string(" "), std::string(101, 'r'), std::string("\xff")}) {
     const RunResult renamed = run({"rename", "good", name});
     EXPECT_EQ(renamed.exit_code, kExitUsage) << renamed.err;

@@ -518,6 +518,7 @@ TEST_F(LoopCli, AddHelpListsExactlyTheOptionsCoveredHere) {
                                       "--timeout",
                                       "--idle-timeout",
                                       "--expires",
+                                      "--log-limit",
                                       "--cwd",
                                       "--env",
                                       "--secret-env",
