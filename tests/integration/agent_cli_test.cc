@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -140,10 +141,23 @@ TEST_F(AgentCli, AUsageLimitedRunIsMarkedAndTheAccountCoolsDown) {
   const auto document = nlohmann::json::parse(run.out);
   EXPECT_EQ(document["status"], "failed");
   EXPECT_EQ(document["usage_limited"], true);
-  // 4102444800 is 2100-01-01T00:00:00Z, the reset time the provider gave.
-  EXPECT_EQ(document["error"],
-            "usage limit reached (claude-usage-limit); claude cools down until "
-            "2100-01-01T00:00:00.000Z");
+  // 4102444800 is 2100-01-01T00:00:00Z: a reset time that far is capped at 7
+  // days from the run's end (docs/execution.md).
+  const std::string error = document["error"];
+  const std::string prefix = "usage limit reached (claude-usage-limit); claude cools down until ";
+  ASSERT_EQ(error.rfind(prefix, 0), 0u) << error;
+  const std::string finished = document["finished_at"];
+  const std::string until = error.substr(prefix.size());
+  ASSERT_EQ(until.size(), finished.size()) << error;
+  // Seconds since the epoch of a time as orrery prints it.
+  const auto seconds = [](const std::string& text) {
+    std::tm tm{};
+    strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+    return static_cast<std::int64_t>(timegm(&tm));
+  };
+  const std::int64_t week = 7 * 86'400;
+  EXPECT_GE(seconds(until), seconds(document["started_at"]) + week) << error;
+  EXPECT_LE(seconds(until), seconds(finished) + week + 1) << error;
 }
 
 TEST_F(AgentCli, TheLoopDocumentShowsTheAgent) {
