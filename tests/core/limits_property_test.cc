@@ -11,6 +11,7 @@
 #include "core/limits.h"
 #include "core/loop_spec.h"
 #include "core/schedule.h"
+#include "core/slot_plan.h"
 #include "support/time_literals.h"
 
 namespace orrery {
@@ -243,6 +244,44 @@ TEST(LimitsProperty, AnIntervalNear9999EndsWithNoNextSlot) {
   ASSERT_TRUE(preview.ok());
   EXPECT_EQ(preview->size(), 1u);
   EXPECT_EQ(*series->initial(kLatestTime), std::nullopt);
+}
+
+// Planning at the end of 9999 stays within the years and ends.
+TEST(LimitsProperty, PlanningNear9999StaysWithinTheYears) {
+  std::vector<Schedule> schedules;
+  for (DurationMs every : {DurationMs{1000}, kMsPerDay, kMaxIntervalMs}) {
+    Schedule interval;
+    interval.type = ScheduleType::kInterval;
+    interval.every_ms = every;
+    schedules.push_back(interval);
+  }
+  for (const char* expression : {"* * * * *", "0 0 1 1 *", "59 23 31 12 *"}) {
+    Schedule cron;
+    cron.type = ScheduleType::kCron;
+    cron.expression = expression;
+    cron.timezone = "UTC";
+    schedules.push_back(cron);
+  }
+  for (const Schedule& schedule : schedules) {
+    auto series = SlotSeries::compile(schedule, kId);
+    ASSERT_TRUE(series.ok()) << series.error().message;
+    for (CatchUpMode mode : {CatchUpMode::kLatest, CatchUpMode::kAll, CatchUpMode::kNone}) {
+      CatchUpPolicy policy;
+      policy.mode = mode;
+      policy.window = kMaxCatchUpWindowMs;
+      for (TimeMs watching_since : {kLatestTime - kMsPerDay, kLatestTime}) {
+        PlanInput input;
+        input.next_run_at = kLatestTime - kMsPerDay;
+        input.now = kLatestTime;
+        input.watching_since = watching_since;
+        auto plan = plan_slots(*series, policy, input);
+        ASSERT_TRUE(plan.ok()) << schedule.expression << ": " << plan.error().message;
+        for (TimeMs slot : plan->run) EXPECT_LE(slot, kLatestTime);
+        EXPECT_LE(plan->run.size(), size_t(kMaxSlotsPerPlan));
+        EXPECT_LE(plan->next_slot.value_or(kLatestTime), kLatestTime);
+      }
+    }
+  }
 }
 
 }  // namespace
