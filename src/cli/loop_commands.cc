@@ -305,6 +305,8 @@ Result<int> remove_loop(const LoopArgs& args, const Context& context) {
   return kExitOk;
 }
 
+namespace {
+
 // The zone of `next`: --tz, else a cron loop's own zone, else the machine's.
 Result<TimeZone> next_zone(const LoopArgs& args, const Loop& loop) {
   if (!args.tz.empty()) {
@@ -317,6 +319,8 @@ Result<TimeZone> next_zone(const LoopArgs& args, const Loop& loop) {
   }
   return TimeZone::local();
 }
+
+}  // namespace
 
 Result<int> next_slots(const LoopArgs& args, const Context& context) {
   if (args.count < 1 || args.count > 1000) {
