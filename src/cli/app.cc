@@ -63,7 +63,8 @@ void add_add_command(CLI::App& app, Arguments& args, Command& command) {
   add->add_flag("--dynamic", a.dynamic, "each run chooses the next (orrery run next-in)");
   add->add_option("--min", a.min, "dynamic: shortest delay (default 1m)");
   add->add_option("--max", a.max, "dynamic: longest delay (default 1d)");
-  add->add_option("--tz", a.tz, "cron time zone (default: the machine's)");
+  add->add_option("--tz", a.tz,
+                  "zone of cron and of times without an offset (default: the machine's)");
   add->add_option("--jitter", a.jitter, "spread slots by a per-loop offset below D");
   add->add_option("--catch-up", a.catch_up, "latest|all|none (default latest)");
   add_number(
@@ -78,6 +79,7 @@ void add_add_command(CLI::App& app, Arguments& args, Command& command) {
   add->add_option("--timeout", a.timeout, "total timeout of a run");
   add->add_option("--idle-timeout", a.idle_timeout, "timeout without output");
   add->add_option("--expires", a.expires, "the loop expires at TIME");
+  add->add_option("--log-limit", a.log_limit, "log size kept per stream (default 64MiB)");
   add->add_option("--cwd", a.cwd, "working directory of the target");
   add_repeatable(add, "--env", a.env, "K=V for the target (repeatable)");
   add_repeatable(add, "--secret-env", a.secret_env, "K=V kept out of the database (repeatable)");
@@ -189,6 +191,7 @@ void add_loop_commands(CLI::App& app, Arguments& args, Command& command) {
   add_number(
       next, "-n", [&a](int n) { a.count = n; }, "how many slots (1-1000, default 5)");
   next->add_option("--from", a.from, "slots after TIME instead of the loop's next slot");
+  next->add_option("--tz", a.tz, "zone of --from and of the times shown (default: the loop's)");
 }
 
 void add_global_options(CLI::App& app, Globals& globals) {

@@ -8,8 +8,13 @@
 
 namespace orrery::cli {
 
-std::string format_wall(TimeMs time, const TimeZone& zone) {
-  const DurationMs offset = zone.offset_at(time);
+std::string format_wall(TimeMs unclamped, const TimeZone& zone) {
+  // Every printed time stays within 1970-9999: a wall time beyond them (the
+  // last hours of 9999 east of UTC, the first of 1970 west of it) is shown in
+  // UTC instead.
+  const TimeMs time = std::clamp(unclamped, kEarliestTime, kLatestTime);
+  const DurationMs zone_offset = zone.offset_at(time);
+  const DurationMs offset = add_checked(time, zone_offset) ? zone_offset : 0;
   std::string text = format_time(time + offset);  // the wall clock, written as if UTC
   text[10] = ' ';
   text.pop_back();  // the 'Z'

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/exit_codes.h"
+#include "store/target_codec.h"
 
 namespace orrery::cli {
 
@@ -46,28 +47,10 @@ nlohmann::json pairs_object(const std::vector<EnvVar>& pairs) {
   return json;
 }
 
-nlohmann::json agent_json(const AgentTarget& agent) {
-  const auto text = [](const std::string& value) {
-    return value.empty() ? nlohmann::json(nullptr) : nlohmann::json(value);
-  };
-  return {{"provider", provider_name(agent.provider)},
-          {"prompt", text(agent.prompt)},
-          {"prompt_file", text(agent.prompt_file)},
-          {"model", text(agent.model)},
-          {"effort", text(agent.variant)},
-          {"agent", text(agent.agent)},
-          {"permission_mode", text(agent.permission_mode)},
-          {"sandbox", text(agent.sandbox)},
-          {"config_isolation", agent.config_isolation.empty() ? "safe" : agent.config_isolation},
-          {"add_dirs", agent.add_dirs},
-          {"extra_args", agent.extra_args},
-          {"auth_profile", text(agent.auth_profile)}};
-}
-
 nlohmann::json target_json(const Target& target) {
   nlohmann::json json{{"type", target_type_name(target.type)}};
   if (target.agent) {
-    json.update(agent_json(*target.agent));
+    json.update(agent_target_json(*target.agent));
   } else if (target.shell) {
     json["shell"] = true;
     json["command"] = target.command_line;
@@ -106,6 +89,7 @@ nlohmann::json loop_json(const Loop& loop) {
           {"lease_ms", loop.lease_ms},
           {"timeout_ms", optional_value(loop.timeout_ms)},
           {"idle_timeout_ms", optional_value(loop.idle_timeout_ms)},
+          {"log_limit_bytes", loop.log_limit_bytes},
           {"expires_at", optional_time(loop.expires_at)},
           {"missed_count", loop.missed_count},
           {"created_at", format_time(loop.created_at)},

@@ -1,6 +1,8 @@
 #include "cli/loop_commands.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <climits>
@@ -17,9 +19,11 @@
 #include "cli/json_views.h"
 #include "cli/store_access.h"
 #include "cli/visible_text.h"
+#include "core/byte_size.h"
 #include "core/cron_describe.h"
 #include "core/duration.h"
 #include "core/ids.h"
+#include "core/limits.h"
 #include "core/loop_transitions.h"
 #include "exec/supervisor.h"
 #include "store/secrets.h"
@@ -44,22 +48,62 @@ std::string new_loop_id(TimeMs now) {
   return make_id(now, bytes);
 }
 
-// An agent's prompt file must be readable and non-empty now; it is stored as
-// an absolute path since runs start elsewhere.
+// An agent's prompt file must be a readable, non-empty regular file now
+// (opened without blocking, so a FIFO cannot hang `add`); it is stored by its
+// real path since runs start elsewhere.
 Status check_prompt_file(Target& target) {
   if (!target.agent || target.agent->prompt_file.empty()) return Ok{};
   std::string& path = target.agent->prompt_file;
+  const auto refuse = [&](const std::string& why) {
+    return usage_error("--prompt-file " + path + ": " + why);
+  };
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return refuse(std::strerror(errno));
+  struct stat info {};
+  const bool regular = fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+  char first = 0;
+  const ssize_t got = regular ? read(fd, &first, 1) : 0;
+  const int read_errno = errno;
+  close(fd);
+  if (!regular) {
+    return refuse(S_ISDIR(info.st_mode) ? "is a directory" : "is not a regular file");
+  }
+  if (got < 0) return refuse(std::strerror(read_errno));
+  if (got == 0) return refuse("is empty");
   char resolved[PATH_MAX];
-  if (realpath(path.c_str(), resolved) == nullptr) {
-    return usage_error("--prompt-file " + path + ": " + std::strerror(errno));
-  }
-  std::ifstream file(resolved);
-  std::string first;
-  if (!file || !std::getline(file, first)) {
-    return usage_error("--prompt-file " + path + " cannot be read or is empty");
-  }
+  if (realpath(path.c_str(), resolved) == nullptr) return refuse(std::strerror(errno));
   path = resolved;
   return Ok{};
+}
+
+// An executable given as a path (with a '/') must exist and be executable at
+// `add`; a bare name is looked up in the target's PATH when it runs. A
+// relative path is resolved against --cwd (where the run starts) and, without
+// --cwd, made absolute against the directory of `add`.
+Status check_executable(Target& target, const std::string& base_dir) {
+  if (target.shell || target.agent || target.argv.empty()) return Ok{};
+  std::string& executable = target.argv.front();
+  if (executable.find('/') == std::string::npos) return Ok{};
+  if (executable.front() != '/' && target.cwd.empty()) {
+    executable = absolute_path(base_dir, executable);
+  }
+  const std::string path =
+      executable.front() == '/' ? executable : absolute_path(target.cwd, executable);
+  const auto refuse = [&](const std::string& why) {
+    return usage_error("executable " + executable + ": " + why);
+  };
+  struct stat info {};
+  if (stat(path.c_str(), &info) != 0) return refuse(std::strerror(errno));
+  if (S_ISDIR(info.st_mode)) return refuse("is a directory");
+  if (!S_ISREG(info.st_mode)) return refuse("is not a regular file");
+  if (access(path.c_str(), X_OK) != 0)
+    return refuse("is not executable (" + std::string(std::strerror(errno)) + ")");
+  return Ok{};
+}
+
+std::string current_directory() {
+  char buffer[PATH_MAX];
+  return getcwd(buffer, sizeof buffer) != nullptr ? buffer : "";
 }
 
 std::string describe_schedule(const Schedule& schedule) {
@@ -131,6 +175,7 @@ void print_loop(const Context& context, const Loop& loop) {
                                     format_duration(loop.retry_delay_ms));
   rows.emplace_back("lease", format_duration(loop.lease_ms));
   if (loop.timeout_ms) rows.emplace_back("timeout", format_duration(*loop.timeout_ms));
+  rows.emplace_back("log limit", format_byte_size(loop.log_limit_bytes) + " per stream");
   if (loop.expires_at) rows.emplace_back("expires", format_wall(*loop.expires_at, zone));
   if (loop.missed_count > 0) rows.emplace_back("missed", std::to_string(loop.missed_count));
   rows.emplace_back("created", format_wall(loop.created_at, zone));
@@ -184,7 +229,9 @@ Result<int> transition(const LoopArgs& args, const Context& context, const char*
 
 }  // namespace
 
-Result<int> add_loop(const LoopSpec& spec, const Context& context) {
+Result<int> add_loop(const LoopSpec& given, const Context& context) {
+  LoopSpec spec = given;
+  spec.base_dir = current_directory();
   auto built = build_loop(spec, new_loop_id(context.now), context.now, TimeZone::local());
   if (!built) return built.error();
   if (!built->loop.target.cwd.empty()) {
@@ -195,6 +242,9 @@ Result<int> add_loop(const LoopSpec& spec, const Context& context) {
     }
   }
   if (auto prompt = check_prompt_file(built->loop.target); !prompt) return prompt.error();
+  if (auto executable = check_executable(built->loop.target, spec.base_dir); !executable) {
+    return executable.error();
+  }
   auto opened = open_store(context);
   if (!opened) return opened.error();
   if (auto secrets = write_loop_secrets(opened->home, built->loop.id, built->secret_values);
@@ -353,6 +403,23 @@ Result<int> remove_loop(const LoopArgs& args, const Context& context) {
   return kExitOk;
 }
 
+namespace {
+
+// The zone of `next`: --tz, else a cron loop's own zone, else the machine's.
+Result<TimeZone> next_zone(const LoopArgs& args, const Loop& loop) {
+  if (!args.tz.empty()) {
+    auto named = TimeZone::named(args.tz);
+    if (!named) return usage_error("--tz: " + named.error().message);
+    return named;
+  }
+  if (loop.schedule.type == ScheduleType::kCron && !loop.schedule.timezone.empty()) {
+    return TimeZone::named(loop.schedule.timezone);
+  }
+  return TimeZone::local();
+}
+
+}  // namespace
+
 Result<int> next_slots(const LoopArgs& args, const Context& context) {
   if (args.count < 1 || args.count > 1000) {
     return usage_error("-n " + std::to_string(args.count) + " out of range 1-1000");
@@ -361,16 +428,19 @@ Result<int> next_slots(const LoopArgs& args, const Context& context) {
   if (!opened) return opened.error();
   auto loop = opened->store->resolve_loop(args.loop);
   if (!loop) return loop.error();
+  auto zone = next_zone(args, *loop);
+  if (!zone) return zone.error();
   auto series = SlotSeries::compile(loop->schedule, loop->id);
   if (!series) return series.error();
   std::vector<TimeMs> next;
   if (!args.from.empty()) {
-    auto from = parse_time(args.from, context.now, TimeZone::local());
+    auto from = parse_time(args.from, context.now, *zone);
     if (!from) return usage_error("--from: " + from.error().message);
     auto preview = series->preview(*from, args.count);
     if (!preview) return preview.error();
     next = *preview;
   } else if (loop->next_run_at && !loop->archived && loop->status == LoopStatus::kActive) {
+    // Each following slot is later (or none past 9999): at most count steps.
     for (std::optional<TimeMs> slot = loop->next_run_at; slot && int(next.size()) < args.count;) {
       next.push_back(*slot);
       auto following = series->following(*slot);
@@ -382,10 +452,10 @@ Result<int> next_slots(const LoopArgs& args, const Context& context) {
     *context.out << json_text({{"loop_id", loop->id}, {"next", times_json(next)}}) << '\n';
     return kExitOk;
   }
-  const TimeZone zone = TimeZone::local();
   if (next.empty()) *context.out << "loop " << visible(loop->name) << " has no upcoming slots\n";
   for (TimeMs slot : next) {
-    *context.out << format_wall(slot, zone) << "  (" << format_relative(slot, context.now) << ")\n";
+    *context.out << format_wall(slot, *zone) << "  (" << format_relative(slot, context.now)
+                 << ")\n";
   }
   return kExitOk;
 }
@@ -396,8 +466,8 @@ Result<int> prune_runs(const PruneArgs& args, const Context& context) {
   options.keep = args.keep;
   options.dry_run = args.dry_run;
   if (!args.older_than.empty()) {
-    auto age = parse_duration(args.older_than);
-    if (!age) return usage_error("--older-than: " + age.error().message);
+    auto age = parse_duration_option(args.older_than, "--older-than", kMaxAgeMs);
+    if (!age) return age.error();
     options.older_than = *age;
   }
   if (!options.older_than && !options.keep) {

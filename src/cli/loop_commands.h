@@ -23,6 +23,7 @@ struct LoopArgs {
   std::string new_name;  // rename
   int count = 5;         // next
   std::string from;      // next
+  std::string tz;        // next: zone of --from and of the times shown
 };
 
 struct PruneArgs {

@@ -8,6 +8,7 @@
 #include "cli/json_views.h"
 #include "core/cron_describe.h"
 #include "core/duration.h"
+#include "core/limits.h"
 #include "core/schedule.h"
 
 namespace orrery::cli {
@@ -24,11 +25,18 @@ Status check_count(int count) {
 }
 
 Result<TimeZone> zone_option(const std::string& tz) {
-  return tz.empty() ? TimeZone::local() : TimeZone::named(tz);
+  if (tz.empty()) return TimeZone::local();
+  auto named = TimeZone::named(tz);
+  if (!named) return usage_error("--tz: " + named.error().message);
+  return named;
 }
 
+// --from: a time without an offset is wall time in the command's zone.
 Result<TimeMs> from_option(const std::string& from, const Context& context, const TimeZone& zone) {
-  return from.empty() ? context.now : parse_time(from, context.now, zone);
+  if (from.empty()) return context.now;
+  auto parsed = parse_time(from, context.now, zone);
+  if (!parsed) return usage_error("--from: " + parsed.error().message);
+  return parsed;
 }
 
 void print_next(std::ostream& out, std::vector<std::pair<std::string, std::string>> rows,
@@ -54,13 +62,13 @@ Result<Schedule> preview_schedule(const SchedulePreviewArgs& args, const Context
     schedule.expression = args.cron;
     schedule.timezone = zone.name();
   } else if (!args.every.empty()) {
-    auto every = parse_duration(args.every);
+    auto every = parse_duration_option(args.every, "--every", kMaxIntervalMs);
     if (!every) return every.error();
     schedule.type = ScheduleType::kInterval;
     schedule.every_ms = *every;
   } else {
     auto at = parse_time(args.at, context.now, zone);
-    if (!at) return at.error();
+    if (!at) return usage_error("--at: " + at.error().message);
     schedule.type = ScheduleType::kOnce;
     schedule.at = *at;
   }
@@ -78,10 +86,13 @@ Result<int> cron_explain(const CronExplainArgs& args, const Context& context) {
   auto cron = CronSchedule::parse(args.expression, *zone);
   if (!cron) return cron.error();
 
+  // Fire times stop at the end of 9999; each is later than the one before.
   std::vector<TimeMs> next;
-  for (TimeMs after = *from; int(next.size()) < args.count;) {
+  for (TimeMs after = *from; int(next.size()) < args.count && after < kLatestTime;) {
     auto fire = cron->next_after(after);
+    if (!fire && after > kLatestTime - kCronSearchHorizon) break;
     if (!fire) return fire.error();
+    if (*fire > kLatestTime) break;
     next.push_back(after = *fire);
   }
   const std::string description = describe_cron(cron->fields());

@@ -87,8 +87,14 @@ Status validate_provider_options(const AgentTarget& target) {
                   "--model is required for opencode: pass a provider/model id such as "
                   "openrouter/google/gemini-2.5-flash");
   }
-  if (p == AgentProvider::kCursor && !target.variant.empty()) {
-    return refuse(target, "--effort is not supported for cursor");
+  if ((p == AgentProvider::kCursor || p == AgentProvider::kGemini) && !target.variant.empty()) {
+    return refuse(target, std::string("--effort is not supported for ") + provider_name(p));
+  }
+  // codewith and gemini have no isolated configuration to choose.
+  if ((p == AgentProvider::kCodewith || p == AgentProvider::kGemini) &&
+      !target.config_isolation.empty()) {
+    return refuse(target,
+                  std::string("--config-isolation is not supported for ") + provider_name(p));
   }
   if ((p == AgentProvider::kCodex || p == AgentProvider::kCodewith ||
        p == AgentProvider::kGemini) &&

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/civil.h"
+#include "core/text.h"
 
 namespace orrery {
 namespace {
@@ -168,13 +169,6 @@ Result<std::string_view> expand_macro(std::string_view text) {
 // Bits 1..last set.
 std::uint32_t days_through(int last) {
   return std::uint32_t(((std::uint64_t{1} << (last + 1)) - 1) & ~std::uint64_t{1});
-}
-
-std::string_view trim(std::string_view text) {
-  const size_t first = text.find_first_not_of(" \t");
-  if (first == std::string_view::npos) return {};
-  const size_t last = text.find_last_not_of(" \t");
-  return text.substr(first, last - first + 1);
 }
 
 // A day-of-month that no listed month has (31 in February) would never fire.

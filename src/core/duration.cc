@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "core/text.h"
+
 namespace orrery {
 namespace {
 
@@ -40,12 +42,6 @@ int read_unit(std::string_view rest, size_t* length) {
     }
   }
   return -1;
-}
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
 }
 
 // Whole and fractional digits of one component, as a value in units of
@@ -129,6 +125,17 @@ Result<DurationMs> parse_duration(std::string_view raw, ZeroDuration zero) {
     return invalid(raw, "must be greater than zero");
   }
   return total;
+}
+
+Result<DurationMs> parse_duration_option(std::string_view text, std::string_view option,
+                                         DurationMs maximum, ZeroDuration zero) {
+  auto parsed = parse_duration(text, zero);
+  if (!parsed) return usage_error(std::string(option) + ": " + parsed.error().message);
+  if (*parsed > maximum) {
+    return usage_error(std::string(option) + " " + visible(trim(text)) +
+                       " is longer than the maximum of " + format_duration(maximum));
+  }
+  return parsed;
 }
 
 std::string format_duration(DurationMs duration) {

@@ -19,6 +19,13 @@ enum class ZeroDuration { kRejected, kAllowed };
 Result<DurationMs> parse_duration(std::string_view text,
                                   ZeroDuration zero = ZeroDuration::kRejected);
 
+// parse_duration for a command-line option with a maximum (core/limits.h):
+// every error names the option and the value; a value beyond the maximum is
+// refused naming the maximum.
+Result<DurationMs> parse_duration_option(std::string_view text, std::string_view option,
+                                         DurationMs maximum,
+                                         ZeroDuration zero = ZeroDuration::kRejected);
+
 // Formats for humans, largest units first, dropping zero parts: 5400000 ->
 // "1h30m", 500 -> "500ms", 0 -> "0s". Round trips through parse_duration.
 std::string format_duration(DurationMs duration);

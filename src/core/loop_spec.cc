@@ -1,28 +1,35 @@
 #include "core/loop_spec.h"
 
+#include <filesystem>
+
+#include "core/byte_size.h"
 #include "core/duration.h"
+#include "core/limits.h"
+#include "core/text.h"
 
 namespace orrery {
 namespace {
 
 // An optional duration option: empty text means "not given".
-Result<std::optional<DurationMs>> optional_duration(const std::string& text, const char* option) {
+Result<std::optional<DurationMs>> optional_duration(const std::string& text, const char* option,
+                                                    DurationMs maximum) {
   if (text.empty()) return std::optional<DurationMs>{};
-  auto parsed = parse_duration(text);
-  if (!parsed) return usage_error(std::string(option) + ": " + parsed.error().message);
+  auto parsed = parse_duration_option(text, option, maximum);
+  if (!parsed) return parsed.error();
   return std::optional<DurationMs>{*parsed};
 }
 
-Status assign_duration(const std::string& text, const char* option, DurationMs* out) {
-  auto parsed = optional_duration(text, option);
+Status assign_duration(const std::string& text, const char* option, DurationMs maximum,
+                       DurationMs* out) {
+  auto parsed = optional_duration(text, option, maximum);
   if (!parsed) return parsed.error();
   if (parsed->has_value()) *out = **parsed;
   return Ok{};
 }
 
-Status assign_optional(const std::string& text, const char* option,
+Status assign_optional(const std::string& text, const char* option, DurationMs maximum,
                        std::optional<DurationMs>* out) {
-  auto parsed = optional_duration(text, option);
+  auto parsed = optional_duration(text, option, maximum);
   if (!parsed) return parsed.error();
   *out = *parsed;
   return Ok{};
@@ -38,6 +45,48 @@ bool valid_env_name(const std::string& name) {
   return true;
 }
 
+// Every piece of text the spec would store is valid UTF-8.
+Status check_text_fields(const LoopSpec& spec) {
+  const std::pair<const char*, const std::string*> single[] = {
+      {"--description", &spec.description},
+      {"--cron", &spec.cron},
+      {"--tz", &spec.tz},
+      {"--cwd", &spec.cwd},
+      {"--shell", &spec.shell},
+      {"--agent", &spec.agent},
+      {"--prompt", &spec.prompt},
+      {"--prompt-file", &spec.prompt_file},
+      {"--model", &spec.model},
+      {"--effort", &spec.effort},
+      {"--permission-mode", &spec.permission_mode},
+      {"--sandbox", &spec.sandbox},
+      {"--agent-name", &spec.agent_name},
+      {"--config-isolation", &spec.config_isolation},
+      {"--auth-profile", &spec.auth_profile},
+      {"--workflow", &spec.workflow},
+      {"--input", &spec.input}};
+  for (const auto& [option, text] : single) {
+    if (auto valid = check_utf8(*text, option); !valid) return valid;
+  }
+  const std::pair<const char*, const std::vector<std::string>*> lists[] = {
+      {"--env", &spec.env},          {"--secret-env", &spec.secret_env},
+      {"--machine", &spec.machine},  {"the command after --", &spec.command},
+      {"--add-dir", &spec.add_dirs}, {"--agent-arg", &spec.agent_args}};
+  for (const auto& [option, texts] : lists) {
+    for (const std::string& text : *texts) {
+      if (auto valid = check_utf8(text, option); !valid) return valid;
+    }
+  }
+  return Ok{};
+}
+
+Result<TimeZone> zone_of(const LoopSpec& spec, const TimeZone& local) {
+  if (spec.tz.empty()) return local;
+  auto named = TimeZone::named(spec.tz);
+  if (!named) return usage_error("--tz: " + named.error().message);
+  return named;
+}
+
 Result<Schedule> build_schedule(const LoopSpec& spec, TimeMs now, const TimeZone& zone) {
   const int given = !spec.cron.empty() + !spec.every.empty() + !spec.at.empty() + spec.dynamic;
   if (given != 1) {
@@ -49,10 +98,10 @@ Result<Schedule> build_schedule(const LoopSpec& spec, TimeMs now, const TimeZone
   if (!spec.cron.empty()) {
     schedule.type = ScheduleType::kCron;
     schedule.expression = spec.cron;
-    schedule.timezone = spec.tz.empty() ? zone.name() : spec.tz;
+    schedule.timezone = zone.name();
   } else if (!spec.every.empty()) {
-    auto every = parse_duration(spec.every);
-    if (!every) return usage_error("--every: " + every.error().message);
+    auto every = parse_duration_option(spec.every, "--every", kMaxIntervalMs);
+    if (!every) return every.error();
     schedule.type = ScheduleType::kInterval;
     schedule.every_ms = *every;
     schedule.anchor = spec.fixed_delay ? IntervalAnchor::kFixedDelay : IntervalAnchor::kFixedRate;
@@ -64,15 +113,20 @@ Result<Schedule> build_schedule(const LoopSpec& spec, TimeMs now, const TimeZone
     schedule.at = *at;
   } else {
     schedule.type = ScheduleType::kDynamic;
-    if (auto s = assign_duration(spec.min, "--min", &schedule.min_ms); !s) return s.error();
-    if (auto s = assign_duration(spec.max, "--max", &schedule.max_ms); !s) return s.error();
+    if (auto s = assign_duration(spec.min, "--min", kMaxDynamicDelayMs, &schedule.min_ms); !s) {
+      return s.error();
+    }
+    if (auto s = assign_duration(spec.max, "--max", kMaxDynamicDelayMs, &schedule.max_ms); !s) {
+      return s.error();
+    }
   }
   if (spec.fixed_delay && spec.every.empty()) return usage_error("--fixed-delay needs --every");
   if ((!spec.min.empty() || !spec.max.empty()) && !spec.dynamic) {
     return usage_error("--min and --max need --dynamic");
   }
-  if (!spec.tz.empty() && spec.cron.empty()) return usage_error("--tz applies to --cron only");
-  if (auto s = assign_duration(spec.jitter, "--jitter", &schedule.jitter_ms); !s) return s.error();
+  if (auto s = assign_duration(spec.jitter, "--jitter", kMaxJitterMs, &schedule.jitter_ms); !s) {
+    return s.error();
+  }
   return schedule;
 }
 
@@ -84,6 +138,24 @@ Result<std::vector<EnvVar>> parse_env(const LoopSpec& spec) {
     env.push_back(*pair);
   }
   return env;
+}
+
+// The spec's paths made absolute against base_dir; relative ones are refused
+// when there is no base.
+Status absolutize(const LoopSpec& spec, LoopSpec& out) {
+  const auto fix = [&](const char* option, std::string& path) -> Status {
+    if (path.empty()) return Ok{};
+    std::string absolute = absolute_path(spec.base_dir, path);
+    if (absolute.empty()) return usage_error(std::string(option) + " " + path + " is not absolute");
+    path = std::move(absolute);
+    return Ok{};
+  };
+  if (auto s = fix("--cwd", out.cwd); !s) return s;
+  if (auto s = fix("--prompt-file", out.prompt_file); !s) return s;
+  for (std::string& dir : out.add_dirs) {
+    if (auto s = fix("--add-dir", dir); !s) return s;
+  }
+  return Ok{};
 }
 
 Result<Target> build_agent_target(const LoopSpec& spec) {
@@ -162,7 +234,32 @@ Result<Target> build_target(const LoopSpec& spec) {
   return target;
 }
 
-Status apply_policies(const LoopSpec& spec, TimeMs now, const TimeZone& zone, Loop& loop) {
+Status apply_retry_policy(const LoopSpec& spec, Loop& loop) {
+  if (spec.max_attempts) {
+    if (*spec.max_attempts < 1 || *spec.max_attempts > 100) {
+      return usage_error("--max-attempts " + std::to_string(*spec.max_attempts) +
+                         " out of range 1-100");
+    }
+    loop.max_attempts = *spec.max_attempts;
+  }
+  if (auto s = assign_duration(spec.retry_delay, "--retry-delay", kMaxRetryDelayMs,
+                               &loop.retry_delay_ms);
+      !s) {
+    return s;
+  }
+  if (!spec.retry_backoff.empty()) {
+    auto backoff = parse_backoff(spec.retry_backoff);
+    if (!backoff) return usage_error("--retry-backoff: " + backoff.error().message);
+    loop.retry_backoff = *backoff;
+  }
+  if (loop.max_attempts == 1 && (!spec.retry_delay.empty() || !spec.retry_backoff.empty())) {
+    return usage_error(std::string(spec.retry_delay.empty() ? "--retry-backoff" : "--retry-delay") +
+                       " has no effect with a single attempt: give --max-attempts 2 or more");
+  }
+  return Ok{};
+}
+
+Status apply_catch_up(const LoopSpec& spec, Loop& loop) {
   if (!spec.catch_up.empty()) {
     auto mode = parse_catch_up_mode(spec.catch_up);
     if (!mode) return usage_error("--catch-up: " + mode.error().message);
@@ -173,39 +270,56 @@ Status apply_policies(const LoopSpec& spec, TimeMs now, const TimeZone& zone, Lo
       return usage_error("--catch-up-limit " + std::to_string(*spec.catch_up_limit) +
                          " out of range 1-" + std::to_string(kMaxCatchUpLimit));
     }
+    const ScheduleType type = loop.schedule.type;
+    if (type == ScheduleType::kOnce || type == ScheduleType::kDynamic) {
+      return usage_error(std::string("--catch-up-limit has no effect on a ") +
+                         (type == ScheduleType::kOnce ? "--at" : "--dynamic") +
+                         " schedule: it has one slot at a time");
+    }
     loop.catch_up.limit = *spec.catch_up_limit;
   }
-  if (auto s = assign_optional(spec.catch_up_window, "--catch-up-window", &loop.catch_up.window);
+  if (auto s = assign_optional(spec.catch_up_window, "--catch-up-window", kMaxCatchUpWindowMs,
+                               &loop.catch_up.window);
       !s) {
     return s;
   }
-  if (auto valid = validate_catch_up(loop.catch_up); !valid) return valid;
+  return validate_catch_up(loop.catch_up);
+}
+
+Status apply_timeouts(const LoopSpec& spec, Loop& loop) {
+  if (auto s = assign_duration(spec.lease, "--lease", kMaxLeaseMs, &loop.lease_ms); !s) return s;
+  if (loop.lease_ms < kMinimumLeaseMs) {
+    return usage_error("--lease " + spec.lease + " is shorter than the minimum of 1s");
+  }
+  if (auto s = assign_optional(spec.timeout, "--timeout", kMaxTimeoutMs, &loop.timeout_ms); !s) {
+    return s;
+  }
+  if (auto s = assign_optional(spec.idle_timeout, "--idle-timeout", kMaxTimeoutMs,
+                               &loop.idle_timeout_ms);
+      !s) {
+    return s;
+  }
+  if (loop.timeout_ms && loop.idle_timeout_ms && *loop.idle_timeout_ms >= *loop.timeout_ms) {
+    return usage_error("--idle-timeout " + spec.idle_timeout +
+                       " has no effect: it is not shorter than --timeout " + spec.timeout);
+  }
+  return Ok{};
+}
+
+Status apply_policies(const LoopSpec& spec, TimeMs now, const TimeZone& zone, Loop& loop) {
+  if (auto s = apply_catch_up(spec, loop); !s) return s;
   if (!spec.overlap.empty()) {
     auto overlap = parse_overlap(spec.overlap);
     if (!overlap) return usage_error("--overlap: " + overlap.error().message);
     loop.overlap = *overlap;
   }
-  if (spec.max_attempts) {
-    if (*spec.max_attempts < 1 || *spec.max_attempts > 100) {
-      return usage_error("--max-attempts " + std::to_string(*spec.max_attempts) +
-                         " out of range 1-100");
-    }
-    loop.max_attempts = *spec.max_attempts;
-  }
-  if (auto s = assign_duration(spec.retry_delay, "--retry-delay", &loop.retry_delay_ms); !s)
-    return s;
-  if (!spec.retry_backoff.empty()) {
-    auto backoff = parse_backoff(spec.retry_backoff);
-    if (!backoff) return usage_error("--retry-backoff: " + backoff.error().message);
-    loop.retry_backoff = *backoff;
-  }
-  if (auto s = assign_duration(spec.lease, "--lease", &loop.lease_ms); !s) return s;
-  if (loop.lease_ms < kMinimumLeaseMs) {
-    return usage_error("--lease " + spec.lease + " is shorter than the minimum of 1s");
-  }
-  if (auto s = assign_optional(spec.timeout, "--timeout", &loop.timeout_ms); !s) return s;
-  if (auto s = assign_optional(spec.idle_timeout, "--idle-timeout", &loop.idle_timeout_ms); !s) {
-    return s;
+  if (auto s = apply_retry_policy(spec, loop); !s) return s;
+  if (auto s = apply_timeouts(spec, loop); !s) return s;
+  if (!spec.log_limit.empty()) {
+    auto limit =
+        parse_byte_size_option(spec.log_limit, "--log-limit", kMinLogLimitBytes, kMaxLogLimitBytes);
+    if (!limit) return limit.error();
+    loop.log_limit_bytes = *limit;
   }
   if (!spec.expires.empty()) {
     auto expires = parse_time(spec.expires, now, zone);
@@ -221,7 +335,42 @@ Status apply_policies(const LoopSpec& spec, TimeMs now, const TimeZone& zone, Lo
   return Ok{};
 }
 
+// The loop must be able to run: a first slot within 1970-9999, before it expires.
+Status check_first_slot(const LoopSpec& spec, const Loop& loop) {
+  if (!loop.next_run_at) {
+    return usage_error("the loop would never run: its first slot falls after the year 9999");
+  }
+  if (loop.expires_at && *loop.next_run_at >= *loop.expires_at) {
+    return usage_error("--expires " + spec.expires + " is not after the first slot " +
+                       format_time(*loop.next_run_at) + ": the loop would never run");
+  }
+  return Ok{};
+}
+
+Status check_secret_env(const LoopSpec& spec, BuiltLoop& built) {
+  for (const std::string& text : spec.secret_env) {
+    auto pair = parse_assignment(text, "--secret-env");
+    if (!pair) return pair.error();
+    if (pair->second.find('\n') != std::string::npos) {
+      return usage_error("--secret-env " + pair->first + ": a value cannot contain a newline");
+    }
+    built.loop.target.secret_env.push_back(pair->first);
+    built.secret_values.push_back(*pair);
+  }
+  return Ok{};
+}
+
 }  // namespace
+
+std::string absolute_path(const std::string& base, const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path given(path);
+  if (given.is_relative() && base.empty()) return "";
+  std::string normal =
+      (given.is_absolute() ? given : fs::path(base) / given).lexically_normal().string();
+  if (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+  return normal;
+}
 
 Result<EnvVar> parse_assignment(const std::string& text, const char* option) {
   const size_t equals = text.find('=');
@@ -237,16 +386,21 @@ Result<EnvVar> parse_assignment(const std::string& text, const char* option) {
   return EnvVar{key, text.substr(equals + 1)};
 }
 
-Result<BuiltLoop> build_loop(const LoopSpec& spec, const std::string& id, TimeMs now,
+Result<BuiltLoop> build_loop(const LoopSpec& given, const std::string& id, TimeMs now,
                              const TimeZone& local) {
-  if (spec.name.empty()) return usage_error("a loop name cannot be empty");
+  if (auto name = check_name(given.name, "loop name"); !name) return name.error();
+  if (auto text = check_text_fields(given); !text) return text.error();
+  LoopSpec spec = given;
+  if (auto paths = absolutize(given, spec); !paths) return paths.error();
+  auto zone = zone_of(spec, local);
+  if (!zone) return zone.error();
   BuiltLoop built;
   Loop& loop = built.loop;
   loop.id = id;
   loop.name = spec.name;
   loop.description = spec.description;
   loop.created_at = loop.updated_at = now;
-  auto schedule = build_schedule(spec, now, local);
+  auto schedule = build_schedule(spec, now, *zone);
   if (!schedule) return schedule.error();
   loop.schedule = *schedule;
   auto series = SlotSeries::compile(loop.schedule, id);
@@ -257,16 +411,9 @@ Result<BuiltLoop> build_loop(const LoopSpec& spec, const std::string& id, TimeMs
   auto target = build_target(spec);
   if (!target) return target.error();
   loop.target = *target;
-  for (const std::string& text : spec.secret_env) {
-    auto pair = parse_assignment(text, "--secret-env");
-    if (!pair) return pair.error();
-    if (pair->second.find('\n') != std::string::npos) {
-      return usage_error("--secret-env " + pair->first + ": a value cannot contain a newline");
-    }
-    loop.target.secret_env.push_back(pair->first);
-    built.secret_values.push_back(*pair);
-  }
-  if (auto applied = apply_policies(spec, now, local, loop); !applied) return applied.error();
+  if (auto secrets = check_secret_env(spec, built); !secrets) return secrets.error();
+  if (auto applied = apply_policies(spec, now, *zone, loop); !applied) return applied.error();
+  if (auto runnable = check_first_slot(spec, loop); !runnable) return runnable.error();
   return built;
 }
 

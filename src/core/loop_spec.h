@@ -2,9 +2,15 @@
 // validation into a Loop.
 //
 // Invariants of a built Loop: exactly one schedule and one target; every
-// duration, time, zone and cron valid; a command with spaces and no shell
-// refused with a hint; lease at least 1 s; catch-up limit 1-1000; the first
-// slot computed from the schedule. Errors name the option and the value.
+// duration within its maximum (core/limits.h), every time, zone and cron
+// valid; a time without a zone designator is wall time in --tz (else the
+// given local zone); the name follows the name rules and all text is valid
+// UTF-8 (core/text.h); every path is absolute (relative ones are resolved
+// against base_dir); a command with spaces and no shell refused with a hint;
+// lease at least 1 s; catch-up limit 1-1000; no option that cannot take
+// effect (docs/cli.md, "Refused combinations"); the first slot computed from
+// the schedule and before the loop expires. Errors name the option and the
+// value.
 #pragma once
 
 #include <optional>
@@ -64,7 +70,12 @@ struct LoopSpec {
   std::vector<std::string> agent_args;  // extra arguments for the agent CLI
   std::string auth_profile;
   std::string workflow;
-  std::string input;  // workflow input
+  std::string input;      // workflow input
+  std::string log_limit;  // --log-limit SIZE
+  // The directory relative paths (--cwd, --add-dir, --prompt-file) are
+  // resolved against: the working directory of `add`. Empty: relative paths
+  // are refused.
+  std::string base_dir;
 };
 
 struct BuiltLoop {
@@ -75,6 +86,10 @@ struct BuiltLoop {
 // `local` is the zone for times without a designator and for cron without --tz.
 Result<BuiltLoop> build_loop(const LoopSpec& spec, const std::string& id, TimeMs now,
                              const TimeZone& local);
+
+// `path` made absolute against `base` and lexically normal (no ".", "..", or
+// repeated "/"); empty when path is relative and base is empty.
+std::string absolute_path(const std::string& base, const std::string& path);
 
 // Parses K=V (K non-empty, a valid environment name for env).
 Result<EnvVar> parse_assignment(const std::string& text, const char* option);

@@ -1,5 +1,7 @@
 #include "core/loop_transitions.h"
 
+#include "core/text.h"
+
 namespace orrery {
 namespace {
 
@@ -66,7 +68,7 @@ Result<Loop> unarchive_loop(Loop loop, TimeMs now) {
 }
 
 Result<Loop> rename_loop(Loop loop, const std::string& name, TimeMs now) {
-  if (name.empty()) return usage_error("a loop name cannot be empty");
+  if (auto valid = check_name(name, "loop name"); !valid) return valid.error();
   loop.name = name;
   loop.updated_at = now;
   return loop;

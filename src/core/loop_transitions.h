@@ -8,7 +8,8 @@
 // up); archive pauses an unarchived loop and remembers its status; unarchive
 // restores that status (an active loop gets its next slot after now). A once
 // loop keeps its slot when rescheduled, or runs now if the slot passed; one
-// whose slot was already claimed gets none.
+// whose slot was already claimed gets none. A new name follows the name rules
+// of core/text.h.
 #pragma once
 
 #include <string>

@@ -4,6 +4,7 @@
 
 #include "core/duration.h"
 #include "core/enum_names.h"
+#include "core/limits.h"
 #include "core/timezone.h"
 
 namespace orrery {
@@ -11,34 +12,55 @@ namespace {
 
 using MaybeTime = std::optional<TimeMs>;
 
-Status validate(const Schedule& schedule) {
+Error too_long(const char* option, DurationMs value, DurationMs maximum) {
+  return usage_error(std::string(option) + " " + format_duration(value) +
+                     " is longer than the maximum of " + format_duration(maximum));
+}
+
+Status validate_durations(const Schedule& schedule) {
   switch (schedule.type) {
     case ScheduleType::kOnce:
+      if (!in_time_range(schedule.at)) {
+        return usage_error("--at " + format_time(schedule.at) + " is outside the years 1970-9999");
+      }
       return Ok{};
     case ScheduleType::kInterval:
-      if (schedule.every_ms <= 0) {
-        return usage_error("interval " + format_duration(schedule.every_ms) +
-                           " must be greater than zero");
-      }
       if (schedule.every_ms < kMinimumIntervalMs) {
-        return usage_error("interval " + format_duration(schedule.every_ms) +
+        return usage_error("--every " + format_duration(schedule.every_ms) +
                            " is shorter than the minimum of 1s");
+      }
+      if (schedule.every_ms > kMaxIntervalMs) {
+        return too_long("--every", schedule.every_ms, kMaxIntervalMs);
       }
       return Ok{};
     case ScheduleType::kCron:
       return Ok{};
     case ScheduleType::kDynamic:
       if (schedule.min_ms <= 0) {
-        return usage_error("dynamic --min " + format_duration(schedule.min_ms) +
+        return usage_error("--min " + format_duration(schedule.min_ms) +
                            " must be greater than zero");
       }
+      if (schedule.max_ms > kMaxDynamicDelayMs) {
+        return too_long("--max", schedule.max_ms, kMaxDynamicDelayMs);
+      }
       if (schedule.max_ms < schedule.min_ms) {
-        return usage_error("dynamic --max " + format_duration(schedule.max_ms) +
-                           " is less than --min " + format_duration(schedule.min_ms));
+        return usage_error("--max " + format_duration(schedule.max_ms) + " is less than --min " +
+                           format_duration(schedule.min_ms));
       }
       return Ok{};
   }
   return internal_error("unknown schedule type");
+}
+
+Status validate(const Schedule& schedule) {
+  if (auto durations = validate_durations(schedule); !durations) return durations;
+  if (schedule.jitter_ms < 0) return usage_error("--jitter cannot be negative");
+  if (schedule.jitter_ms > kMaxJitterMs)
+    return too_long("--jitter", schedule.jitter_ms, kMaxJitterMs);
+  if (schedule.jitter_ms > 0 && schedule.type == ScheduleType::kDynamic) {
+    return usage_error("--jitter does not apply to --dynamic: its runs choose their own time");
+  }
+  return Ok{};
 }
 
 Result<TimeZone> zone_for(const Schedule& schedule) {
@@ -81,7 +103,6 @@ DurationMs jitter_offset(std::string_view loop_id, DurationMs jitter_ms) {
 
 Result<SlotSeries> SlotSeries::compile(const Schedule& schedule, std::string_view loop_id) {
   if (auto valid = validate(schedule); !valid) return valid.error();
-  if (schedule.jitter_ms < 0) return usage_error("jitter cannot be negative");
   std::optional<CronSchedule> cron;
   if (schedule.type == ScheduleType::kCron) {
     auto zone = zone_for(schedule);
@@ -95,25 +116,30 @@ Result<SlotSeries> SlotSeries::compile(const Schedule& schedule, std::string_vie
   return SlotSeries(schedule, std::move(cron), offset);
 }
 
-Result<TimeMs> SlotSeries::cron_after(TimeMs after) const {
+// The first cron slot after `after`; none when it would fall after 9999.
+Result<MaybeTime> SlotSeries::cron_after(TimeMs after) const {
+  if (after >= kLatestTime) return MaybeTime{};
   auto next = cron_->next_after(after - offset_);
-  if (!next) return next.error();
-  return *next + offset_;
+  if (!next) {
+    // A search that ran past the end of 9999 found no slot within the range.
+    if (after > kLatestTime - kCronSearchHorizon) return MaybeTime{};
+    return next.error();
+  }
+  return add_checked(*next, offset_);
 }
 
 Result<MaybeTime> SlotSeries::initial(TimeMs from) const {
   switch (schedule_.type) {
     case ScheduleType::kOnce:
-      return MaybeTime{schedule_.at + offset_};
-    case ScheduleType::kInterval:
-      return MaybeTime{from + schedule_.every_ms + offset_};
-    case ScheduleType::kCron: {
-      auto next = cron_after(from);
-      if (!next) return next.error();
-      return MaybeTime{*next};
+      return add_checked(schedule_.at, offset_);
+    case ScheduleType::kInterval: {
+      const MaybeTime first = add_checked(from, schedule_.every_ms);
+      return first ? add_checked(*first, offset_) : first;
     }
+    case ScheduleType::kCron:
+      return cron_after(from);
     case ScheduleType::kDynamic:
-      return MaybeTime{from + schedule_.min_ms};
+      return add_checked(from, schedule_.min_ms);
   }
   return internal_error("unknown schedule type");
 }
@@ -121,12 +147,9 @@ Result<MaybeTime> SlotSeries::initial(TimeMs from) const {
 Result<MaybeTime> SlotSeries::following(TimeMs slot) const {
   switch (schedule_.type) {
     case ScheduleType::kInterval:
-      return MaybeTime{slot + schedule_.every_ms};
-    case ScheduleType::kCron: {
-      auto next = cron_after(slot);
-      if (!next) return next.error();
-      return MaybeTime{*next};
-    }
+      return add_checked(slot, schedule_.every_ms);
+    case ScheduleType::kCron:
+      return cron_after(slot);
     case ScheduleType::kOnce:
     case ScheduleType::kDynamic:
       return MaybeTime{};
@@ -141,18 +164,16 @@ Result<MaybeTime> SlotSeries::after_finish(TimeMs scheduled_for, TimeMs finished
       return MaybeTime{};
     case ScheduleType::kInterval: {
       const DurationMs every = schedule_.every_ms;
-      if (schedule_.anchor == IntervalAnchor::kFixedDelay) return MaybeTime{finished_at + every};
-      if (finished_at < scheduled_for) return MaybeTime{scheduled_for + every};
-      return MaybeTime{scheduled_for + ((finished_at - scheduled_for) / every + 1) * every};
+      if (schedule_.anchor == IntervalAnchor::kFixedDelay) return add_checked(finished_at, every);
+      if (finished_at < scheduled_for) return add_checked(scheduled_for, every);
+      // Both times lie in 1970-9999, so the product stays far below overflow.
+      return add_checked(scheduled_for, ((finished_at - scheduled_for) / every + 1) * every);
     }
-    case ScheduleType::kCron: {
-      auto next = cron_after(std::max(scheduled_for, finished_at));
-      if (!next) return next.error();
-      return MaybeTime{*next};
-    }
+    case ScheduleType::kCron:
+      return cron_after(std::max(scheduled_for, finished_at));
     case ScheduleType::kDynamic: {
       const DurationMs delay = requested_delay.value_or(schedule_.min_ms);
-      return MaybeTime{finished_at + std::clamp(delay, schedule_.min_ms, schedule_.max_ms)};
+      return add_checked(finished_at, std::clamp(delay, schedule_.min_ms, schedule_.max_ms));
     }
   }
   return internal_error("unknown schedule type");
@@ -183,8 +204,8 @@ Result<std::int64_t> SlotSeries::count(TimeMs first, TimeMs last) const {
   for (TimeMs slot = first;;) {
     auto next = cron_after(slot);
     if (!next) return next.error();
-    if (*next > last) return slots;
-    slot = *next;
+    if (!next->has_value() || **next > last) return slots;
+    slot = **next;
     ++slots;
   }
 }
@@ -192,9 +213,15 @@ Result<std::int64_t> SlotSeries::count(TimeMs first, TimeMs last) const {
 Result<std::vector<TimeMs>> SlotSeries::preview(TimeMs from, int n) const {
   std::vector<TimeMs> slots;
   auto slot = initial(from);
+  // Each slot is later than the one before (following() is strictly
+  // increasing and ends at 9999), so this takes at most n + 1 steps past from.
   while (slot && slot->has_value() && int(slots.size()) < n) {
     if (**slot > from) slots.push_back(**slot);
-    slot = following(**slot);
+    auto next = following(**slot);
+    if (next && next->has_value() && **next <= **slot) {
+      return internal_error("schedule went backwards at " + format_time(**slot));
+    }
+    slot = std::move(next);
   }
   if (!slot) return slot.error();
   return slots;

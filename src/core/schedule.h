@@ -8,8 +8,10 @@
 // slot (later interval slots keep it by construction).
 //
 // SlotSeries is a validated schedule bound to one loop, ready to compute
-// slots. Invariants: every slot it returns is strictly after the instant it
-// was asked from; a cron that never fires is an error, not a hang.
+// slots. Invariants: every duration is within its maximum (core/limits.h);
+// every slot it returns is strictly after the instant it was asked from and
+// within the years 1970-9999 (a slot that would fall later is "no slot");
+// a cron that never fires is an error, not a hang.
 #pragma once
 
 #include <optional>
@@ -82,7 +84,7 @@ class SlotSeries {
   SlotSeries(Schedule schedule, std::optional<CronSchedule> cron, DurationMs offset)
       : schedule_(std::move(schedule)), cron_(std::move(cron)), offset_(offset) {}
 
-  Result<TimeMs> cron_after(TimeMs after) const;
+  Result<std::optional<TimeMs>> cron_after(TimeMs after) const;
 
   Schedule schedule_;
   std::optional<CronSchedule> cron_;

@@ -1,17 +1,18 @@
 #include "core/time.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 
 #include "core/civil.h"
 #include "core/duration.h"
+#include "core/text.h"
 #include "core/timezone.h"
 
 namespace orrery {
 namespace {
 
 constexpr std::int64_t kMsPerMinute = 60'000;
-constexpr std::int64_t kMsPerDay = 86'400'000;
 
 // A cursor over the text; each reader consumes what it recognises.
 struct Cursor {
@@ -147,19 +148,24 @@ Result<TimeMs> parse_relative(std::string_view text, TimeMs now) {
 
 // The instants text can name: years 1970 through 9999, UTC.
 Result<TimeMs> within_years(TimeMs time, std::string_view text) {
-  static const TimeMs earliest = days_from_civil({kMinYear, 1, 1}) * kMsPerDay;
-  static const TimeMs latest = days_from_civil({kMaxYear + 1, 1, 1}) * kMsPerDay - 1;
-  if (time < earliest || time > latest) return out_of_range(text);
+  if (!in_time_range(time)) return out_of_range(text);
   return time;
 }
 
-std::string_view trim(std::string_view text) {
-  const size_t first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return {};
-  return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
+}  // namespace
+
+std::optional<TimeMs> add_checked(TimeMs time, DurationMs duration) {
+  TimeMs sum = 0;
+  if (__builtin_add_overflow(time, duration, &sum) || !in_time_range(sum)) return std::nullopt;
+  return sum;
 }
 
-}  // namespace
+TimeMs add_saturating(TimeMs time, DurationMs duration) {
+  TimeMs sum = 0;
+  if (__builtin_add_overflow(time, duration, &sum))
+    return duration > 0 ? kLatestTime : kEarliestTime;
+  return std::clamp(sum, kEarliestTime, kLatestTime);
+}
 
 Result<TimeMs> parse_time(std::string_view raw, TimeMs now, const TimeZone& zone) {
   const std::string_view text = trim(raw);
@@ -184,7 +190,8 @@ Result<TimeMs> parse_time(std::string_view raw, TimeMs now, const TimeZone& zone
   return within_years(offset->has_value() ? local - **offset : zone.from_wall(local), text);
 }
 
-std::string format_time(TimeMs time) {
+std::string format_time(TimeMs unclamped) {
+  const TimeMs time = std::clamp(unclamped, kEarliestTime, kLatestTime);
   const std::int64_t days = floor_div(time, kMsPerDay);
   const std::int64_t ms_of_day = time - days * kMsPerDay;
   const CivilDate date = civil_from_days(days);

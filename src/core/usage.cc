@@ -1,5 +1,8 @@
 #include "core/usage.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 namespace orrery {
@@ -7,9 +10,21 @@ namespace {
 
 using nlohmann::json;
 
+// A token count: a non-negative integer, else 0 (the output is untrusted).
 std::int64_t number(const json& object, const char* key) {
   const auto found = object.find(key);
-  return found != object.end() && found->is_number_integer() ? found->get<std::int64_t>() : 0;
+  if (found == object.end() || !found->is_number_integer()) return 0;
+  if (found->is_number_unsigned()) {
+    const auto value = found->get<std::uint64_t>();
+    return value > std::uint64_t(INT64_MAX) ? INT64_MAX : std::int64_t(value);
+  }
+  return std::max<std::int64_t>(found->get<std::int64_t>(), 0);
+}
+
+// a + b for counts, saturating instead of overflowing.
+std::int64_t plus(std::int64_t a, std::int64_t b) {
+  std::int64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? INT64_MAX : sum;
 }
 
 // The JSON documents in the text: one per line, or the whole text as one.
@@ -35,13 +50,16 @@ Usage claude_usage(const std::vector<json>& docs) {
   for (const json& doc : docs) {
     const auto found = doc.find("usage");
     if (doc.value("type", "") != "result" || found == doc.end() || !found->is_object()) continue;
-    usage.input_tokens = number(*found, "input_tokens") +
-                         number(*found, "cache_creation_input_tokens") +
-                         number(*found, "cache_read_input_tokens");
+    usage.input_tokens =
+        plus(plus(number(*found, "input_tokens"), number(*found, "cache_creation_input_tokens")),
+             number(*found, "cache_read_input_tokens"));
     usage.output_tokens = number(*found, "output_tokens");
     for (const char* key : {"total_cost_usd", "cost_usd"}) {
       const auto cost = doc.find(key);
-      if (cost != doc.end() && cost->is_number()) usage.cost_usd = cost->get<double>();
+      if (cost != doc.end() && cost->is_number() && std::isfinite(cost->get<double>()) &&
+          cost->get<double>() >= 0) {
+        usage.cost_usd = cost->get<double>();
+      }
     }
   }
   return usage;
@@ -54,8 +72,8 @@ Usage codex_usage(const std::vector<json>& docs) {
   for (const json& doc : docs) {
     const auto found = doc.find("usage");
     if (doc.value("type", "") == "turn.completed" && found != doc.end() && found->is_object()) {
-      input += number(*found, "input_tokens");
-      output += number(*found, "output_tokens");
+      input = plus(input, number(*found, "input_tokens"));
+      output = plus(output, number(*found, "output_tokens"));
       seen = true;
     }
   }
@@ -79,8 +97,8 @@ Usage gemini_usage(const std::vector<json>& docs) {
     std::int64_t output = 0;
     for (const auto& [name, model] : models->items()) {
       if (!model.is_object() || !model.contains("tokens") || !model["tokens"].is_object()) continue;
-      input += number(model["tokens"], "prompt");
-      output += number(model["tokens"], "candidates");
+      input = plus(input, number(model["tokens"], "prompt"));
+      output = plus(output, number(model["tokens"], "candidates"));
     }
     usage.input_tokens = input;
     usage.output_tokens = output;

@@ -1,7 +1,9 @@
 // Token usage and cost an agent CLI reports in its own output (docs/execution.md):
 // claude's `-p --output-format json` result object, codex's `exec --json`
 // events (summed over turns), gemini's `--output-format json` stats.
-// Output that carries none gives an empty Usage; nothing here fails.
+// Output that carries none gives an empty Usage; nothing here fails. The
+// output is untrusted: token counts are non-negative and saturate at the
+// int64 maximum instead of overflowing; a cost is finite and non-negative.
 #pragma once
 
 #include <string_view>

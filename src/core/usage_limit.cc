@@ -3,6 +3,7 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <cctype>
 #include <memory>
 #include <vector>
 
@@ -54,6 +55,23 @@ const RE2& compiled(const Entry& entry) {
   return *patterns[size_t(&entry - catalogue().data())];
 }
 
+// The number the digits spell, saturated at `ceiling` (the output is untrusted:
+// any number of digits may follow).
+std::int64_t capped_number(const std::string& digits, std::int64_t ceiling) {
+  std::int64_t value = 0;
+  for (char c : digits) {
+    value = value * 10 + (c - '0');
+    if (value >= ceiling) return ceiling;
+  }
+  return value;
+}
+
+// now + count * unit, at most now + kMaxCooldownMs.
+TimeMs capped_delay(TimeMs now, const std::string& count, DurationMs unit) {
+  const std::int64_t units = capped_number(count, kMaxCooldownMs / unit + 1);
+  return add_saturating(now, std::min(units * unit, kMaxCooldownMs));
+}
+
 // The reset time the output states, in one of the forms providers use.
 std::optional<TimeMs> reset_time(std::string_view output, TimeMs now) {
   static const RE2 epoch(R"re(limit reached\|(\d{10}))re", RE2::Quiet);
@@ -62,16 +80,18 @@ std::optional<TimeMs> reset_time(std::string_view output, TimeMs now) {
       R"re((?i)try again in (\d+)\s*(s|sec|secs|seconds|m|min|mins|minutes|h|hr|hrs|hours)\b)re");
   static const RE2 retry_after(R"re((?i)retry-after:?\s*(\d+))re");
   const re2::StringPiece text(output.data(), output.size());
-  std::int64_t value = 0;
+  std::string value;
   std::string unit;
-  if (RE2::PartialMatch(text, epoch, &value)) return value * 1000;
-  if (RE2::PartialMatch(text, seconds_field, &value)) return now + value * 1000;
+  if (RE2::PartialMatch(text, epoch, &value)) {
+    const std::int64_t seconds = capped_number(value, kLatestTime / 1000);
+    return std::min(seconds * 1000, add_saturating(now, kMaxCooldownMs));
+  }
+  if (RE2::PartialMatch(text, seconds_field, &value)) return capped_delay(now, value, 1000);
   if (RE2::PartialMatch(text, retry_in, &value, &unit)) {
     const char first = char(std::tolower(static_cast<unsigned char>(unit[0])));
-    const std::int64_t scale = first == 'h' ? 3'600'000 : first == 'm' ? 60'000 : 1000;
-    return now + value * scale;
+    return capped_delay(now, value, first == 'h' ? 3'600'000 : first == 'm' ? 60'000 : 1000);
   }
-  if (RE2::PartialMatch(text, retry_after, &value)) return now + value * 1000;
+  if (RE2::PartialMatch(text, retry_after, &value)) return capped_delay(now, value, 1000);
   return std::nullopt;
 }
 
@@ -98,7 +118,9 @@ DurationMs default_cooldown(int previous_hits) {
 }
 
 TimeMs cooldown_until(const UsageLimitHit& hit, int previous_hits, TimeMs now) {
-  return hit.reset_at ? *hit.reset_at : now + default_cooldown(previous_hits);
+  const TimeMs latest = add_saturating(now, kMaxCooldownMs);
+  return std::min(
+      hit.reset_at ? *hit.reset_at : add_saturating(now, default_cooldown(previous_hits)), latest);
 }
 
 }  // namespace orrery

@@ -3,8 +3,10 @@
 // reset time is when they give one.
 //
 // Invariants: classification reads only the run's output, scrubbed or not;
-// a reset time in the past is ignored; the default cooldown is 5 minutes and
-// doubles with every consecutive hit, up to 6 hours.
+// a reset time in the past is ignored; a reset time is at most
+// kMaxCooldownMs (7 days) from now, however large the number in the output;
+// the default cooldown is 5 minutes and doubles with every consecutive hit,
+// up to 6 hours.
 #pragma once
 
 #include <optional>
@@ -17,6 +19,8 @@
 namespace orrery {
 
 inline constexpr int kUsageLimitCatalogueVersion = 1;
+// The longest cooldown one usage-limit message can impose.
+inline constexpr DurationMs kMaxCooldownMs = 7 * kMsPerDay;
 
 struct UsageLimitHit {
   std::string pattern;             // which catalogue entry matched
@@ -30,7 +34,7 @@ std::optional<UsageLimitHit> classify_usage_limit(AgentProvider provider, std::s
 // consecutive hits on the same account.
 DurationMs default_cooldown(int previous_hits);
 
-// The instant a cooldown lasts until.
+// The instant a cooldown lasts until: at most now + kMaxCooldownMs.
 TimeMs cooldown_until(const UsageLimitHit& hit, int previous_hits, TimeMs now);
 
 }  // namespace orrery

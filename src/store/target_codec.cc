@@ -18,42 +18,70 @@ std::vector<EnvVar> pairs_from(const nlohmann::json& json) {
   return pairs;
 }
 
-nlohmann::json agent_json(const AgentTarget& agent) {
-  return {{"provider", provider_name(agent.provider)},
-          {"prompt", agent.prompt},
-          {"prompt_file", agent.prompt_file},
-          {"model", agent.model},
-          {"variant", agent.variant},
-          {"agent", agent.agent},
-          {"permission_mode", agent.permission_mode},
-          {"sandbox", agent.sandbox},
-          {"config_isolation", agent.config_isolation},
-          {"add_dirs", agent.add_dirs},
-          {"extra_args", agent.extra_args},
-          {"cwd", agent.cwd},
-          {"auth_profile", agent.auth_profile}};
+// A text field: null when empty.
+nlohmann::json text_or_null(const std::string& value) {
+  return value.empty() ? nlohmann::json(nullptr) : nlohmann::json(value);
 }
 
-AgentTarget agent_from(const nlohmann::json& json) {
+std::string text_from(const nlohmann::json& json, const char* key) {
+  const auto found = json.find(key);
+  if (found == json.end() || found->is_null()) return "";
+  return found->get<std::string>();
+}
+
+// A stored value that names something this version does not know: a row
+// written by a newer orrery. Refused, so it never runs a different program.
+Error unknown_value(const std::string& what, const std::string& value) {
+  return usage_error("the stored target has an unknown " + what + " '" + value +
+                     "': it was written by a newer version of orrery; upgrade to run it");
+}
+
+Result<AgentTarget> agent_from(const nlohmann::json& json) {
   AgentTarget agent;
-  auto provider = parse_provider(json.at("provider").get<std::string>());
-  if (provider) agent.provider = *provider;
-  agent.prompt = json.at("prompt").get<std::string>();
-  agent.prompt_file = json.at("prompt_file").get<std::string>();
-  agent.model = json.at("model").get<std::string>();
-  agent.variant = json.at("variant").get<std::string>();
-  agent.agent = json.at("agent").get<std::string>();
-  agent.permission_mode = json.at("permission_mode").get<std::string>();
-  agent.sandbox = json.at("sandbox").get<std::string>();
-  agent.config_isolation = json.at("config_isolation").get<std::string>();
+  const std::string name = json.at("provider").get<std::string>();
+  auto provider = parse_provider(name);
+  if (!provider) return unknown_value("agent provider", name);
+  agent.provider = *provider;
+  agent.prompt = text_from(json, "prompt");
+  agent.prompt_file = text_from(json, "prompt_file");
+  agent.model = text_from(json, "model");
+  // Rows written before the shape was shared call the effort "variant".
+  agent.variant = json.contains("effort") ? text_from(json, "effort") : text_from(json, "variant");
+  agent.agent = text_from(json, "agent");
+  agent.permission_mode = text_from(json, "permission_mode");
+  agent.sandbox = text_from(json, "sandbox");
+  agent.config_isolation = text_from(json, "config_isolation");
   agent.add_dirs = json.at("add_dirs").get<std::vector<std::string>>();
   agent.extra_args = json.at("extra_args").get<std::vector<std::string>>();
-  agent.cwd = json.at("cwd").get<std::string>();
-  agent.auth_profile = json.at("auth_profile").get<std::string>();
+  agent.cwd = text_from(json, "cwd");
+  agent.auth_profile = text_from(json, "auth_profile");
   return agent;
 }
 
+Result<TargetType> type_from(const std::string& type) {
+  for (TargetType known : {TargetType::kCommand, TargetType::kAgent, TargetType::kWorkflow}) {
+    if (type == target_type_name(known)) return known;
+  }
+  return unknown_value("target type", type);
+}
+
 }  // namespace
+
+nlohmann::json agent_target_json(const AgentTarget& agent) {
+  return {{"provider", provider_name(agent.provider)},
+          {"prompt", text_or_null(agent.prompt)},
+          {"prompt_file", text_or_null(agent.prompt_file)},
+          {"model", text_or_null(agent.model)},
+          {"effort", text_or_null(agent.variant)},
+          {"agent", text_or_null(agent.agent)},
+          {"permission_mode", text_or_null(agent.permission_mode)},
+          {"sandbox", text_or_null(agent.sandbox)},
+          {"config_isolation", text_or_null(agent.config_isolation)},
+          {"add_dirs", agent.add_dirs},
+          {"extra_args", agent.extra_args},
+          {"cwd", text_or_null(agent.cwd)},
+          {"auth_profile", text_or_null(agent.auth_profile)}};
+}
 
 std::string encode_target(const Target& target) {
   nlohmann::json json{{"type", target_type_name(target.type)},
@@ -63,7 +91,7 @@ std::string encode_target(const Target& target) {
                       {"cwd", target.cwd},
                       {"env", pairs_json(target.env)},
                       {"secret_env", target.secret_env}};
-  if (target.agent) json["agent"] = agent_json(*target.agent);
+  if (target.agent) json["agent"] = agent_target_json(*target.agent);
   return json.dump();
 }
 
@@ -72,17 +100,20 @@ Result<Target> decode_target(const std::string& text) {
   try {
     const nlohmann::json json = nlohmann::json::parse(text);
     Target target;
-    const std::string type = json.at("type").get<std::string>();
-    target.type = type == "agent"      ? TargetType::kAgent
-                  : type == "workflow" ? TargetType::kWorkflow
-                                       : TargetType::kCommand;
+    auto type = type_from(json.at("type").get<std::string>());
+    if (!type) return type.error();
+    target.type = *type;
     target.argv = json.at("argv").get<std::vector<std::string>>();
     target.shell = json.at("shell").get<bool>();
     target.command_line = json.at("command_line").get<std::string>();
     target.cwd = json.at("cwd").get<std::string>();
     target.env = pairs_from(json.at("env"));
     target.secret_env = json.at("secret_env").get<std::vector<std::string>>();
-    if (json.contains("agent")) target.agent = agent_from(json.at("agent"));
+    if (json.contains("agent")) {
+      auto agent = agent_from(json.at("agent"));
+      if (!agent) return agent.error();
+      target.agent = std::move(*agent);
+    }
     return target;
   } catch (const nlohmann::json::exception& error) {
     return internal_error(std::string("stored target is damaged: ") + error.what());

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <sstream>
 
 namespace orrery::cli {
@@ -44,6 +45,22 @@ TEST(HumanFormatWall, WritesBerlinWallTimeWithItsOffset) {
   // 23:30Z on 31 December is already the next year in Berlin.
   EXPECT_EQ(format_wall((kJan1 - 1) * kDay + 23 * kHour + 30 * kMinute, berlin),
             "2026-01-01 00:30 +01:00");
+}
+
+// Every printed time stays within 1970-9999, never garbled.
+TEST(HumanFormatWall, TimesAtTheEndsOfTheYearsArePrintedWithinThem) {
+  EXPECT_EQ(format_wall(kLatestTime, TimeZone::utc()), "9999-12-31 23:59:59.999 +00:00");
+  // In Tokyo the last instant would be 10000-01-01 08:59: it is shown in UTC.
+  EXPECT_EQ(format_wall(kLatestTime, zone("Asia/Tokyo")), "9999-12-31 23:59:59.999 +00:00");
+  EXPECT_EQ(format_wall(kLatestTime - 10 * kHour + 1, zone("Asia/Tokyo")),
+            "9999-12-31 23:00 +09:00");
+  constexpr TimeMs kMax = std::numeric_limits<TimeMs>::max();
+  EXPECT_EQ(format_wall(kMax, TimeZone::utc()), "9999-12-31 23:59:59.999 +00:00");
+  EXPECT_EQ(format_wall(kMax, zone("Asia/Tokyo")), "9999-12-31 23:59:59.999 +00:00");
+  EXPECT_EQ(format_wall(kMax, zone("America/New_York")), "9999-12-31 18:59:59.999 -05:00");
+  EXPECT_EQ(format_wall(std::numeric_limits<TimeMs>::min(), zone("Asia/Tokyo")),
+            "1970-01-01 09:00 +09:00");
+  EXPECT_EQ(format_wall(0, zone("America/New_York")), "1970-01-01 00:00 +00:00");
 }
 
 TEST(HumanFormatWall, WritesNegativeAndHalfHourOffsets) {

@@ -174,6 +174,40 @@ TEST(AgentAdapter, EveryRefusedOptionIsNamed) {
             "agent claude: --config-isolation 'strict' is not one of safe, none");
 }
 
+// An option the provider's command line would drop is refused, never ignored.
+TEST(AgentAdapter, OptionsAProviderCannotUseAreRefused) {
+  const auto with = [](AgentProvider provider, auto change) {
+    AgentTarget target = agent(provider);
+    change(target);
+    return refusal(target);
+  };
+  EXPECT_EQ(with(AgentProvider::kGemini, [](AgentTarget& t) { t.variant = "high"; }),
+            "agent gemini: --effort is not supported for gemini");
+  for (const char* isolation : {"safe", "none"}) {
+    EXPECT_EQ(with(AgentProvider::kGemini, [&](AgentTarget& t) { t.config_isolation = isolation; }),
+              "agent gemini: --config-isolation is not supported for gemini");
+    EXPECT_EQ(
+        with(AgentProvider::kCodewith, [&](AgentTarget& t) { t.config_isolation = isolation; }),
+        "agent codewith: --config-isolation is not supported for codewith");
+  }
+}
+
+// Every option each provider accepts appears in its command line.
+TEST(AgentAdapter, EveryAcceptedEffortReachesTheCommandLine) {
+  for (AgentProvider provider :
+       {AgentProvider::kClaude, AgentProvider::kCodewith, AgentProvider::kCodex,
+        AgentProvider::kAicopilot, AgentProvider::kOpencode}) {
+    AgentTarget target = agent(provider);
+    target.model = "m/x";
+    target.variant = "effort-7";
+    auto invocation = build_agent_invocation(target, "hello");
+    ASSERT_TRUE(invocation.ok()) << provider_name(provider) << ": " << invocation.error().message;
+    std::string line;
+    for (const std::string& arg : invocation->argv) line += arg + " ";
+    EXPECT_NE(line.find("effort-7"), std::string::npos) << provider_name(provider) << ": " << line;
+  }
+}
+
 TEST(AgentAdapter, ProviderNames) {
   EXPECT_EQ(*parse_provider("codex"), AgentProvider::kCodex);
   EXPECT_EQ(parse_provider("chatgpt").error().message,

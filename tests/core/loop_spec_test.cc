@@ -196,7 +196,7 @@ TEST(LoopSpec, BadValuesNameTheOption) {
     change(spec);
     return error_of(spec);
   };
-  EXPECT_EQ(with([](LoopSpec& s) { s.name.clear(); }), "a loop name cannot be empty");
+  EXPECT_EQ(with([](LoopSpec& s) { s.name.clear(); }), "loop name cannot be empty");
   EXPECT_NE(with([](LoopSpec& s) { s.every = "soon"; }).find("--every: invalid duration 'soon'"),
             std::string::npos);
   EXPECT_NE(with([](LoopSpec& s) {
@@ -214,7 +214,8 @@ TEST(LoopSpec, BadValuesNameTheOption) {
               s.cron = "* * * * *";
               s.tz = "Nowhere/City";
             }),
-            "unknown time zone 'Nowhere/City': expected an IANA name such as Europe/Berlin or UTC");
+            "--tz: unknown time zone 'Nowhere/City': expected an IANA name such as Europe/Berlin "
+            "or UTC");
   EXPECT_EQ(with([](LoopSpec& s) { s.lease = "500ms"; }),
             "--lease 500ms is shorter than the minimum of 1s");
   EXPECT_EQ(with([](LoopSpec& s) { s.catch_up_limit = 0; }),
@@ -239,8 +240,7 @@ TEST(LoopSpec, BadValuesNameTheOption) {
             std::string::npos);
   EXPECT_EQ(with([](LoopSpec& s) { s.input = "{}"; }), "--input needs --workflow");
   EXPECT_EQ(with([](LoopSpec& s) { s.every = "10"; }),
-            "interval 10ms is shorter than the minimum of 1s");
-  EXPECT_EQ(with([](LoopSpec& s) { s.tz = "UTC"; }), "--tz applies to --cron only");
+            "--every 10ms is shorter than the minimum of 1s");
   EXPECT_EQ(with([](LoopSpec& s) {
               s.every.clear();
               s.fixed_delay = true;
@@ -253,7 +253,277 @@ TEST(LoopSpec, BadValuesNameTheOption) {
               s.min = "1h";
               s.max = "1m";
             }),
-            "dynamic --max 1m is less than --min 1h");
+            "--max 1m is less than --min 1h");
+}
+
+// ---------------------------------------------------------------------------
+// Limits and input rules (docs/scheduling.md "Limits", docs/cli.md).
+
+struct DurationOption {
+  const char* name;
+  void (*set)(LoopSpec&, const std::string&);
+  const char* maximum;  // as format_duration writes it
+};
+
+LoopSpec with_retries() {
+  LoopSpec spec = every_minute();
+  spec.max_attempts = 3;
+  return spec;
+}
+
+const DurationOption kDurationOptions[] = {
+    {"--every", [](LoopSpec& s, const std::string& v) { s.every = v; }, "365d"},
+    {"--jitter", [](LoopSpec& s, const std::string& v) { s.jitter = v; }, "365d"},
+    {"--min",
+     [](LoopSpec& s, const std::string& v) {
+       s.every.clear();
+       s.dynamic = true;
+       s.min = v;
+       s.max = "365d";
+     },
+     "365d"},
+    {"--max",
+     [](LoopSpec& s, const std::string& v) {
+       s.every.clear();
+       s.dynamic = true;
+       s.min = "1s";
+       s.max = v;
+     },
+     "365d"},
+    {"--catch-up-window", [](LoopSpec& s, const std::string& v) { s.catch_up_window = v; }, "365d"},
+    {"--timeout", [](LoopSpec& s, const std::string& v) { s.timeout = v; }, "365d"},
+    {"--idle-timeout", [](LoopSpec& s, const std::string& v) { s.idle_timeout = v; }, "365d"},
+    {"--lease", [](LoopSpec& s, const std::string& v) { s.lease = v; }, "30d"},
+    {"--retry-delay", [](LoopSpec& s, const std::string& v) { s.retry_delay = v; }, "30d"},
+};
+
+TEST(LoopSpecLimits, EveryDurationOptionAcceptsItsMaximumAndRefusesBeyondIt) {
+  for (const DurationOption& option : kDurationOptions) {
+    LoopSpec at_max = with_retries();
+    option.set(at_max, option.maximum);
+    auto built = build(at_max);
+    EXPECT_TRUE(built.ok()) << option.name << " " << option.maximum << ": "
+                            << (built ? "" : built.error().message);
+    const std::vector<std::string> beyond_maximum{
+        std::string(option.maximum) + "1ms", std::string(option.maximum) + "1s", "106751991167d",
+        "9223372036854775807", "106752d"};
+    for (const std::string& beyond : beyond_maximum) {
+      LoopSpec spec = with_retries();
+      option.set(spec, beyond);
+      auto refused = build(spec);
+      ASSERT_FALSE(refused.ok()) << option.name << " " << beyond;
+      EXPECT_EQ(refused.error().message, std::string(option.name) + " " + beyond +
+                                             " is longer than the maximum of " + option.maximum);
+    }
+    LoopSpec overflow = with_retries();
+    option.set(overflow, "9223372036854775808");
+    auto refused = build(overflow);
+    ASSERT_FALSE(refused.ok()) << option.name;
+    EXPECT_EQ(refused.error().message.rfind(std::string(option.name) + ": invalid duration", 0), 0u)
+        << refused.error().message;
+  }
+}
+
+TEST(LoopSpecLimits, AnIntervalNearTheMaximumGivesSlotsInOrder) {
+  LoopSpec spec = every_minute();
+  spec.every = "365d";
+  auto built = build(spec);
+  ASSERT_TRUE(built.ok());
+  EXPECT_EQ(built->loop.next_run_at, kNow + 365 * 86'400'000LL);
+}
+
+TEST(LoopSpecZones, ATimeWithoutAnOffsetIsWallTimeInTz) {
+  LoopSpec once = every_minute();
+  once.every.clear();
+  once.at = "2027-06-01 09:00";
+  once.tz = "Asia/Tokyo";
+  EXPECT_EQ(build(once)->loop.next_run_at, at("2027-06-01T00:00:00Z"));
+  once.tz = "Europe/Berlin";
+  EXPECT_EQ(build(once)->loop.next_run_at, at("2027-06-01T07:00:00Z"));
+  once.tz.clear();  // the given local zone
+  EXPECT_EQ(build_loop(once, kId, kNow, testing::zone("America/New_York"))->loop.next_run_at,
+            at("2027-06-01T13:00:00Z"));
+
+  LoopSpec expiring = every_minute();
+  expiring.expires = "2027-06-01 09:00";
+  expiring.tz = "Asia/Tokyo";
+  EXPECT_EQ(build(expiring)->loop.expires_at, at("2027-06-01T00:00:00Z"));
+  // An offset in the text wins over --tz.
+  expiring.expires = "2027-06-01T09:00:00Z";
+  EXPECT_EQ(build(expiring)->loop.expires_at, at("2027-06-01T09:00:00Z"));
+
+  LoopSpec dynamic = every_minute();
+  dynamic.every.clear();
+  dynamic.dynamic = true;
+  dynamic.tz = "UTC";
+  EXPECT_TRUE(build(dynamic).ok());
+}
+
+TEST(LoopSpecRefused, OptionsThatCannotTakeEffectAreNamed) {
+  const auto with = [](auto change) {
+    LoopSpec spec = every_minute();
+    change(spec);
+    return error_of(spec);
+  };
+  EXPECT_EQ(with([](LoopSpec& s) {
+              s.every.clear();
+              s.dynamic = true;
+              s.jitter = "1m";
+            }),
+            "--jitter does not apply to --dynamic: its runs choose their own time");
+  EXPECT_EQ(with([](LoopSpec& s) {
+              s.every.clear();
+              s.at = "+1h";
+              s.expires = "+10m";
+            }),
+            "--expires +10m is not after the first slot 2026-06-01T13:00:00.000Z: the loop would "
+            "never run");
+  EXPECT_EQ(with([](LoopSpec& s) {
+              s.every = "1h";
+              s.expires = "+2s";
+            }),
+            "--expires +2s is not after the first slot 2026-06-01T13:00:00.000Z: the loop would "
+            "never run");
+  // Expiring exactly at the first slot: that slot is not due (slots at or after expiry).
+  EXPECT_NE(with([](LoopSpec& s) {
+              s.every = "1h";
+              s.expires = "+1h";
+            }).find("the loop would never run"),
+            std::string::npos);
+  EXPECT_NE(with([](LoopSpec& s) {
+              s.every.clear();
+              s.cron = "0 0 1 1 *";
+              s.expires = "2026-12-31T00:00:00Z";
+            }).find("the loop would never run"),
+            std::string::npos);
+  EXPECT_EQ(with([](LoopSpec& s) {
+              s.every.clear();
+              s.at = "+1h";
+              s.catch_up_limit = 5;
+            }),
+            "--catch-up-limit has no effect on a --at schedule: it has one slot at a time");
+  EXPECT_EQ(with([](LoopSpec& s) {
+              s.every.clear();
+              s.dynamic = true;
+              s.catch_up_limit = 5;
+            }),
+            "--catch-up-limit has no effect on a --dynamic schedule: it has one slot at a time");
+  EXPECT_EQ(with([](LoopSpec& s) { s.retry_delay = "5m"; }),
+            "--retry-delay has no effect with a single attempt: give --max-attempts 2 or more");
+  EXPECT_EQ(with([](LoopSpec& s) {
+              s.max_attempts = 1;
+              s.retry_backoff = "exponential";
+            }),
+            "--retry-backoff has no effect with a single attempt: give --max-attempts 2 or more");
+  EXPECT_EQ(with([](LoopSpec& s) {
+              s.timeout = "10m";
+              s.idle_timeout = "10m";
+            }),
+            "--idle-timeout 10m has no effect: it is not shorter than --timeout 10m");
+  EXPECT_EQ(with([](LoopSpec& s) {
+              s.command.clear();
+              s.agent = "gemini";
+              s.prompt = "hi";
+              s.effort = "high";
+            }),
+            "agent gemini: --effort is not supported for gemini");
+}
+
+TEST(LoopSpecRefused, ALoopWhoseFirstSlotFallsAfter9999IsRefused) {
+  LoopSpec once = every_minute();
+  once.every.clear();
+  once.at = "9999-12-31T23:59:59Z";
+  once.jitter = "365d";  // the offset for kId pushes the slot past the end of 9999
+  ASSERT_GT(jitter_offset(kId, 365 * 86'400'000LL), 1000);
+  EXPECT_EQ(error_of(once), "the loop would never run: its first slot falls after the year 9999");
+}
+
+TEST(LoopSpecText, NamesAndStoredTextFollowTheRules) {
+  const auto with = [](auto change) {
+    LoopSpec spec = every_minute();
+    change(spec);
+    return error_of(spec);
+  };
+  EXPECT_NE(with([](LoopSpec& s) { s.name = "a\nb"; }).find("contains the control character"),
+            std::string::npos);
+  EXPECT_NE(with([](LoopSpec& s) { s.name = " "; }).find("white space"), std::string::npos);
+  EXPECT_NE(with([](LoopSpec& s) { s.name = std::string(101, 'n'); }).find("at most 100"),
+            std::string::npos);
+  EXPECT_EQ(with([](LoopSpec& s) { s.description = "bad\xff"; }),
+            "--description 'bad\\xff' is not valid UTF-8 (invalid byte at offset 3)");
+  EXPECT_EQ(with([](LoopSpec& s) { s.env = {"A=\xc3"}; }).rfind("--env 'A=\\xc3' is not valid", 0),
+            0u);
+  EXPECT_EQ(with([](LoopSpec& s) {
+              s.command = {"/bin/echo", "\xfe"};
+            }).rfind("the command after -- '\\xfe' is not valid UTF-8", 0),
+            0u);
+  EXPECT_EQ(with([](LoopSpec& s) {
+              s.command.clear();
+              s.shell = "echo \xed\xa0\x80";
+            }).rfind("--shell ", 0),
+            0u);
+  EXPECT_EQ(with([](LoopSpec& s) { s.machine = {"os=\x80"}; }).rfind("--machine ", 0), 0u);
+  // A description may hold any valid text, newlines included.
+  LoopSpec fine = every_minute();
+  fine.description = "line one\nline two \xe2\x9c\x93";
+  EXPECT_TRUE(build(fine).ok());
+}
+
+TEST(LoopSpecPaths, RelativePathsAreMadeAbsoluteAgainstTheBaseDirectory) {
+  LoopSpec spec = every_minute();
+  spec.base_dir = "/home/u/project";
+  spec.cwd = "sub/../work/";
+  EXPECT_EQ(build(spec)->loop.target.cwd, "/home/u/project/work");
+  spec.cwd = ".";
+  EXPECT_EQ(build(spec)->loop.target.cwd, "/home/u/project");
+  spec.cwd = "/abs//dir/./x/..";
+  EXPECT_EQ(build(spec)->loop.target.cwd, "/abs/dir");
+
+  LoopSpec agent = every_minute();
+  agent.command.clear();
+  agent.agent = "codex";
+  agent.prompt_file = "prompts/review.md";
+  agent.add_dirs = {".", "../shared"};
+  agent.cwd = "repo";
+  agent.base_dir = "/w";
+  auto built = build(agent);
+  ASSERT_TRUE(built.ok()) << built.error().message;
+  EXPECT_EQ(built->loop.target.agent->prompt_file, "/w/prompts/review.md");
+  EXPECT_EQ(built->loop.target.agent->add_dirs, (std::vector<std::string>{"/w", "/shared"}));
+  EXPECT_EQ(built->loop.target.agent->cwd, "/w/repo");
+  EXPECT_EQ(built->loop.target.cwd, "/w/repo");
+}
+
+TEST(LoopSpecPaths, ARelativePathWithoutABaseIsRefused) {
+  LoopSpec spec = every_minute();
+  spec.cwd = "sub";
+  EXPECT_EQ(error_of(spec), "--cwd sub is not absolute");
+  EXPECT_EQ(absolute_path("", "/x/./y"), "/x/y");
+  EXPECT_EQ(absolute_path("/", "."), "/");
+  EXPECT_EQ(absolute_path("", "rel"), "");
+}
+
+TEST(LoopSpecLogLimit, ParsedWithinItsRange) {
+  LoopSpec spec = every_minute();
+  EXPECT_EQ(build(spec)->loop.log_limit_bytes, 64LL << 20);
+  const std::pair<const char*, std::int64_t> accepted[] = {{"64KiB", 64 << 10},
+                                                           {"1MB", 1'000'000},
+                                                           {"512KiB", 512 << 10},
+                                                           {"16GiB", 16LL << 30},
+                                                           {"65536", 65536}};
+  for (const auto& [text, bytes] : accepted) {
+    spec.log_limit = text;
+    auto built = build(spec);
+    ASSERT_TRUE(built.ok()) << text << ": " << built.error().message;
+    EXPECT_EQ(built->loop.log_limit_bytes, bytes);
+  }
+  for (const char* text : {"1KiB", "65535", "17GiB", "9223372036854775807"}) {
+    spec.log_limit = text;
+    EXPECT_EQ(error_of(spec),
+              std::string("--log-limit ") + text + " is out of range 64KiB to 16GiB");
+  }
+  spec.log_limit = "lots";
+  EXPECT_EQ(error_of(spec).rfind("--log-limit: invalid size 'lots'", 0), 0u);
 }
 
 }  // namespace

@@ -63,10 +63,9 @@ std::string slot(const Result<std::optional<TimeMs>>& result) {
 }
 
 TEST(Schedule, InvalidSchedulesAreRejectedWithTheValue) {
-  EXPECT_EQ(compile_error(interval(0)), "interval 0s must be greater than zero");
-  EXPECT_EQ(compile_error(dynamic(0, kMinute)), "dynamic --min 0s must be greater than zero");
-  EXPECT_EQ(compile_error(dynamic(10 * kMinute, kMinute)),
-            "dynamic --max 1m is less than --min 10m");
+  EXPECT_EQ(compile_error(interval(0)), "--every 0s is shorter than the minimum of 1s");
+  EXPECT_EQ(compile_error(dynamic(0, kMinute)), "--min 0s must be greater than zero");
+  EXPECT_EQ(compile_error(dynamic(10 * kMinute, kMinute)), "--max 1m is less than --min 10m");
   EXPECT_EQ(compile_error(cron("0 0 32 * *")), "day-of-month 32 out of range 1-31 in '0 0 32 * *'");
   EXPECT_EQ(compile_error(cron("0 0 * * *", "Mars/Olympus")),
             "unknown time zone 'Mars/Olympus': expected an IANA name such as Europe/Berlin or UTC");

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <string>
 
 #include "core/timezone.h"
@@ -52,7 +53,8 @@ std::string parse_error(std::string_view text) {
     return "";
   }
   EXPECT_EQ(result.error().code, ErrorCode::kUsage);
-  EXPECT_NE(result.error().message.find(std::string(1, '\'').append(text).append(1, '\'')), std::string::npos)
+  EXPECT_NE(result.error().message.find(std::string(1, '\'').append(text).append(1, '\'')),
+            std::string::npos)
       << result.error().message;
   return result.error().message;
 }
@@ -187,7 +189,37 @@ TEST(TimeFormat, WritesIsoUtcWithMilliseconds) {
   EXPECT_EQ(format_time(0), "1970-01-01T00:00:00.000Z");
   EXPECT_EQ(format_time(at(kMar1, 9, 5, 7, 123)), "2026-03-01T09:05:07.123Z");
   EXPECT_EQ(format_time(at(kOct25, 23, 59, 59, 9)), "2026-10-25T23:59:59.009Z");
-  EXPECT_EQ(format_time(-1), "1969-12-31T23:59:59.999Z");
+}
+
+TEST(TimeFormat, TimesOutsideTheYears1970To9999AreClampedNeverGarbled) {
+  EXPECT_EQ(format_time(kLatestTime), "9999-12-31T23:59:59.999Z");
+  for (TimeMs beyond :
+       {kLatestTime + 1, kLatestTime + kDay, TimeMs{1} << 53, std::numeric_limits<TimeMs>::max()}) {
+    EXPECT_EQ(format_time(beyond), "9999-12-31T23:59:59.999Z") << beyond;
+  }
+  for (TimeMs before : {TimeMs{-1}, -kDay, std::numeric_limits<TimeMs>::min()}) {
+    EXPECT_EQ(format_time(before), "1970-01-01T00:00:00.000Z") << before;
+  }
+}
+
+TEST(TimeArithmetic, CheckedAddStaysWithinTheYearsOrGivesNothing) {
+  EXPECT_EQ(add_checked(0, 5), TimeMs{5});
+  EXPECT_EQ(add_checked(kLatestTime - 1, 1), kLatestTime);
+  EXPECT_EQ(add_checked(kLatestTime, 1), std::nullopt);
+  EXPECT_EQ(add_checked(kLatestTime, 0), kLatestTime);
+  EXPECT_EQ(add_checked(0, -1), std::nullopt);
+  EXPECT_EQ(add_checked(kNow, std::numeric_limits<DurationMs>::max()), std::nullopt);
+  EXPECT_EQ(add_checked(std::numeric_limits<TimeMs>::max(), 1), std::nullopt);
+  EXPECT_EQ(add_checked(std::numeric_limits<TimeMs>::min(), -1), std::nullopt);
+}
+
+TEST(TimeArithmetic, SaturatingAddClampsToTheYearsAndNeverOverflows) {
+  EXPECT_EQ(add_saturating(kNow, 1000), kNow + 1000);
+  EXPECT_EQ(add_saturating(kNow, std::numeric_limits<DurationMs>::max()), kLatestTime);
+  EXPECT_EQ(add_saturating(std::numeric_limits<TimeMs>::max(), 1), kLatestTime);
+  EXPECT_EQ(add_saturating(kNow, std::numeric_limits<DurationMs>::min()), kEarliestTime);
+  EXPECT_EQ(add_saturating(std::numeric_limits<TimeMs>::min(), -1), kEarliestTime);
+  EXPECT_EQ(add_saturating(kLatestTime, kDay), kLatestTime);
 }
 
 TEST(TimeFormat, ParseOfFormatGivesTheSameInstant) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace orrery {
 namespace {
 
@@ -73,6 +75,37 @@ TEST(UsageLimit, DefaultCooldownGrowsOnRepeatUpToSixHours) {
   EXPECT_EQ(default_cooldown(10), 6 * 3'600'000);
   EXPECT_EQ(cooldown_until({"x", kNow + 42}, 5, kNow), kNow + 42);
   EXPECT_EQ(cooldown_until({"x", std::nullopt}, 0, kNow), kNow + 5 * 60'000);
+}
+
+TEST(UsageLimit, AResetTimeIsAtMostSevenDaysAwayHoweverLargeTheNumber) {
+  const TimeMs cap = kNow + kMaxCooldownMs;
+  for (const char* text : {"Claude AI usage limit reached|99999999999999999999",
+                           "Claude AI usage limit reached|9999999999",
+                           "Claude AI usage limit reached|"
+                           "99999999999999999999999999999999999999",
+                           "usage limit reached. Retry-After: 99999999999999",
+                           "usage limit reached. Retry-After: 99999999999999999999999999",
+                           "usage limit reached: try again in 9999999999999999 hours",
+                           "usage limit reached: try again in 2562047788015215 h",
+                           "usage limit reached, resets_in_seconds: 9223372036854775807",
+                           "usage limit reached, resets_in_seconds: 604801"}) {
+    auto hit = classify_usage_limit(AgentProvider::kClaude, text, kNow);
+    ASSERT_TRUE(hit.has_value()) << text;
+    ASSERT_TRUE(hit->reset_at.has_value()) << text;
+    EXPECT_EQ(*hit->reset_at, cap) << text;
+    EXPECT_EQ(cooldown_until(*hit, 0, kNow), cap) << text;
+  }
+  // Just under the cap is kept as given.
+  auto week = classify_usage_limit(AgentProvider::kClaude,
+                                   "usage limit reached, resets_in_seconds: 604799", kNow);
+  EXPECT_EQ(week->reset_at, kNow + 604'799'000);
+}
+
+TEST(UsageLimit, CooldownUntilIsCappedEvenForAHandMadeHit) {
+  EXPECT_EQ(cooldown_until({"x", std::numeric_limits<TimeMs>::max()}, 0, kNow),
+            kNow + kMaxCooldownMs);
+  EXPECT_EQ(cooldown_until({"x", std::nullopt}, 1000, kNow), kNow + 6 * 3'600'000);
+  EXPECT_EQ(kMaxCooldownMs, 7 * 86'400'000);
 }
 
 }  // namespace

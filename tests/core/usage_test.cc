@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 namespace orrery {
 namespace {
 
@@ -53,6 +55,34 @@ TEST(Usage, ATruncatedTailStillYieldsTheFinalLine) {
                                   "{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":1,"
                                   "\"output_tokens\":2}}\n");
   EXPECT_EQ(usage.output_tokens, 2);
+}
+
+// The output is untrusted: counts never go negative or overflow, a cost is finite.
+TEST(Usage, HostileNumbersSaturateInsteadOfOverflowing) {
+  const Usage codex =
+      parse_usage(AgentProvider::kCodex,
+                  "{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":9223372036854775807,"
+                  "\"output_tokens\":-5}}\n"
+                  "{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":9223372036854775807,"
+                  "\"output_tokens\":18446744073709551615}}\n");
+  EXPECT_EQ(codex.input_tokens, INT64_MAX);
+  EXPECT_EQ(codex.output_tokens, INT64_MAX);
+  const Usage claude = parse_usage(
+      AgentProvider::kClaude,
+      R"({"type":"result","usage":{"input_tokens":9223372036854775807,)"
+      R"("cache_read_input_tokens":9223372036854775807,"output_tokens":-1},"cost_usd":-3})");
+  EXPECT_EQ(claude.input_tokens, INT64_MAX);
+  EXPECT_EQ(claude.output_tokens, 0);
+  EXPECT_FALSE(claude.cost_usd.has_value());
+  const Usage huge_cost =
+      parse_usage(AgentProvider::kClaude, R"({"type":"result","usage":{},"total_cost_usd":1e400})");
+  EXPECT_FALSE(huge_cost.cost_usd.has_value());
+  const Usage gemini = parse_usage(
+      AgentProvider::kGemini,
+      R"({"stats":{"models":{"a":{"tokens":{"prompt":9223372036854775807,"candidates":1}},)"
+      R"("b":{"tokens":{"prompt":9223372036854775807,"candidates":-9}}}}})");
+  EXPECT_EQ(gemini.input_tokens, INT64_MAX);
+  EXPECT_EQ(gemini.output_tokens, 1);
 }
 
 }  // namespace

@@ -1,0 +1,35 @@
+// Every limit on user input in one place (docs/scheduling.md, "Limits"; docs/cli.md).
+//
+// Durations: each option that takes one has a maximum; larger values are
+// refused (exit 2) naming the option, the value and the maximum. With these
+// maxima every time orrery computes from a time in 1970-9999 and one duration
+// fits in int64 milliseconds with room to spare. Times themselves stay within
+// the years 1970-9999 (kEarliestTime, kLatestTime in core/time.h).
+#pragma once
+
+#include <cstdint>
+
+#include "core/time.h"
+
+namespace orrery {
+
+// Schedules: --every, --jitter, --min, --max.
+inline constexpr DurationMs kMaxIntervalMs = 365 * kMsPerDay;
+inline constexpr DurationMs kMaxJitterMs = 365 * kMsPerDay;
+inline constexpr DurationMs kMaxDynamicDelayMs = 365 * kMsPerDay;
+// Policies: --catch-up-window, --timeout, --idle-timeout, --lease, --retry-delay.
+inline constexpr DurationMs kMaxCatchUpWindowMs = 365 * kMsPerDay;
+inline constexpr DurationMs kMaxTimeoutMs = 365 * kMsPerDay;
+inline constexpr DurationMs kMaxLeaseMs = 30 * kMsPerDay;
+inline constexpr DurationMs kMaxRetryDelayMs = 30 * kMsPerDay;
+// prune --older-than.
+inline constexpr DurationMs kMaxAgeMs = 100 * 365 * kMsPerDay;
+
+// Loop names: 1 to 100 characters (code points).
+inline constexpr int kMaxNameCharacters = 100;
+
+// --log-limit: bytes kept per output stream.
+inline constexpr std::int64_t kMinLogLimitBytes = 64LL << 10;  // 64 KiB
+inline constexpr std::int64_t kMaxLogLimitBytes = 16LL << 30;  // 16 GiB
+
+}  // namespace orrery

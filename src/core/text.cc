@@ -1,0 +1,169 @@
+#include "core/text.h"
+
+#include <cstdint>
+#include <cstdio>
+
+#include "core/limits.h"
+
+namespace orrery {
+namespace {
+
+constexpr size_t kVisibleCodePoints = 60;
+
+// One decoded code point and its length in bytes; length 0 means invalid.
+struct Decoded {
+  char32_t code_point = 0;
+  size_t length = 0;
+};
+
+bool is_continuation(unsigned char byte) { return (byte & 0xC0) == 0x80; }
+
+// The code point starting at text[pos], strictly: no overlong forms, no
+// surrogates, nothing above U+10FFFF.
+Decoded decode_at(std::string_view text, size_t pos) {
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[pos + i]); };
+  const unsigned char lead = byte(0);
+  if (lead < 0x80) return {lead, 1};
+  size_t length = 0;
+  char32_t value = 0;
+  char32_t minimum = 0;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2, value = lead & 0x1F, minimum = 0x80;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3, value = lead & 0x0F, minimum = 0x800;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4, value = lead & 0x07, minimum = 0x10000;
+  } else {
+    return {};
+  }
+  if (pos + length > text.size()) return {};
+  for (size_t i = 1; i < length; ++i) {
+    if (!is_continuation(byte(i))) return {};
+    value = (value << 6) | (byte(i) & 0x3F);
+  }
+  if (value < minimum || value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF)) return {};
+  return {value, length};
+}
+
+bool is_control(char32_t c) {
+  return c < 0x20 || c == 0x7F || (c >= 0x80 && c <= 0x9F) || c == 0x2028 || c == 0x2029 ||
+         (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+}
+
+// Unicode White_Space that is not a control character.
+bool is_space(char32_t c) {
+  return c == ' ' || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x202F ||
+         c == 0x205F || c == 0x3000;
+}
+
+std::string escape(char32_t c) {
+  switch (c) {
+    case '\n':
+      return "\\n";
+    case '\t':
+      return "\\t";
+    case '\r':
+      return "\\r";
+    case '\\':
+      return "\\\\";
+    default:
+      break;
+  }
+  char buffer[16];
+  std::snprintf(buffer, sizeof buffer, c < 0x80 ? "\\x%02x" : "\\u%04x", unsigned(c));
+  return buffer;
+}
+
+std::string escape_byte(unsigned char byte) {
+  char buffer[8];
+  std::snprintf(buffer, sizeof buffer, "\\x%02x", unsigned(byte));
+  return buffer;
+}
+
+// The first and last code points of valid UTF-8 text.
+char32_t first_code_point(std::string_view text) { return decode_at(text, 0).code_point; }
+char32_t last_code_point(std::string_view text) {
+  size_t pos = text.size() - 1;
+  while (pos > 0 && is_continuation(static_cast<unsigned char>(text[pos]))) --pos;
+  return decode_at(text, pos).code_point;
+}
+
+}  // namespace
+
+std::string_view trim(std::string_view text) {
+  constexpr std::string_view kSpace = " \t\r\n\v\f";
+  const size_t first = text.find_first_not_of(kSpace);
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(kSpace) - first + 1);
+}
+
+size_t invalid_utf8_offset(std::string_view text) {
+  for (size_t pos = 0; pos < text.size();) {
+    const Decoded decoded = decode_at(text, pos);
+    if (decoded.length == 0) return pos;
+    pos += decoded.length;
+  }
+  return std::string_view::npos;
+}
+
+size_t count_code_points(std::string_view text) {
+  size_t count = 0;
+  for (char c : text) count += is_continuation(static_cast<unsigned char>(c)) ? 0 : 1;
+  return count;
+}
+
+std::string visible(std::string_view text) {
+  std::string out;
+  size_t shown = 0;
+  for (size_t pos = 0; pos < text.size(); ++shown) {
+    if (shown == kVisibleCodePoints) return out + "...";
+    const Decoded decoded = decode_at(text, pos);
+    if (decoded.length == 0) {
+      out += escape_byte(static_cast<unsigned char>(text[pos]));
+      ++pos;
+      continue;
+    }
+    if (is_control(decoded.code_point) || decoded.code_point == '\\') {
+      out += escape(decoded.code_point);
+    } else {
+      out += text.substr(pos, decoded.length);
+    }
+    pos += decoded.length;
+  }
+  return out;
+}
+
+Status check_utf8(std::string_view text, std::string_view field) {
+  const size_t offset = invalid_utf8_offset(text);
+  if (offset == std::string_view::npos) return Ok{};
+  return usage_error(std::string(field) + " '" + visible(text) +
+                     "' is not valid UTF-8 (invalid byte at offset " + std::to_string(offset) +
+                     ")");
+}
+
+Status check_name(std::string_view name, std::string_view field) {
+  const std::string what(field);
+  if (name.empty()) return usage_error(what + " cannot be empty");
+  if (auto valid = check_utf8(name, field); !valid) return valid;
+  const size_t characters = count_code_points(name);
+  if (characters > size_t(kMaxNameCharacters)) {
+    return usage_error(what + " '" + visible(name) + "' is " + std::to_string(characters) +
+                       " characters long; at most " + std::to_string(kMaxNameCharacters) +
+                       " are allowed");
+  }
+  for (size_t pos = 0; pos < name.size();) {
+    const Decoded decoded = decode_at(name, pos);
+    if (is_control(decoded.code_point)) {
+      return usage_error(what + " '" + visible(name) + "' contains the control character " +
+                         escape(decoded.code_point) + "; names must be printable");
+    }
+    pos += decoded.length;
+  }
+  if (is_space(first_code_point(name)) || is_space(last_code_point(name))) {
+    return usage_error(what + " '" + visible(name) +
+                       "' starts or ends with white space; remove it");
+  }
+  return Ok{};
+}
+
+}  // namespace orrery

@@ -1,0 +1,41 @@
+// Text rules for what users give orrery (docs/cli.md, "Names and text").
+//
+// Stored text is valid UTF-8: shortest-form sequences of code points up to
+// U+10FFFF, no surrogates. A loop name is, in addition, 1 to
+// kMaxNameCharacters code points, printable (no C0 or C1 control, DEL, line
+// or paragraph separator, or bidirectional control) and without leading or
+// trailing white space. Pure functions; errors name the field.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "core/result.h"
+
+namespace orrery {
+
+// Without leading and trailing ASCII white space (space, \t, \r, \n, \v, \f).
+std::string_view trim(std::string_view text);
+
+// The offset of the first byte that is not part of valid UTF-8, or npos.
+size_t invalid_utf8_offset(std::string_view text);
+inline bool is_valid_utf8(std::string_view text) {
+  return invalid_utf8_offset(text) == std::string_view::npos;
+}
+
+// The number of code points of valid UTF-8 text.
+size_t count_code_points(std::string_view text);
+
+// The text with control characters, invalid bytes and backslashes written as
+// escapes (\n, \t, \x1b, \u0085), cut after 60 code points: safe to put in a
+// message.
+std::string visible(std::string_view text);
+
+// Valid UTF-8, else a usage error naming `field`.
+Status check_utf8(std::string_view text, std::string_view field);
+
+// The rules for a loop name; `field` names where it came from (e.g. "loop name").
+Status check_name(std::string_view name, std::string_view field);
+
+}  // namespace orrery
