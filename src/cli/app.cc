@@ -16,7 +16,7 @@
 #include "cli/recover_command.h"
 #include "cli/run_commands.h"
 #include "cli/schedule_commands.h"
-#include "cli/visible_text.h"
+#include "core/text.h"
 
 namespace orrery::cli {
 namespace {
@@ -232,7 +232,7 @@ void add_schedule_commands(CLI::App& app, Arguments& args, Command& command) {
 }
 
 int report(const Error& error, bool json) {
-  std::cerr << "orrery: " << visible(error.message) << '\n';
+  std::cerr << "orrery: " << terminal_text(error.message) << '\n';
   if (json) std::cout << json_text(error_json(error)) << '\n';
   return exit_code_for(error.code);
 }

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "cli/visible_text.h"
+#include "core/text.h"
 
 namespace orrery::cli {
 
@@ -59,10 +59,11 @@ std::string format_count(std::int64_t count) {
 
 void print_fields(std::ostream& out, const std::vector<std::pair<std::string, std::string>>& rows) {
   size_t width = 0;
-  for (const auto& row : rows) width = std::max(width, display_width(visible(row.first)));
+  for (const auto& row : rows) width = std::max(width, display_width(terminal_text(row.first)));
   for (const auto& [label, value] : rows) {
-    const std::string shown = visible(label);
-    out << shown << std::string(width - display_width(shown) + 2, ' ') << visible(value) << '\n';
+    const std::string shown = terminal_text(label);
+    out << shown << std::string(width - display_width(shown) + 2, ' ') << terminal_text(value)
+        << '\n';
   }
 }
 
@@ -71,7 +72,7 @@ void print_table(std::ostream& out, const std::vector<std::string>& headers,
   std::vector<std::vector<std::string>> shown{headers};
   shown.insert(shown.end(), rows.begin(), rows.end());
   for (auto& row : shown) {
-    for (auto& cell : row) cell = visible(cell);
+    for (auto& cell : row) cell = terminal_text(cell);
   }
   std::vector<size_t> widths(headers.size());
   for (const auto& row : shown) {

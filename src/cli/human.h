@@ -1,6 +1,6 @@
 // Human-readable output: wall times in a zone and aligned label/value lines
-// and tables. Every label, value and cell is printed through visible()
-// (cli/visible_text.h), so stored text cannot break a line or reach the
+// and tables. Every label, value and cell is printed through terminal_text()
+// (core/text.h), so stored text cannot break a line or reach the
 // terminal as an escape sequence; columns are aligned by code points.
 #pragma once
 

@@ -18,13 +18,13 @@
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/store_access.h"
-#include "cli/visible_text.h"
 #include "core/byte_size.h"
 #include "core/cron_describe.h"
 #include "core/duration.h"
 #include "core/ids.h"
 #include "core/limits.h"
 #include "core/loop_transitions.h"
+#include "core/text.h"
 #include "exec/supervisor.h"
 #include "store/secrets.h"
 
@@ -221,7 +221,8 @@ Result<int> transition(const LoopArgs& args, const Context& context, const char*
   if (context.globals.json) {
     print_loop_json(context, *changed);
   } else {
-    *context.out << done << " loop " << visible(changed->name) << " (" << changed->id << ")\n";
+    *context.out << done << " loop " << terminal_text(changed->name) << " (" << changed->id
+                 << ")\n";
     if (show_next) *context.out << next_run_line(*changed, context.now) << '\n';
   }
   return kExitOk;
@@ -258,7 +259,8 @@ Result<int> add_loop(const LoopSpec& given, const Context& context) {
   if (context.globals.json) {
     print_loop_json(context, built->loop);
   } else {
-    *context.out << "added loop " << visible(built->loop.name) << " (" << built->loop.id << ")\n";
+    *context.out << "added loop " << terminal_text(built->loop.name) << " (" << built->loop.id
+                 << ")\n";
     if (built->loop.next_run_at) {
       *context.out << next_run_line(built->loop, context.now) << '\n';
     }
@@ -398,7 +400,7 @@ Result<int> remove_loop(const LoopArgs& args, const Context& context) {
   if (context.globals.json) {
     *context.out << json_text({{"deleted", loop->id}, {"name", loop->name}}) << '\n';
   } else {
-    *context.out << "deleted loop " << visible(loop->name) << " (" << loop->id << ")\n";
+    *context.out << "deleted loop " << terminal_text(loop->name) << " (" << loop->id << ")\n";
   }
   return kExitOk;
 }
@@ -452,7 +454,8 @@ Result<int> next_slots(const LoopArgs& args, const Context& context) {
     *context.out << json_text({{"loop_id", loop->id}, {"next", times_json(next)}}) << '\n';
     return kExitOk;
   }
-  if (next.empty()) *context.out << "loop " << visible(loop->name) << " has no upcoming slots\n";
+  if (next.empty())
+    *context.out << "loop " << terminal_text(loop->name) << " has no upcoming slots\n";
   for (TimeMs slot : next) {
     *context.out << format_wall(slot, *zone) << "  (" << format_relative(slot, context.now)
                  << ")\n";

@@ -15,8 +15,8 @@
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/store_access.h"
-#include "cli/visible_text.h"
 #include "core/duration.h"
+#include "core/text.h"
 #include "exec/kept_outcome.h"
 #include "exec/process_identity.h"
 #include "exec/recovery.h"
@@ -92,10 +92,10 @@ void print_run(const Context& context, const Run& run) {
   print_fields(*context.out, rows);
   // The tails are the program's output: kept as lines, other controls escaped.
   if (!run.stdout_tail.empty()) {
-    *context.out << "--- stdout\n" << visible_lines(run.stdout_tail) << '\n';
+    *context.out << "--- stdout\n" << terminal_lines(run.stdout_tail) << '\n';
   }
   if (!run.stderr_tail.empty()) {
-    *context.out << "--- stderr\n" << visible_lines(run.stderr_tail) << '\n';
+    *context.out << "--- stderr\n" << terminal_lines(run.stderr_tail) << '\n';
   }
 }
 

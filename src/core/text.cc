@@ -1,5 +1,6 @@
 #include "core/text.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 
@@ -47,7 +48,7 @@ Decoded decode_at(std::string_view text, size_t pos) {
 
 bool is_control(char32_t c) {
   return c < 0x20 || c == 0x7F || (c >= 0x80 && c <= 0x9F) || c == 0x2028 || c == 0x2029 ||
-         (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+         c == 0x200E || c == 0x200F || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
 }
 
 // Unicode White_Space that is not a control character.
@@ -70,7 +71,7 @@ std::string escape(char32_t c) {
       break;
   }
   char buffer[16];
-  std::snprintf(buffer, sizeof buffer, c < 0x80 ? "\\x%02x" : "\\u%04x", unsigned(c));
+  std::snprintf(buffer, sizeof buffer, c < 0x80 ? "\\x%02x" : "\\u{%04X}", unsigned(c));
   return buffer;
 }
 
@@ -86,6 +87,39 @@ char32_t last_code_point(std::string_view text) {
   size_t pos = text.size() - 1;
   while (pos > 0 && is_continuation(static_cast<unsigned char>(text[pos]))) --pos;
   return decode_at(text, pos).code_point;
+}
+
+// Control characters and invalid bytes as escapes; the backslash too when
+// `escape_backslash`; newline and tab kept when `keep_lines`; at most
+// `max_code_points` shown (0: all), then "...".
+struct EscapeRules {
+  bool escape_backslash = false;
+  bool keep_lines = false;
+  size_t max_code_points = 0;
+};
+
+std::string escape_text(std::string_view text, const EscapeRules& rules) {
+  std::string out;
+  out.reserve(text.size());
+  size_t shown = 0;
+  for (size_t pos = 0; pos < text.size(); ++shown) {
+    if (rules.max_code_points != 0 && shown == rules.max_code_points) return out + "...";
+    const Decoded decoded = decode_at(text, pos);
+    if (decoded.length == 0) {
+      out += escape_byte(static_cast<unsigned char>(text[pos]));
+      ++pos;
+      continue;
+    }
+    const char32_t c = decoded.code_point;
+    const bool kept_line = rules.keep_lines && (c == '\n' || c == '\t');
+    if ((is_control(c) && !kept_line) || (rules.escape_backslash && c == '\\')) {
+      out += escape(c);
+    } else {
+      out += text.substr(pos, decoded.length);
+    }
+    pos += decoded.length;
+  }
+  return out;
 }
 
 }  // namespace
@@ -113,24 +147,21 @@ size_t count_code_points(std::string_view text) {
 }
 
 std::string visible(std::string_view text) {
-  std::string out;
-  size_t shown = 0;
-  for (size_t pos = 0; pos < text.size(); ++shown) {
-    if (shown == kVisibleCodePoints) return out + "...";
-    const Decoded decoded = decode_at(text, pos);
-    if (decoded.length == 0) {
-      out += escape_byte(static_cast<unsigned char>(text[pos]));
-      ++pos;
-      continue;
-    }
-    if (is_control(decoded.code_point) || decoded.code_point == '\\') {
-      out += escape(decoded.code_point);
-    } else {
-      out += text.substr(pos, decoded.length);
-    }
-    pos += decoded.length;
+  return escape_text(text, {.escape_backslash = true, .max_code_points = kVisibleCodePoints});
+}
+
+std::string terminal_text(std::string_view text) { return escape_text(text, {}); }
+
+std::string terminal_lines(std::string_view text) {
+  return escape_text(text, {.keep_lines = true});
+}
+
+size_t display_width(std::string_view text) {
+  size_t width = 0;
+  for (size_t pos = 0; pos < text.size(); ++width) {
+    pos += std::max<size_t>(decode_at(text, pos).length, 1);
   }
-  return out;
+  return width;
 }
 
 Status check_utf8(std::string_view text, std::string_view field) {

@@ -28,9 +28,22 @@ inline bool is_valid_utf8(std::string_view text) {
 size_t count_code_points(std::string_view text);
 
 // The text with control characters, invalid bytes and backslashes written as
-// escapes (\n, \t, \x1b, \u0085), cut after 60 code points: safe to put in a
+// escapes (\n, \t, \x1b, \u{0085}), cut after 60 code points: safe to put in a
 // message.
 std::string visible(std::string_view text);
+
+// Stored text made safe for a terminal (docs/cli.md, "Escaping"): it must not
+// move the cursor, run escape sequences or break a table's lines. C0 controls
+// and DEL become \n, \t, \r or \xHH (ESC is \x1b); C1 controls, the line and
+// paragraph separators and the bidirectional formatting characters become
+// \u{XXXX}; a byte that is not part of valid UTF-8 becomes \xHH. Everything
+// else, the backslash included, is kept.
+std::string terminal_text(std::string_view text);
+// Program output shown as lines: as terminal_text, but newline and tab are kept.
+std::string terminal_lines(std::string_view text);
+// Columns the text takes in a table: its code points (an invalid byte counts
+// as one).
+size_t display_width(std::string_view text);
 
 // Valid UTF-8, else a usage error naming `field`.
 Status check_utf8(std::string_view text, std::string_view field);

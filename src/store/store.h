@@ -23,6 +23,7 @@
 #include "core/loop.h"
 #include "core/result.h"
 #include "core/run.h"
+#include "core/usage_limit.h"  // kMaxCooldownMs: the cap of every cooldown
 
 namespace orrery {
 
@@ -78,8 +79,6 @@ struct SlotRequest {
 // reclaim of an expired lease) at most this many times; later re-attempts
 // count as ordinary attempts (docs/storage.md).
 inline constexpr int kMaxFreeReattempts = 3;
-// A usage-limit cooldown never lasts longer than this from when it is recorded.
-inline constexpr DurationMs kMaxCooldownMs = 7LL * 24 * 3'600'000;
 
 struct ClaimedRun {
   Run run;

@@ -9,16 +9,12 @@
 
 #include "support/fault_env.h"
 #include "support/temp_dir.h"
+#include "support/test_files.h"
 
 namespace orrery {
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
+using testing::read_file;
 
 bool exists(const std::string& path) { return std::filesystem::exists(path); }
 

@@ -7,16 +7,12 @@
 #include <sstream>
 
 #include "support/temp_dir.h"
+#include "support/test_files.h"
 
 namespace orrery {
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
+using testing::read_file;
 
 TEST(SupervisorStart, TheTokenComesThroughADescriptorNotTheArguments) {
   testing::TempDir dir;

@@ -23,9 +23,12 @@
 #include "support/fault_env.h"
 #include "support/forwarding_store.h"
 #include "support/temp_dir.h"
+#include "support/test_files.h"
 
 namespace orrery {
 namespace {
+
+using testing::read_file;
 
 TimeMs wall_now() {
   using namespace std::chrono;
@@ -260,11 +263,6 @@ TEST_F(SupervisorTest, ATargetWhoseRecordFailsNeverRuns) {
   EXPECT_EQ(failed.status, RunStatus::kFailed);
   EXPECT_EQ(failed.error, "cannot record the target process: database busy");
   EXPECT_FALSE(std::filesystem::exists(marker));
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
 }
 
 TEST_F(SupervisorTest, EachAttemptAfterTheFirstIsMarkedInBothLogs) {

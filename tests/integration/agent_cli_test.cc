@@ -11,16 +11,12 @@
 
 #include "run_binary.h"
 #include "support/temp_dir.h"
+#include "support/test_files.h"
 
 namespace orrery {
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
+using testing::read_file;
 
 // A claude-style result with usage; the other fakes print it too.
 constexpr const char* kResult =

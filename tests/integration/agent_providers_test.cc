@@ -13,9 +13,12 @@
 
 #include "run_binary.h"
 #include "support/temp_dir.h"
+#include "support/test_files.h"
 
 namespace orrery {
 namespace {
+
+using testing::read_file;
 
 using Args = std::vector<std::string>;
 
@@ -26,13 +29,6 @@ struct ProviderCase {
   Args expected_argv;      // argv[1..] the fake sees
   bool prompt_on_stdin;
 };
-
-std::string read_file(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
 
 // Milliseconds since the epoch of a YYYY-MM-DDTHH:MM:SS.mmmZ time.
 std::int64_t millis(const std::string& text) {

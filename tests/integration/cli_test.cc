@@ -403,7 +403,7 @@ struct InvalidCase {
   const char* message_part;  // the message must contain this
 };
 
-class InvalidInputTest : public testing::TestWithParam<InvalidCase> {};
+class InvalidInputTest : public ::testing::TestWithParam<InvalidCase> {};
 
 TEST_P(InvalidInputTest, ExitsTwoWithOneLineOnStderrAndNothingOnStdout) {
   const std::string message = expect_usage_error(GetParam().args);
@@ -424,7 +424,7 @@ Args explain(std::string expression, Args more = {"--tz", "UTC"}) {
 
 INSTANTIATE_TEST_SUITE_P(
     CronExplain, InvalidInputTest,
-    testing::Values(
+    ::testing::Values(
         InvalidCase{"DayOfMonth32", explain("0 0 32 * *"), "day-of-month 32 out of range 1-31"},
         InvalidCase{"Minute61", explain("61 * * * *"), "minute 61 out of range 0-59"},
         InvalidCase{"Hour24", explain("0 24 * * *"), "hour 24 out of range 0-23"},
@@ -444,7 +444,7 @@ INSTANTIATE_TEST_SUITE_P(
         InvalidCase{"NeverFires", explain("0 0 31 2 *"), "never fires"},
         InvalidCase{"NeverFiresInAprilOrJune", explain("0 0 31 4,6 *"), "never fires"},
         InvalidCase{"CountTooLarge", explain("0 9 * * *", {"--tz", "UTC", "-n", "1001"}), "1001"}),
-    [](const testing::TestParamInfo<InvalidCase>& info) { return info.param.name; });
+    [](const ::testing::TestParamInfo<InvalidCase>& info) { return info.param.name; });
 
 // ---------------------------------------------------------------------------
 // Errors from argument parsing.
@@ -580,7 +580,7 @@ TEST(SchedulePreviewTest, JsonBeforeTheCommandToo) {
 
 INSTANTIATE_TEST_SUITE_P(
     SchedulePreview, InvalidInputTest,
-    testing::Values(
+    ::testing::Values(
         InvalidCase{"CronAndEvery",
                     {"schedule", "preview", "--cron", "0 9 * * *", "--every", "5m"},
                     "exactly one schedule"},
@@ -604,7 +604,7 @@ INSTANTIATE_TEST_SUITE_P(
         InvalidCase{"CountZero", {"schedule", "preview", "--every", "5m", "-n", "0"}, "-n 0"},
         InvalidCase{
             "CountTooLarge", {"schedule", "preview", "--every", "5m", "-n", "1001"}, "-n 1001"}),
-    [](const testing::TestParamInfo<InvalidCase>& info) { return info.param.name; });
+    [](const ::testing::TestParamInfo<InvalidCase>& info) { return info.param.name; });
 
 TEST(SchedulePreviewTest, NegativeIntervalAsSeparateArgumentIsRejected) {
   // "-5m" after --every may be read as a value or as an unknown option; either

@@ -28,9 +28,12 @@
 
 #include "home_fixture.h"
 #include "run_binary.h"
+#include "support/test_files.h"
 
 namespace orrery {
 namespace {
+
+using testing::read_file;
 
 using nlohmann::json;
 using Args = std::vector<std::string>;
@@ -60,30 +63,9 @@ bool is_loop_id(const json& value) {
   return id.size() == 32 && id.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
-// Milliseconds since the epoch of a YYYY-MM-DDTHH:MM:SS.mmmZ string (checked
-// by the caller with is_json_time).
-std::int64_t parse_ms(const json& value) {
-  using namespace std::chrono;
-  const std::string text = value.get<std::string>();
-  const int year = std::stoi(text.substr(0, 4));
-  const unsigned month = unsigned(std::stoi(text.substr(5, 2)));
-  const unsigned day = unsigned(std::stoi(text.substr(8, 2)));
-  const sys_days date =
-      year_month_day{std::chrono::year{year}, std::chrono::month{month}, std::chrono::day{day}};
-  const std::int64_t seconds = std::stoi(text.substr(11, 2)) * 3600 +
-                               std::stoi(text.substr(14, 2)) * 60 + std::stoi(text.substr(17, 2));
-  return duration_cast<milliseconds>(date.time_since_epoch()).count() + seconds * 1000 +
-         std::stoi(text.substr(20, 3));
-}
-
 std::int64_t wall_now_ms() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
-
-std::string read_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 void write_bytes(const fs::path& path, const std::string& bytes) {
@@ -290,11 +272,11 @@ TEST_F(LoopCli, AddEveryGivesAnIntervalLoopAndShowReturnsTheSameDocument) {
   EXPECT_EQ(target["args"], json::array());
   EXPECT_EQ(target["secret_env"], json::array());
   // The first slot of an interval loop is creation + D.
-  const std::int64_t created = parse_ms(loop["created_at"]);
+  const std::int64_t created = time_ms(loop["created_at"].get<std::string>());
   EXPECT_GE(created, before);
   EXPECT_LE(created, after);
   EXPECT_EQ(loop["updated_at"], loop["created_at"]);
-  EXPECT_EQ(parse_ms(loop["next_run_at"]) - created, 10 * kMinute) << loop.dump();
+  EXPECT_EQ(time_ms(loop["next_run_at"].get<std::string>()) - created, 10 * kMinute) << loop.dump();
 
   EXPECT_EQ(ok_json({"show", "tick"}), loop);
   EXPECT_EQ(ok_json({"show", loop["id"].get<std::string>()}), loop);
@@ -306,7 +288,9 @@ TEST_F(LoopCli, AddEveryWithFixedDelay) {
   EXPECT_EQ(loop["schedule"]["type"], "interval");
   EXPECT_EQ(loop["schedule"]["every_ms"], 5400000);
   EXPECT_EQ(loop["schedule"]["anchor"], "fixed_delay");
-  EXPECT_EQ(parse_ms(loop["next_run_at"]) - parse_ms(loop["created_at"]), 90 * kMinute);
+  EXPECT_EQ(time_ms(loop["next_run_at"].get<std::string>()) -
+                time_ms(loop["created_at"].get<std::string>()),
+            90 * kMinute);
   EXPECT_EQ(ok_json({"show", "delayed"}), loop);
 }
 
@@ -324,8 +308,8 @@ TEST_F(LoopCli, AddCronWithZoneAndShellTarget) {
   EXPECT_EQ(loop["target"]["type"], "command");
   EXPECT_EQ(loop["target"]["shell"], true);
   EXPECT_EQ(loop["target"]["command"], "echo hi | wc");
-  const std::int64_t created = parse_ms(loop["created_at"]);
-  const std::int64_t next = parse_ms(loop["next_run_at"]);
+  const std::int64_t created = time_ms(loop["created_at"].get<std::string>());
+  const std::int64_t next = time_ms(loop["next_run_at"].get<std::string>());
   EXPECT_GT(next, created);
   EXPECT_LE(next - created, 72 * kHour);
   EXPECT_EQ(next % kHour, 0) << loop.dump();
@@ -347,7 +331,9 @@ TEST_F(LoopCli, AddAtRelativeTimeGivesAOnceLoop) {
   ASSERT_TRUE(is_json_time(loop["schedule"]["at"])) << loop.dump();
   EXPECT_EQ(loop["schedule"]["jitter_ms"], 0);
   // +1h is taken from the invocation's now, which is also created_at.
-  EXPECT_EQ(parse_ms(loop["schedule"]["at"]) - parse_ms(loop["created_at"]), kHour);
+  EXPECT_EQ(time_ms(loop["schedule"]["at"].get<std::string>()) -
+                time_ms(loop["created_at"].get<std::string>()),
+            kHour);
   EXPECT_EQ(loop["next_run_at"], loop["schedule"]["at"]);
   EXPECT_EQ(loop["target"]["command"], "/bin/echo");
   EXPECT_EQ(loop["target"]["args"], json({"once"}));
@@ -360,7 +346,9 @@ TEST_F(LoopCli, AddDynamicWithMinAndMax) {
   EXPECT_EQ(loop["schedule"],
             json({{"type", "dynamic"}, {"min_ms", 60000}, {"max_ms", 3600000}, {"jitter_ms", 0}}));
   // Nothing has chosen yet: the first run is min after creation.
-  EXPECT_EQ(parse_ms(loop["next_run_at"]) - parse_ms(loop["created_at"]), kMinute);
+  EXPECT_EQ(time_ms(loop["next_run_at"].get<std::string>()) -
+                time_ms(loop["created_at"].get<std::string>()),
+            kMinute);
   EXPECT_EQ(ok_json({"show", "dyn"}), loop);
 }
 
@@ -445,8 +433,8 @@ TEST_F(LoopCli, AddWithEveryOptionStoresEachValue) {
   EXPECT_EQ(target["secret_env"], json({"API_TOKEN"}));
   // A cron slot on a quarter hour in Berlin (a whole-hour offset from UTC) is
   // on a quarter hour UTC; the jitter adds the same offset below 30s to all.
-  const std::int64_t next = parse_ms(loop["next_run_at"]);
-  EXPECT_GT(next, parse_ms(loop["created_at"]));
+  const std::int64_t next = time_ms(loop["next_run_at"].get<std::string>());
+  EXPECT_GT(next, time_ms(loop["created_at"].get<std::string>()));
   EXPECT_LT(next % (15 * kMinute), 30000) << loop.dump();
 
   json shown = ok_json({"show", "full"});
@@ -459,13 +447,13 @@ TEST_F(LoopCli, AddWithEveryOptionStoresEachValue) {
   // (when the offset is not zero; 12:15Z otherwise), then 15 and 30 minutes
   // later.
   const std::int64_t offset = next % (15 * kMinute);
-  const std::int64_t noon = parse_ms(json("2026-11-27T12:00:00.000Z"));
+  const std::int64_t noon = time_ms(json("2026-11-27T12:00:00.000Z").get<std::string>());
   const std::int64_t first = offset > 0 ? noon + offset : noon + 15 * kMinute;
   json slots = ok_json({"next", "full", "-n", "3", "--from", "2026-11-27T12:00:00Z"});
   ASSERT_EQ(slots["next"].size(), 3u) << slots.dump();
-  EXPECT_EQ(parse_ms(slots["next"][0]), first) << slots.dump();
-  EXPECT_EQ(parse_ms(slots["next"][1]), first + 15 * kMinute) << slots.dump();
-  EXPECT_EQ(parse_ms(slots["next"][2]), first + 30 * kMinute) << slots.dump();
+  EXPECT_EQ(time_ms(slots["next"][0].get<std::string>()), first) << slots.dump();
+  EXPECT_EQ(time_ms(slots["next"][1].get<std::string>()), first + 15 * kMinute) << slots.dump();
+  EXPECT_EQ(time_ms(slots["next"][2].get<std::string>()), first + 30 * kMinute) << slots.dump();
 }
 
 // CLI11 lets options come before positionals; a repeatable K=V option takes
@@ -602,23 +590,23 @@ TEST_F(LoopCli, SecretEnvValueIsKeptOutOfTheDatabase) {
 
   // Not in the database file, its WAL, or any other file outside secrets/;
   // the plain --env value is (so the search would find a stored value).
-  const std::string db = read_bytes(db_path());
+  const std::string db = read_file(db_path());
   ASSERT_FALSE(db.empty());
   std::string stored = db;
-  if (fs::exists(db_path() + "-wal")) stored += read_bytes(db_path() + "-wal");
+  if (fs::exists(db_path() + "-wal")) stored += read_file(db_path() + "-wal");
   EXPECT_TRUE(contains(stored, "visible"));
   EXPECT_TRUE(contains(stored, "API_TOKEN"));
   EXPECT_FALSE(contains(stored, secret));
   for (const fs::path& file : files_under(home_)) {
     if (file.parent_path() == fs::path(home_) / "secrets") continue;
-    EXPECT_FALSE(contains(read_bytes(file), secret)) << file;
+    EXPECT_FALSE(contains(read_file(file), secret)) << file;
   }
   // Nor in what the commands print.
   EXPECT_FALSE(contains(ok_text({"show", id}), secret));
   EXPECT_FALSE(contains(ok_text({"ls"}), secret));
 
   // The value lives in <home>/secrets/<id>.env, owner-only.
-  EXPECT_EQ(read_bytes(secrets_file(id)), "API_TOKEN=" + secret + "\n");
+  EXPECT_EQ(read_file(secrets_file(id)), "API_TOKEN=" + secret + "\n");
   EXPECT_EQ(mode_of(secrets_file(id)), 0600);
   EXPECT_EQ(mode_of(home_ + "/secrets"), 0700);
 
@@ -702,7 +690,7 @@ TEST_F(LoopCli, PauseAndResume) {
   expect_loop_document(resumed);
   EXPECT_EQ(resumed["status"], "active");
   // The next slot counts from the resume: now + 10m, strictly after now.
-  const std::int64_t next = parse_ms(resumed["next_run_at"]);
+  const std::int64_t next = time_ms(resumed["next_run_at"].get<std::string>());
   EXPECT_GT(next, before);
   EXPECT_GE(next, before + 10 * kMinute) << resumed.dump();
   EXPECT_LE(next, after + 10 * kMinute) << resumed.dump();
@@ -736,7 +724,7 @@ TEST_F(LoopCli, ArchiveAndUnarchiveRestoreThePreviousStatus) {
   json active = ok_json({"unarchive", "was-active"});
   EXPECT_EQ(active["archived"], false);
   EXPECT_EQ(active["status"], "active");
-  EXPECT_GT(parse_ms(active["next_run_at"]), before);
+  EXPECT_GT(time_ms(active["next_run_at"].get<std::string>()), before);
   EXPECT_EQ(ok_json({"show", "was-active"}), active);
 
   json paused = ok_json({"unarchive", "was-paused"});
@@ -852,9 +840,9 @@ TEST_F(LoopCli, NextListsTheLoopsComingSlots) {
   for (const json& time : next["next"]) EXPECT_TRUE(is_json_time(time)) << next.dump();
   // From the stored next slot on, 10 minutes apart.
   EXPECT_EQ(next["next"][0], loop["next_run_at"]);
-  const std::int64_t first = parse_ms(next["next"][0]);
-  EXPECT_EQ(parse_ms(next["next"][1]), first + 10 * kMinute);
-  EXPECT_EQ(parse_ms(next["next"][2]), first + 20 * kMinute);
+  const std::int64_t first = time_ms(next["next"][0].get<std::string>());
+  EXPECT_EQ(time_ms(next["next"][1].get<std::string>()), first + 10 * kMinute);
+  EXPECT_EQ(time_ms(next["next"][2].get<std::string>()), first + 20 * kMinute);
 
   // Five by default.
   EXPECT_EQ(ok_json({"next", "ticker"})["next"].size(), 5u);
@@ -906,7 +894,7 @@ struct BadAdd {
 // Names the case in gtest's messages instead of dumping its bytes.
 void PrintTo(const BadAdd& bad, std::ostream* out) { *out << bad.name; }
 
-class LoopCliBadAdd : public LoopCli, public testing::WithParamInterface<BadAdd> {};
+class LoopCliBadAdd : public LoopCli, public ::testing::WithParamInterface<BadAdd> {};
 
 TEST_P(LoopCliBadAdd, IsRefusedWithOneLineAndStoresNothing) {
   // One loop already there, so "nothing stored" compares a non-empty list.
@@ -928,7 +916,7 @@ TEST_P(LoopCliBadAdd, IsRefusedWithOneLineAndStoresNothing) {
   EXPECT_EQ(all_loops(), before);
   EXPECT_FALSE(fs::exists(home_ + "/secrets"));
   for (const fs::path& file : files_under(home_)) {
-    EXPECT_FALSE(contains(read_bytes(file), secret)) << file;
+    EXPECT_FALSE(contains(read_file(file), secret)) << file;
   }
 }
 
@@ -953,7 +941,7 @@ Args every(Args options) { return concat(concat({"x", "--every", "1m"}, options)
 
 INSTANTIATE_TEST_SUITE_P(
     LoopCli, LoopCliBadAdd,
-    testing::Values(
+    ::testing::Values(
         BadAdd{"NoSchedule", concat({"x"}, kTrue), kExitUsage, "usage", {"schedule"}},
         BadAdd{"TwoSchedules",
                concat({"x", "--every", "1m", "--cron", "* * * * *"}, kTrue),
@@ -1117,7 +1105,7 @@ INSTANTIATE_TEST_SUITE_P(
                {"--every", "9223372036854775807", "365d"}},
         BadAdd{"EmptyName", concat({"", "--every", "1m"}, kTrue), kExitUsage, "usage", {"name"}},
         BadAdd{"UnknownOption", every({"--bogus"}), kExitUsage, "usage", {"--bogus"}}),
-    [](const testing::TestParamInfo<BadAdd>& info) { return info.param.name; });
+    [](const ::testing::TestParamInfo<BadAdd>& info) { return info.param.name; });
 
 // ---------------------------------------------------------------------------
 // The database itself.
@@ -1156,7 +1144,7 @@ TEST_F(LoopCli, DatabaseNewerThanTheBinaryIsRefusedAndLeftAlone) {
   ASSERT_LT(supported, 99);
   ASSERT_EQ(user_version(db_path(), 99), 99);
   ASSERT_FALSE(fs::exists(db_path() + "-wal"));
-  const std::string bytes = read_bytes(db_path());
+  const std::string bytes = read_file(db_path());
 
   const std::string message = expect_error({"ls"}, kExitConflict, "conflict");
   EXPECT_TRUE(contains(message, "99")) << message;
@@ -1164,7 +1152,7 @@ TEST_F(LoopCli, DatabaseNewerThanTheBinaryIsRefusedAndLeftAlone) {
   // Adding is refused the same way, and writes nothing.
   expect_error({"add", "x", "--every", "1m", "--", "/bin/true"}, kExitConflict, "conflict");
 
-  EXPECT_EQ(read_bytes(db_path()), bytes);
+  EXPECT_EQ(read_file(db_path()), bytes);
   if (fs::exists(db_path() + "-wal")) {
     EXPECT_EQ(fs::file_size(db_path() + "-wal"), 0u);
   }
@@ -1181,7 +1169,7 @@ TEST_F(LoopCli, FileThatIsNotADatabaseIsRefusedAndLeftAlone) {
   const std::string message = expect_error({"ls"}, kExitUsage, "usage");
   EXPECT_TRUE(contains(message, db_path())) << message;
   expect_error({"add", "x", "--every", "1m", "--", "/bin/true"}, kExitUsage, "usage");
-  EXPECT_EQ(read_bytes(db_path()), bytes);
+  EXPECT_EQ(read_file(db_path()), bytes);
 }
 
 TEST_F(LoopCli, HomeThatCannotBeCreatedIsAUsageError) {
@@ -1207,7 +1195,7 @@ TEST_F(LoopCli, HomeThatCannotBeCreatedIsAUsageError) {
       EXPECT_EQ(result.out, "") << describe(full, result);
     }
   }
-  EXPECT_EQ(read_bytes(file), "not a directory\n");
+  EXPECT_EQ(read_file(file), "not a directory\n");
 }
 
 TEST_F(LoopCli, PostgresUrlIsNotAvailableYet) {

@@ -106,7 +106,7 @@ struct MessageCase {
   std::vector<std::string> parts;  // the message contains each
 };
 
-class ParserMessages : public Messages, public testing::WithParamInterface<MessageCase> {};
+class ParserMessages : public Messages, public ::testing::WithParamInterface<MessageCase> {};
 
 TEST_P(ParserMessages, AreOrrerysOwnSentencesNamingTheOptionAndValue) {
   const std::string message = usage_message(GetParam().args);
@@ -117,7 +117,7 @@ TEST_P(ParserMessages, AreOrrerysOwnSentencesNamingTheOptionAndValue) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, ParserMessages,
-    testing::Values(
+    ::testing::Values(
         // Numbers are read by orrery.
         MessageCase{"NotAWholeNumber",
                     {"add", "x", "--every", "1h", "--max-attempts", "abc", "--", "/bin/true"},
@@ -193,7 +193,7 @@ INSTANTIATE_TEST_SUITE_P(
         MessageCase{"LimitTooLarge", {"runs", "--limit", "10001"}, {"--limit 10001 out of range"}},
         MessageCase{"NegativeOffset", {"ls", "--offset=-1"}, {"--offset -1 cannot be negative"}},
         MessageCase{"NegativeRunsOffset", {"runs", "--offset=-5"}, {"--offset -5"}}),
-    [](const testing::TestParamInfo<MessageCase>& info) { return info.param.name; });
+    [](const ::testing::TestParamInfo<MessageCase>& info) { return info.param.name; });
 
 TEST_F(Messages, UnknownCommandListsEveryCommandButNotInternalOnes) {
   const std::string message = usage_message({"deamon"});

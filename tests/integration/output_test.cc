@@ -39,19 +39,6 @@ std::int64_t wall_now_ms() {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
-// Milliseconds since the epoch of a YYYY-MM-DDTHH:MM:SS.mmmZ string.
-std::int64_t parse_ms(const json& value) {
-  using namespace std::chrono;
-  const std::string text = value.get<std::string>();
-  const sys_days date = year_month_day{year{std::stoi(text.substr(0, 4))},
-                                       month{unsigned(std::stoi(text.substr(5, 2)))},
-                                       day{unsigned(std::stoi(text.substr(8, 2)))}};
-  const std::int64_t seconds = std::stoi(text.substr(11, 2)) * 3600 +
-                               std::stoi(text.substr(14, 2)) * 60 + std::stoi(text.substr(17, 2));
-  return duration_cast<milliseconds>(date.time_since_epoch()).count() + seconds * 1000 +
-         std::stoi(text.substr(20, 3));
-}
-
 class Output : public HomeFixture {
  protected:
   // Runs a command that must succeed with nothing on stderr; its stdout.
@@ -421,7 +408,7 @@ TEST_F(Output, AOnceLoopWhoseTimePassedWhilePausedRunsNow) {
     EXPECT_TRUE(contains(out[1], "(now)")) << out[1];
     const json loop = json_of({"show", name});
     EXPECT_EQ(loop["status"], "active");
-    const std::int64_t next = parse_ms(loop["next_run_at"]);
+    const std::int64_t next = time_ms(loop["next_run_at"].get<std::string>());
     EXPECT_GE(next, before - 1) << how;
     EXPECT_LE(next, after) << how;
   }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 
@@ -166,6 +167,17 @@ bool has_shape(const std::string& text, const std::string& pattern) {
     if (pattern[i] == '9' ? !digit : text[i] != pattern[i]) return false;
   }
   return true;
+}
+
+std::int64_t time_ms(const std::string& text) {
+  using namespace std::chrono;
+  const sys_days date = year_month_day{year{std::stoi(text.substr(0, 4))},
+                                       month{unsigned(std::stoi(text.substr(5, 2)))},
+                                       day{unsigned(std::stoi(text.substr(8, 2)))}};
+  const std::int64_t seconds = std::stoi(text.substr(11, 2)) * 3600 +
+                               std::stoi(text.substr(14, 2)) * 60 + std::stoi(text.substr(17, 2));
+  return duration_cast<milliseconds>(date.time_since_epoch()).count() + seconds * 1000 +
+         std::stoi(text.substr(20, 3));
 }
 
 }  // namespace orrery

@@ -2,6 +2,7 @@
 // what it writes. Black-box tests see the binary only through this.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,6 +39,10 @@ bool has_shape(const std::string& text, const std::string& pattern);
 inline bool is_time_text(const std::string& text) {
   return has_shape(text, "9999-99-99T99:99:99.999Z");
 }
+
+// Milliseconds since the epoch of a time as orrery prints it
+// (YYYY-MM-DDTHH:MM:SS.mmmZ).
+std::int64_t time_ms(const std::string& text);
 
 // The lines of `text`, without their newlines.
 std::vector<std::string> lines(const std::string& text);

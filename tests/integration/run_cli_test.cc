@@ -34,9 +34,13 @@
 
 #include "home_fixture.h"
 #include "run_binary.h"
+#include "support/process_group.h"
 
 namespace orrery {
 namespace {
+
+using testing::group_alive;
+using testing::read_file;
 
 using nlohmann::json;
 using Args = std::vector<std::string>;
@@ -67,24 +71,6 @@ bool is_hex_id(const std::string& id) {
 
 bool is_json_id(const json& value) {
   return value.is_string() && is_hex_id(value.get<std::string>());
-}
-
-// Milliseconds since the epoch of a YYYY-MM-DDTHH:MM:SS.mmmZ string.
-std::int64_t parse_ms(const json& value) {
-  using namespace std::chrono;
-  const std::string text = value.get<std::string>();
-  const sys_days date = year_month_day{year{std::stoi(text.substr(0, 4))},
-                                       month{unsigned(std::stoi(text.substr(5, 2)))},
-                                       day{unsigned(std::stoi(text.substr(8, 2)))}};
-  const std::int64_t seconds = std::stoi(text.substr(11, 2)) * 3600 +
-                               std::stoi(text.substr(14, 2)) * 60 + std::stoi(text.substr(17, 2));
-  return duration_cast<milliseconds>(date.time_since_epoch()).count() + seconds * 1000 +
-         std::stoi(text.substr(20, 3));
-}
-
-std::string read_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 // Every regular file under `root`, recursively.
@@ -164,31 +150,10 @@ TEST(RunCliUtf8Check, TheDecoderAcceptsAndRejectsWhatItShould) {
   EXPECT_FALSE(valid_utf8("\xFF"));
 }
 
-// Whether a process of group `pgid` is still alive. kill(-pgid, 0) failing
-// with ESRCH is the plain answer; a group that only has zombies left (dead,
-// waiting for their new parent to reap them) is not alive either.
-bool group_alive(pid_t pgid) {
-  if (::kill(-pgid, 0) != 0) return errno != ESRCH;
-  std::error_code error;
-  for (auto it = fs::directory_iterator("/proc", error); !error && it != fs::directory_iterator();
-       it.increment(error)) {
-    const std::string name = it->path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    const std::string stat = read_bytes(it->path() / "stat");
-    const size_t close = stat.rfind(')');
-    if (close == std::string::npos) continue;
-    char state = 0;
-    int ppid = 0, group = 0;
-    if (std::sscanf(stat.c_str() + close + 1, " %c %d %d", &state, &ppid, &group) != 3) continue;
-    if (group == pgid && state != 'Z') return true;
-  }
-  return false;
-}
-
 // Whether process `pid` is alive (exists and is not a zombie).
 bool process_alive(pid_t pid) {
   if (::kill(pid, 0) != 0) return errno != ESRCH;
-  const std::string stat = read_bytes("/proc/" + std::to_string(pid) + "/stat");
+  const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
   const size_t close = stat.rfind(')');
   return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
 }
@@ -228,7 +193,8 @@ void expect_run_document(const json& run) {
   if (run["status"] != "running" && is_json_time(run["started_at"]) &&
       is_json_time(run["finished_at"]) && run["duration_ms"].is_number_integer()) {
     EXPECT_EQ(run["duration_ms"].get<std::int64_t>(),
-              parse_ms(run["finished_at"]) - parse_ms(run["started_at"]))
+              time_ms(run["finished_at"].get<std::string>()) -
+                  time_ms(run["started_at"].get<std::string>()))
         << run.dump();
   }
 }
@@ -367,8 +333,12 @@ TEST_F(RunCli, TrueSucceedsWithExitCodeZero) {
   ASSERT_TRUE(is_json_time(run["finished_at"])) << run.dump();
   // A manual slot is "now": the slot, the claim and the start coincide.
   EXPECT_EQ(run["scheduled_for"], run["started_at"]) << run.dump();
-  EXPECT_LE(parse_ms(run["created_at"]), parse_ms(run["started_at"])) << run.dump();
-  EXPECT_GE(parse_ms(run["finished_at"]), parse_ms(run["started_at"])) << run.dump();
+  EXPECT_LE(time_ms(run["created_at"].get<std::string>()),
+            time_ms(run["started_at"].get<std::string>()))
+      << run.dump();
+  EXPECT_GE(time_ms(run["finished_at"].get<std::string>()),
+            time_ms(run["started_at"].get<std::string>()))
+      << run.dump();
   EXPECT_EQ(run["updated_at"], run["finished_at"]) << run.dump();
 
   // The store holds what --wait printed.
@@ -697,7 +667,7 @@ TEST_F(RunCli, SecretsNeverReachAFileUnderTheDataDirectory) {
   // real); every other file under the home holds neither value.
   const fs::path secrets_file = fs::path(home_) / "secrets" / (loop_id + ".env");
   ASSERT_TRUE(fs::exists(secrets_file));
-  EXPECT_TRUE(contains(read_bytes(secrets_file), secret));
+  EXPECT_TRUE(contains(read_file(secrets_file), secret));
   const std::vector<fs::path> files = files_under(home_);
   bool saw_db = false, saw_stdout_log = false, saw_supervisor_log = false;
   for (const fs::path& file : files) {
@@ -705,7 +675,7 @@ TEST_F(RunCli, SecretsNeverReachAFileUnderTheDataDirectory) {
     saw_db = saw_db || file.filename() == "orrery.db";
     saw_stdout_log = saw_stdout_log || file.filename() == "stdout.log";
     saw_supervisor_log = saw_supervisor_log || file.filename() == "supervisor.log";
-    const std::string bytes = read_bytes(file);
+    const std::string bytes = read_file(file);
     EXPECT_FALSE(contains(bytes, secret)) << "the secret is in " << file;
     EXPECT_FALSE(contains(bytes, provider_token)) << "the provider token is in " << file;
   }
@@ -732,7 +702,7 @@ TEST_F(RunCli, SecretsInALongLineWithoutBlanksAreScrubbed) {
       fs::path(home_) / "secrets" / (run["loop_id"].get<std::string>() + ".env");
   for (const fs::path& file : files_under(home_)) {
     if (file == secrets_file) continue;
-    EXPECT_FALSE(contains(read_bytes(file), secret)) << "the secret is in " << file;
+    EXPECT_FALSE(contains(read_file(file), secret)) << "the secret is in " << file;
   }
 }
 

@@ -19,9 +19,12 @@
 
 #include "home_fixture.h"
 #include "run_binary.h"
+#include "support/test_files.h"
 
 namespace orrery {
 namespace {
+
+using testing::read_file;
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -45,13 +48,6 @@ int mode_of(const std::string& path) {
   struct stat info {};
   if (stat(path.c_str(), &info) != 0) return -1;
   return int(info.st_mode & 07777);
-}
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << file.rdbuf();
-  return bytes.str();
 }
 
 void write_bytes(const std::string& path, const std::string& bytes) {
@@ -358,7 +354,7 @@ TEST_F(StoreCli, ADamagedDatabaseIsExit2AndPruneAndRmChangeNoByte) {
       "updated_at) SELECT printf('%032x', 1000 + i), '" +
       first + "', 'first', i, 1, 'succeeded', i, i FROM n;");
   ok({"ls"});  // closed cleanly: the WAL is back in the file
-  std::string bytes = read_bytes(db_path());
+  std::string bytes = read_file(db_path());
   ASSERT_GT(bytes.size(), 200'000u);
   std::mt19937 random(19);
   const size_t page = 4096;
@@ -373,7 +369,7 @@ TEST_F(StoreCli, ADamagedDatabaseIsExit2AndPruneAndRmChangeNoByte) {
     EXPECT_EQ(result.exit_code, kExitUsage) << describe(with_home(args), result);
     EXPECT_TRUE(contains(result.err, db_path() + " is damaged")) << result.err;
     EXPECT_FALSE(mentions_sql(result.err)) << result.err;
-    EXPECT_EQ(read_bytes(db_path()), bytes) << "the damaged file was written";
+    EXPECT_EQ(read_file(db_path()), bytes) << "the damaged file was written";
   }
 }
 

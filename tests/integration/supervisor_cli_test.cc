@@ -28,9 +28,13 @@
 
 #include "home_fixture.h"
 #include "run_binary.h"
+#include "support/process_group.h"
 
 namespace orrery {
 namespace {
+
+using testing::group_alive;
+using testing::read_file;
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -44,36 +48,12 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-std::string read_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 // Alive and not a zombie.
 bool process_alive(pid_t pid) {
   if (::kill(pid, 0) != 0) return errno != ESRCH;
-  const std::string stat = read_bytes("/proc/" + std::to_string(pid) + "/stat");
+  const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
   const size_t close = stat.rfind(')');
   return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
-}
-
-// Whether a process of group `pgid` lives (zombies do not count).
-bool group_alive(pid_t pgid) {
-  if (::kill(-pgid, 0) != 0) return errno != ESRCH;
-  std::error_code error;
-  for (auto it = fs::directory_iterator("/proc", error); !error && it != fs::directory_iterator();
-       it.increment(error)) {
-    const std::string name = it->path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    const std::string stat = read_bytes(it->path() / "stat");
-    const size_t close = stat.rfind(')');
-    if (close == std::string::npos) continue;
-    char state = 0;
-    int ppid = 0, group = 0;
-    if (std::sscanf(stat.c_str() + close + 1, " %c %d %d", &state, &ppid, &group) != 3) continue;
-    if (group == pgid && state != 'Z') return true;
-  }
-  return false;
 }
 
 // Waits (bounded) for a process to end, through a pidfd.
@@ -413,13 +393,13 @@ TEST_F(SupervisorCli, TheClaimTokenIsNotOnTheSupervisorsCommandLine) {
   const pid_t supervisor = started["supervisor_pid"];
   const std::string token = claim_token(started["id"]);
   ASSERT_GE(token.size(), 10u);
-  const std::string cmdline = read_bytes("/proc/" + std::to_string(supervisor) + "/cmdline");
+  const std::string cmdline = read_file("/proc/" + std::to_string(supervisor) + "/cmdline");
   EXPECT_TRUE(contains(cmdline, "supervise")) << cmdline;
   EXPECT_FALSE(contains(cmdline, token)) << cmdline;
   EXPECT_FALSE(contains(cmdline, token.substr(token.find('-') + 1))) << cmdline;
   // Nor in the target's environment.
   const std::string environ =
-      read_bytes("/proc/" + std::to_string(started["pid"].get<int>()) + "/environ");
+      read_file("/proc/" + std::to_string(started["pid"].get<int>()) + "/environ");
   EXPECT_FALSE(contains(environ, token));
   const int writer = ::open(gate.c_str(), O_WRONLY);
   ASSERT_GE(writer, 0);

@@ -68,6 +68,10 @@ class ForwardingStore : public Store {
   Result<std::vector<Run>> list_runs(const RunFilter& filter) override {
     return inner_.list_runs(filter);
   }
+  Result<std::int64_t> count_matching_runs(const RunFilter& filter) override {
+    return inner_.count_matching_runs(filter);
+  }
+  Result<Run> resolve_run(const std::string& text) override { return inner_.resolve_run(text); }
   Result<std::int64_t> count_runs(std::optional<RunStatus> status) override {
     return inner_.count_runs(status);
   }

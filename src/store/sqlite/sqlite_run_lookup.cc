@@ -42,7 +42,7 @@ Result<std::int64_t> SqliteStore::count_matching_runs(const RunFilter& filter) {
 
 Result<Run> SqliteStore::resolve_run(const std::string& text) {
   if (text.empty()) return usage_error("a run id cannot be empty");
-  const std::string select = std::string("SELECT ") + sqlite::kRunColumns + " FROM runs ";
+  const std::string select = "SELECT " + sqlite::run_select_list(true) + " FROM runs ";
   auto exact = query_runs(select + "WHERE id = ?1", [&](sqlite::Statement& s) { s.bind(1, text); });
   if (!exact) return exact.error();
   if (!exact->empty()) return std::move(exact->front());

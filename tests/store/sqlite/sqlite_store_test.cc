@@ -16,9 +16,12 @@
 #include "store/sqlite/migrations.h"
 #include "support/fake_probe.h"
 #include "support/temp_dir.h"
+#include "support/test_files.h"
 
 namespace orrery {
 namespace {
+
+using testing::read_file;
 
 using testing::FakeProbe;
 using testing::TempDir;
@@ -59,13 +62,6 @@ Loop make_loop(const std::string& name, std::uint8_t salt) {
   loop.lease_ms = kMinute;
   loop.created_at = loop.updated_at = kNow;
   return loop;
-}
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << file.rdbuf();
-  return bytes.str();
 }
 
 void write_bytes(const std::string& path, const std::string& bytes) {
@@ -212,7 +208,7 @@ TEST(SqliteStoreDamage, PruneRefusesADamagedDatabaseAndChangesNoByte) {
       ASSERT_TRUE(store->finalize_run((*claimed)->claim, outcome, kNow + 1).ok());
     }
   }  // closed: the WAL is checkpointed into the file
-  std::string bytes = read_bytes(path);
+  std::string bytes = read_file(path);
   ASSERT_GT(bytes.size(), 40'000u);
   std::mt19937 random(11);
   const size_t page = 4096;
@@ -239,7 +235,7 @@ TEST(SqliteStoreDamage, PruneRefusesADamagedDatabaseAndChangesNoByte) {
   const auto claimed = store->claim_slot({make_loop("noisy", 1).id, kNow + 100}, "a", kNow, {});
   EXPECT_FALSE(claimed.ok());
   store.reset();
-  EXPECT_EQ(read_bytes(path), bytes);
+  EXPECT_EQ(read_file(path), bytes);
 }
 
 // ---------------------------------------------------------------------------
