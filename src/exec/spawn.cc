@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstring>
 
 namespace orrery {
@@ -58,16 +59,26 @@ int memory_file(const std::string& text) {
   return fd;
 }
 
+// The kernel's struct sigaction (x86-64 and the generic layout).
+struct KernelSigaction {
+  void (*handler)(int);
+  unsigned long flags;
+  void (*restorer)();
+  std::uint64_t mask;
+};
+
 // In the child: the target starts with no blocked signal and default
-// dispositions, whatever the supervisor (or a daemon) set for itself.
+// dispositions, whatever the supervisor (or a daemon, or whoever started us)
+// set. The system call, not sigaction(3): the C library refuses to touch the
+// signals it reserves for itself (32 and 33), yet an ignored one is inherited
+// through exec like any other.
 void reset_signals() {
-  struct sigaction action {};
-  action.sa_handler = SIG_DFL;
-  sigemptyset(&action.sa_mask);
-  for (int signal = 1; signal < NSIG; ++signal) sigaction(signal, &action, nullptr);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
+  const KernelSigaction fallback{SIG_DFL, 0, nullptr, 0};
+  for (int signal = 1; signal <= 64; ++signal) {
+    syscall(SYS_rt_sigaction, signal, &fallback, nullptr, sizeof fallback.mask);
+  }
+  const std::uint64_t none = 0;
+  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, nullptr, sizeof none);
 }
 
 // In the child: every descriptor from 3 up is closed at exec.
