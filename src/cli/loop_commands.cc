@@ -26,6 +26,7 @@
 #include "core/loop_transitions.h"
 #include "core/text.h"
 #include "exec/supervisor.h"
+#include "store/regular_file.h"
 #include "store/secrets.h"
 
 namespace orrery::cli {
@@ -48,30 +49,21 @@ std::string new_loop_id(TimeMs now) {
   return make_id(now, bytes);
 }
 
-// An agent's prompt file must be a readable, non-empty regular file now
-// (opened without blocking, so a FIFO cannot hang `add`); it is stored by its
-// real path since runs start elsewhere.
+// An agent's prompt file must be a readable, non-empty regular file of at
+// most 1 MiB now (read without blocking, so a FIFO cannot hang `add`); it is
+// stored by its real path since runs start elsewhere.
 Status check_prompt_file(Target& target) {
   if (!target.agent || target.agent->prompt_file.empty()) return Ok{};
   std::string& path = target.agent->prompt_file;
-  const auto refuse = [&](const std::string& why) {
-    return usage_error("--prompt-file " + path + ": " + why);
-  };
-  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) return refuse(std::strerror(errno));
-  struct stat info {};
-  const bool regular = fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
-  char first = 0;
-  const ssize_t got = regular ? read(fd, &first, 1) : 0;
-  const int read_errno = errno;
-  close(fd);
-  if (!regular) {
-    return refuse(S_ISDIR(info.st_mode) ? "is a directory" : "is not a regular file");
-  }
-  if (got < 0) return refuse(std::strerror(read_errno));
-  if (got == 0) return refuse("is empty");
+  auto file = read_regular_file(path, kMaxPromptFileBytes);
+  if (!file) return usage_error("--prompt-file " + file.error().message);
+  if (!file->has_value())
+    return usage_error("--prompt-file " + path + ": " + std::strerror(ENOENT));
+  if ((*file)->empty()) return usage_error("--prompt-file " + path + " is empty");
   char resolved[PATH_MAX];
-  if (realpath(path.c_str(), resolved) == nullptr) return refuse(std::strerror(errno));
+  if (realpath(path.c_str(), resolved) == nullptr) {
+    return usage_error("--prompt-file " + path + ": " + std::strerror(errno));
+  }
   path = resolved;
   return Ok{};
 }

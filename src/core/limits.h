@@ -32,4 +32,9 @@ inline constexpr int kMaxNameCharacters = 100;
 inline constexpr std::int64_t kMinLogLimitBytes = 64LL << 10;  // 64 KiB
 inline constexpr std::int64_t kMaxLogLimitBytes = 16LL << 30;  // 16 GiB
 
+// An agent's prompt file, read whole when the loop is added and at each run.
+inline constexpr std::int64_t kMaxPromptFileBytes = 1LL << 20;  // 1 MiB
+// A loop's secrets file (one KEY=VALUE per line).
+inline constexpr std::int64_t kMaxSecretsFileBytes = 1LL << 20;  // 1 MiB
+
 }  // namespace orrery

@@ -130,11 +130,22 @@ Result<Schedule> build_schedule(const LoopSpec& spec, TimeMs now, const TimeZone
   return schedule;
 }
 
+bool has_key(const std::vector<EnvVar>& pairs, const std::string& key) {
+  for (const EnvVar& pair : pairs) {
+    if (pair.first == key) return true;
+  }
+  return false;
+}
+
+// --env pairs; a variable given twice would silently lose one of its values.
 Result<std::vector<EnvVar>> parse_env(const LoopSpec& spec) {
   std::vector<EnvVar> env;
   for (const std::string& text : spec.env) {
     auto pair = parse_assignment(text, "--env");
     if (!pair) return pair.error();
+    if (has_key(env, pair->first)) {
+      return usage_error("--env " + pair->first + " is given twice; give each variable once");
+    }
     env.push_back(*pair);
   }
   return env;
@@ -353,6 +364,10 @@ Status check_secret_env(const LoopSpec& spec, BuiltLoop& built) {
     if (!pair) return pair.error();
     if (pair->second.find('\n') != std::string::npos) {
       return usage_error("--secret-env " + pair->first + ": a value cannot contain a newline");
+    }
+    if (has_key(built.secret_values, pair->first) || has_key(built.loop.target.env, pair->first)) {
+      return usage_error("--secret-env " + pair->first + " is given twice (or also as --env); " +
+                         "give each variable once");
     }
     built.loop.target.secret_env.push_back(pair->first);
     built.secret_values.push_back(*pair);

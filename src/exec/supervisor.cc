@@ -12,12 +12,12 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <thread>
 
 #include "core/duration.h"
+#include "core/limits.h"
 #include "core/output_tail.h"
 #include "core/run_environment.h"
 #include "core/stream_scrubber.h"
@@ -28,6 +28,7 @@
 #include "exec/process_identity.h"
 #include "exec/spawn.h"
 #include "store/data_dir.h"
+#include "store/regular_file.h"
 #include "store/secrets.h"
 
 extern char** environ;
@@ -192,6 +193,7 @@ class Supervision {
     }
     auto secrets = read_loop_secrets(request_.home, loop_.id);
     if (!secrets) return secrets.error();
+    if (auto complete = check_secrets_present(*secrets); !complete) return complete;
     std::vector<std::string> values;
     for (const auto& pair : *secrets) values.push_back(pair.second);
     scrubber_ = Scrubber(values);
@@ -205,13 +207,31 @@ class Supervision {
   }
 
   // What to start: the command as given, or the agent CLI with its prompt.
+  // Every --secret-env name of the loop has its value: a run never starts
+  // without a secret it was given (a removed or emptied secrets file).
+  Status check_secrets_present(const std::vector<EnvVar>& secrets) const {
+    for (const std::string& name : loop_.target.secret_env) {
+      const bool present = std::any_of(secrets.begin(), secrets.end(),
+                                       [&](const EnvVar& pair) { return pair.first == name; });
+      if (!present) {
+        return usage_error("the value of --secret-env " + name + " is missing from " +
+                           secrets_path(request_.home, loop_.id) +
+                           "; add the loop again with its --secret-env values");
+      }
+    }
+    return Ok{};
+  }
+
   static Result<AgentInvocation> invocation_of(const Target& target) {
     if (!target.agent) return AgentInvocation{target_argv(target), std::nullopt};
     std::string prompt = target.agent->prompt;
     if (!target.agent->prompt_file.empty()) {
-      std::ifstream file(target.agent->prompt_file, std::ios::binary);
-      if (!file) return usage_error("cannot read prompt file " + target.agent->prompt_file);
-      prompt.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+      auto file = read_regular_file(target.agent->prompt_file, kMaxPromptFileBytes);
+      if (!file) return usage_error("the prompt file " + file.error().message);
+      if (!file->has_value()) {
+        return usage_error("the prompt file " + target.agent->prompt_file + " no longer exists");
+      }
+      prompt = std::move(**file);
     }
     return build_agent_invocation(*target.agent, prompt);
   }

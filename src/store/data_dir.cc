@@ -62,10 +62,17 @@ Status prepare_data_dir(const std::string& path) {
 }
 
 Status create_private_file(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  // Without blocking: a FIFO or a device in its place is refused, not waited on.
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0600);
   if (fd < 0 && errno == ENOSPC) return unavailable_error("disk full: cannot create " + path);
   if (fd < 0) return usage_error("cannot open " + path + ": " + std::strerror(errno));
+  struct stat info {};
+  const bool regular = fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
   close(fd);
+  if (!regular) {
+    return usage_error(path + " is not a regular file (a device, FIFO or socket); a database " +
+                       "must be a file");
+  }
   return Ok{};
 }
 

@@ -22,7 +22,8 @@ std::string default_data_dir();
 // is refused). Used for the home, the directory of a --db file, and run and
 // secret directories.
 Status prepare_data_dir(const std::string& path);
-// Creates the file 0600 when absent; an existing file is left as it is.
+// Creates the file 0600 when absent; an existing file is left as it is, and
+// anything but a regular file (a device, a FIFO) is refused.
 Status create_private_file(const std::string& path);
 // Makes the file and its -wal and -shm companions 0600.
 Status make_files_private(const std::string& path);

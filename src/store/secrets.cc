@@ -4,19 +4,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+#include "core/limits.h"
 #include "store/data_dir.h"
+#include "store/regular_file.h"
 
 namespace orrery {
-namespace {
 
 std::string secrets_path(const std::string& home, const std::string& loop_id) {
   return home + "/secrets/" + loop_id + ".env";
 }
+
+namespace {
 
 // Writes all of `text`, continuing short writes and retrying EINTR.
 bool write_fully(int fd, const std::string& text) {
@@ -80,25 +84,25 @@ Status write_loop_secrets(const std::string& home, const std::string& loop_id,
 }
 
 Result<std::vector<EnvVar>> read_loop_secrets(const std::string& home, const std::string& loop_id) {
+  const std::string path = secrets_path(home, loop_id);
+  auto file = read_regular_file(path, kMaxSecretsFileBytes);
+  if (!file) return usage_error("the secrets file " + file.error().message);
   std::vector<EnvVar> secrets;
-  FILE* file = std::fopen(secrets_path(home, loop_id).c_str(), "re");
-  if (file == nullptr) {
-    if (errno == ENOENT) return secrets;
-    return internal_error("cannot read the secrets of loop " + loop_id + ": " +
-                          std::strerror(errno));
+  if (!file->has_value()) return secrets;
+  const std::string& text = **file;
+  size_t line_number = 0;
+  for (size_t start = 0; start < text.size();) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    const std::string line = text.substr(start, end - start);
+    start = end + 1;
+    ++line_number;
+    const size_t equals = line.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      return usage_error("the secrets file " + path + " is damaged: line " +
+                         std::to_string(line_number) + " is not KEY=VALUE");
+    }
+    secrets.emplace_back(line.substr(0, equals), line.substr(equals + 1));
   }
-  char* line = nullptr;
-  size_t capacity = 0;
-  ssize_t length = 0;
-  while ((length = getline(&line, &capacity, file)) > 0) {
-    std::string text(line, size_t(length));
-    if (!text.empty() && text.back() == '\n') text.pop_back();
-    const size_t equals = text.find('=');
-    if (equals != std::string::npos)
-      secrets.emplace_back(text.substr(0, equals), text.substr(equals + 1));
-  }
-  std::free(line);
-  std::fclose(file);
   return secrets;
 }
 

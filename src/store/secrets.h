@@ -11,9 +11,13 @@
 
 namespace orrery {
 
+// $home/secrets/<loop-id>.env
+std::string secrets_path(const std::string& home, const std::string& loop_id);
+
 Status write_loop_secrets(const std::string& home, const std::string& loop_id,
                           const std::vector<EnvVar>& secrets);
-// The loop's secret values; none when it has no secrets file.
+// The loop's secret values; none when it has no secrets file. A file that is
+// not a regular file, larger than 1 MiB or not KEY=VALUE lines is an error.
 Result<std::vector<EnvVar>> read_loop_secrets(const std::string& home, const std::string& loop_id);
 Status remove_loop_secrets(const std::string& home, const std::string& loop_id);
 

@@ -359,6 +359,26 @@ TEST(LoopSpecZones, ATimeWithoutAnOffsetIsWallTimeInTz) {
   EXPECT_TRUE(build(dynamic).ok());
 }
 
+// One value per variable: a second one would silently win or lose.
+TEST(LoopSpecRefused, AVariableGivenTwiceIsRefused) {
+  LoopSpec twice = every_minute();
+  twice.env = {"K=1", "A=2", "K=3"};
+  EXPECT_EQ(error_of(twice), "--env K is given twice; give each variable once");
+  LoopSpec secret_twice = every_minute();
+  secret_twice.secret_env = {"T=a", "T=b"};
+  EXPECT_EQ(error_of(secret_twice),
+            "--secret-env T is given twice (or also as --env); give each variable once");
+  LoopSpec both = every_minute();
+  both.env = {"T=plain"};
+  both.secret_env = {"T=hidden"};
+  EXPECT_EQ(error_of(both),
+            "--secret-env T is given twice (or also as --env); give each variable once");
+  LoopSpec distinct = every_minute();
+  distinct.env = {"A=1", "B=1"};
+  distinct.secret_env = {"C=1", "D=1"};
+  EXPECT_TRUE(build(distinct).ok());
+}
+
 TEST(LoopSpecRefused, OptionsThatCannotTakeEffectAreNamed) {
   const auto with = [](auto change) {
     LoopSpec spec = every_minute();

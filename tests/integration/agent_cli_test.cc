@@ -2,10 +2,13 @@
 // stdin orrery starts them with.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -164,6 +167,46 @@ TEST_F(AgentCli, TheLoopDocumentShowsTheAgent) {
   EXPECT_EQ(loop["target"]["sandbox"], "read-only");
   EXPECT_EQ(loop["target"]["add_dirs"], nlohmann::json::array({"/tmp"}));
   EXPECT_EQ(loop["target"]["extra_args"], nlohmann::json::array({"--profile"}));
+}
+
+}  // namespace
+}  // namespace orrery
+
+namespace orrery {
+namespace {
+
+// A prompt file that changed after `add` into something that cannot be read
+// as a prompt fails the run at once with the reason: nothing blocks on a
+// FIFO, nothing reads /dev/zero without end, nothing is left `running`.
+TEST_F(AgentCli, APromptFileThatBecameUnreadableFailsTheRunWithTheReason) {
+  const std::string prompt = dir_.file("prompt.md");
+  struct Change {
+    std::string name;
+    std::function<void()> apply;
+    std::string reason;
+  };
+  const std::vector<Change> changes = {
+      {"fifo", [&] { mkfifo(prompt.c_str(), 0600); }, prompt + " is not a regular file"},
+      {"directory", [&] { mkdir(prompt.c_str(), 0700); }, prompt + " is a directory"},
+      {"zero", [&] { symlink("/dev/zero", prompt.c_str()); }, prompt + " is not a regular file"},
+      {"huge", [&] { std::ofstream(prompt) << std::string((1 << 20) + 1, 'p'); },
+       prompt + " is larger than 1MiB"},
+      {"gone", [] {}, prompt + " no longer exists"}};
+  for (const Change& change : changes) {
+    std::ofstream(prompt) << "review\n";
+    const std::string name = "p-" + change.name;
+    ASSERT_EQ(orrery({"add", name, "--every", "1h", "--agent", "claude", "--prompt-file", prompt})
+                  .exit_code,
+              0);
+    std::filesystem::remove_all(prompt);
+    change.apply();
+    const RunResult run = orrery({"trigger", name, "--wait", "--json"});
+    std::filesystem::remove_all(prompt);
+    ASSERT_EQ(run.exit_code, 1) << change.name << "\n" << run.err;
+    const auto document = nlohmann::json::parse(run.out);
+    EXPECT_EQ(document["status"], "failed") << change.name;
+    EXPECT_EQ(document["error"], "the prompt file " + change.reason) << change.name;
+  }
 }
 
 }  // namespace

@@ -25,6 +25,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -309,6 +310,39 @@ class RunCli : public HomeFixture {
 
 // ---------------------------------------------------------------------------
 // Exit codes and outcomes.
+
+// A run never starts without a secret it was given: a secrets file removed,
+// emptied, damaged or replaced by a FIFO after `add` fails the run with the
+// reason (and nothing blocks on the FIFO).
+TEST_F(RunCli, ARunWhoseSecretIsGoneFailsInsteadOfRunningWithoutIt) {
+  struct Damage {
+    std::string name;
+    std::function<void(const std::string&)> apply;
+    std::string reason;  // the start of the run's error
+  };
+  const std::vector<Damage> damages = {
+      {"removed", [](const std::string& path) { fs::remove(path); },
+       "the value of --secret-env TOKEN is missing from "},
+      {"emptied", [](const std::string& path) { std::ofstream(path, std::ios::trunc); },
+       "the value of --secret-env TOKEN is missing from "},
+      {"damaged", [](const std::string& path) { std::ofstream(path) << "no equals sign\n"; },
+       "the secrets file "},
+      {"fifo",
+       [](const std::string& path) {
+         fs::remove(path);
+         mkfifo(path.c_str(), 0600);
+       },
+       "the secrets file "}};
+  for (const Damage& damage : damages) {
+    const json loop = add("s-" + damage.name, {"--secret-env", "TOKEN=abc", "--shell", "echo run"});
+    damage.apply(home_ + "/secrets/" + loop["id"].get<std::string>() + ".env");
+    const json run = trigger_wait("s-" + damage.name, 1);
+    EXPECT_EQ(run["status"], "failed") << damage.name;
+    EXPECT_EQ(run["error"].get<std::string>().rfind(damage.reason, 0), 0u)
+        << damage.name << ": " << run.dump();
+    EXPECT_EQ(run["stdout"], "") << damage.name;
+  }
+}
 
 TEST_F(RunCli, TrueSucceedsWithExitCodeZero) {
   const json loop = add("ok", {"--", "/bin/true"});

@@ -180,6 +180,20 @@ TEST_F(StoreCli, AnExistingHomeKeepsItsMode) {
 // ---------------------------------------------------------------------------
 // A2: --db is a path or sqlite://PATH.
 
+// A database must be a regular file: a device or a FIFO in its place is
+// refused (exit 2) without blocking and without writing to it.
+TEST_F(StoreCli, ADbThatIsADeviceOrAFifoIsRefused) {
+  const std::string fifo = tmp_ + "/fifo.db";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& db : {std::string("/dev/null"), std::string("/dev/zero"), fifo}) {
+    const RunResult result = run_orrery({"--home", home_, "--db", db, "ls"});
+    EXPECT_EQ(result.exit_code, kExitUsage) << db << ": " << result.err;
+    EXPECT_EQ(result.err, "orrery: " + db +
+                              " is not a regular file (a device, FIFO or socket); a database "
+                              "must be a file\n");
+  }
+}
+
 TEST_F(StoreCli, DbValuesThatAreNotAFileAreRefusedAndCreateNothing) {
   const std::string cwd = tmp_ + "/cwd";
   ASSERT_TRUE(fs::create_directory(cwd));
