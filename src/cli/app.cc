@@ -231,6 +231,15 @@ void add_schedule_commands(CLI::App& app, Arguments& args, Command& command) {
   preview->callback([&] { command = [&a](const Context& c) { return schedule_preview(a, c); }; });
 }
 
+// Output that could not be written (stdout closed, a full disk, /dev/full)
+// is a failure, not a success that printed nothing.
+int checked_output(int status) {
+  std::cout.flush();
+  if (std::cout) return status;
+  std::cerr << "orrery: cannot write the output: standard output is closed or full\n";
+  return exit_code_for(ErrorCode::kInternal);
+}
+
 int report(const Error& error, bool json) {
   std::cerr << "orrery: " << terminal_text(error.message) << '\n';
   if (json) std::cout << json_text(error_json(error)) << '\n';
@@ -301,7 +310,7 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& call) {
-    return print_call(app, call, wants_json(arguments));
+    return checked_output(print_call(app, call, wants_json(arguments)));
   } catch (const CLI::ParseError& error) {
     return report(translate_parse_error(app, error, arguments), wants_json(arguments));
   }
@@ -315,7 +324,7 @@ int run(int argc, char** argv) {
   try {
     auto result = command(context);
     if (!result) return report(result.error(), context.globals.json);
-    return *result;
+    return checked_output(*result);
   } catch (const std::exception& error) {
     return report(internal_error(error.what()), context.globals.json);
   }

@@ -278,5 +278,23 @@ TEST_F(Messages, HelpAndVersionWithJsonAreOneDocument) {
   EXPECT_EQ(document, json({{"version", text.substr(7)}}));
 }
 
+// Output that cannot be written is a failure with a message, never exit 0:
+// stdout on a full device or closed, for a plain document, a JSON one, help.
+TEST_F(Messages, OutputThatCannotBeWrittenFailsTheCommand) {
+  ASSERT_EQ(run({"add", "w", "--every", "1h", "--", "/bin/true"}).exit_code, 0);
+  for (const std::string& redirect : {std::string(">/dev/full"), std::string(">&-")}) {
+    for (const Args& args : {Args{"ls"}, Args{"--json", "ls"}, Args{"show", "w"},
+                             Args{"cron", "explain", "@daily"}, Args{"--help"}}) {
+      Args shell{"-c", "exec \"$0\" \"$@\" " + redirect, ORRERY_BINARY};
+      const Args full = with_home(args);
+      shell.insert(shell.end(), full.begin(), full.end());
+      const RunResult result = run_program("/bin/sh", shell);
+      EXPECT_EQ(result.exit_code, 70) << redirect << " " << describe(full, result);
+      EXPECT_EQ(result.err, "orrery: cannot write the output: standard output is closed or full\n")
+          << redirect << " " << describe(full, result);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace orrery
