@@ -369,6 +369,7 @@ TEST_F(StoreCli, ADamagedDatabaseIsExit2AndPruneAndRmChangeNoByte) {
       first + "', 'first', i, 1, 'succeeded', i, i FROM n;");
   ok({"ls"});  // closed cleanly: the WAL is back in the file
   std::string bytes = read_file(db_path());
+  const std::string intact = bytes;
   ASSERT_GT(bytes.size(), 200'000u);
   std::mt19937 random(19);
   const size_t page = 4096;
@@ -376,8 +377,15 @@ TEST_F(StoreCli, ADamagedDatabaseIsExit2AndPruneAndRmChangeNoByte) {
   for (size_t i = middle; i < middle + 2 * page; ++i) bytes[i] = char(random() & 0xff);
   write_bytes(db_path(), bytes);
 
-  const std::vector<Args> commands = {
-      {"ls"}, {"prune", "--keep", "0"}, {"prune", "--older-than", "1s"}, {"rm", first}};
+  // Once `ls` found the damage, writes that would miss the damaged pages are
+  // refused too: nothing writes to the file until it is intact again.
+  const std::vector<Args> commands = {{"ls"},
+                                      {"prune", "--keep", "0"},
+                                      {"prune", "--older-than", "1s"},
+                                      {"rm", first},
+                                      {"add", "later", "--every", "1h", "--", "/bin/true"},
+                                      {"pause", first},
+                                      {"trigger", first, "--wait"}};
   for (const Args& args : commands) {
     const RunResult result = run(args);
     EXPECT_EQ(result.exit_code, kExitUsage) << describe(with_home(args), result);
@@ -385,6 +393,11 @@ TEST_F(StoreCli, ADamagedDatabaseIsExit2AndPruneAndRmChangeNoByte) {
     EXPECT_FALSE(mentions_sql(result.err)) << result.err;
     EXPECT_EQ(read_file(db_path()), bytes) << "the damaged file was written";
   }
+  EXPECT_TRUE(fs::exists(db_path() + ".damaged"));
+  // Restored from a backup: the file is used again and the marker goes.
+  write_bytes(db_path(), intact);
+  ok({"add", "later", "--every", "1h", "--", "/bin/true"});
+  EXPECT_FALSE(fs::exists(db_path() + ".damaged"));
 }
 
 // ---------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 #include "store/sqlite/database.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <cerrno>
@@ -100,7 +102,7 @@ Error Database::error_for(int code, std::string_view sql) {
     if (auto intact = check_integrity(); !intact && damaged_) return intact.error();
   }
   if (is_damage(primary)) {
-    damaged_ = true;
+    mark_damaged();
     return damaged_error(operation);
   }
   if (primary == SQLITE_IOERR) {
@@ -121,6 +123,22 @@ Error Database::error_for(int code, std::string_view sql) {
   if (primary == SQLITE_NOMEM) return internal_error("out of memory while " + operation);
   return internal_error("database error on " + path_ + " while " + operation + ": " +
                         sqlite3_errstr(code));
+}
+
+std::string Database::damage_marker() const { return path_ + ".damaged"; }
+
+// Damage found once is remembered next to the file, so that a later process
+// whose statements happen to miss the damaged pages does not write to it
+// either; the marker goes once the file passes quick_check again.
+void Database::mark_damaged() {
+  damaged_ = true;
+  if (path_.empty()) return;
+  const int fd = ::open(damage_marker().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return;  // best effort: this connection refuses writes regardless
+  const std::string note =
+      "orrery found " + path_ + " damaged; it will not write to it while this file exists\n";
+  (void)!::write(fd, note.data(), note.size());
+  ::close(fd);
 }
 
 Error Database::damaged_error(std::string_view operation) const {
@@ -227,6 +245,10 @@ Result<std::unique_ptr<Database>> Database::open(const std::string& path,
       (options.synchronous == Synchronous::kFull ? "PRAGMA synchronous=FULL;"
                                                  : "PRAGMA synchronous=NORMAL;");
   if (auto status = db->exec(pragmas); !status) return status.error();
+  if (::access(db->damage_marker().c_str(), F_OK) == 0) {
+    if (auto intact = db->check_integrity(); !intact) return intact.error();
+    ::unlink(db->damage_marker().c_str());  // repaired (or restored) since
+  }
   return db;
 }
 
@@ -314,7 +336,7 @@ Status Database::check_integrity() {
   if (rc != SQLITE_OK) {
     result = error_for(code, "PRAGMA quick_check");
   } else if (verdict != "ok") {
-    damaged_ = true;
+    mark_damaged();
     result = damaged_error("checking the database");
   }
   checking_ = false;

@@ -127,10 +127,14 @@ class Database {
   // Set once a failure showed the file damaged: no write transaction starts.
   bool damaged() const { return damaged_; }
   Error damaged_error(std::string_view operation) const;
+  // <path>.damaged: written when damage is found, checked at every open.
+  std::string damage_marker() const;
 
  private:
   Database(sqlite3* db, std::string path, int busy_timeout_ms)
       : db_(db), path_(std::move(path)), busy_timeout_ms_(busy_timeout_ms) {}
+
+  void mark_damaged();
 
   sqlite3* db_;
   std::string path_;
