@@ -7,6 +7,7 @@
 #include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <typeinfo>
 
 #include "cli/command.h"
 #include "cli/exit_codes.h"
@@ -317,7 +318,9 @@ int run(int argc, char** argv) {
     if (!result) return report(result.error(), context.globals.json);
     return *result;
   } catch (const std::exception& error) {
-    return report(internal_error(error.what()), context.globals.json);
+    return report(internal_error(std::string("the command stopped on an unexpected exception (") +
+                                 typeid(error).name() + ")"),
+                  context.globals.json);
   }
 }
 
