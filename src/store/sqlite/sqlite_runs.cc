@@ -77,7 +77,8 @@ std::string refusal(const ClaimTerms& loop, bool manual, TimeMs now) {
 // probe): its supervisor (or, before one is recorded, its target), only its
 // target (the supervisor died: an orphan, which recovery kills,
 // docs/execution.md "Recovery"), or nothing. A slot is claimed again only
-// when nothing of its last attempt lives (docs/storage.md, "Expired leases").
+// when nothing of its last attempt lives (docs/storage.md, "Runs, claims
+// and fencing").
 enum class Liveness { kNothing, kSupervised, kOrphaned };
 
 Liveness liveness(const Run& run, const ProcessProbe& probe) {
@@ -112,11 +113,9 @@ Reclaim reclaim_kind(const Run& run, TimeMs now, Liveness alive, int max_attempt
   return attempts_left ? Reclaim::kOrdinary : Reclaim::kNone;
 }
 
-// The outcome columns a finished run gets, for both finalize_run and
-// finalize_expired_run: "status = ?F, ..." with parameters ?F to ?F+9
-// (outcome_parameters of them), bound by bind_outcome; the finish time is
-// parameter ?finished.
-constexpr int kOutcomeParameters = 10;
+// The outcome columns a finished run gets, one list for both finalize_run
+// and finalize_expired_run: "status = ?F, ..." with the ten parameters ?F to
+// ?F+9, bound by bind_outcome; the finish time is the parameter `finished`.
 
 std::string outcome_assignments(int first, int finished) {
   const auto p = [&](int offset) { return "?" + std::to_string(first + offset); };
