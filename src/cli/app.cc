@@ -1,12 +1,15 @@
 #include "cli/app.h"
 
+#include <cxxabi.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <typeinfo>
 
 #include "cli/command.h"
 #include "cli/exit_codes.h"
@@ -20,6 +23,15 @@
 
 namespace orrery::cli {
 namespace {
+
+// The readable name of an exception's type, for the catch-all message.
+std::string type_name(const std::exception& error) {
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(typeid(error).name(), nullptr, nullptr, &status);
+  const std::string name = status == 0 && demangled ? demangled : typeid(error).name();
+  std::free(demangled);
+  return name;
+}
 
 // Argument holders for every command; CLI11 writes into them while parsing.
 struct Arguments {
@@ -326,7 +338,9 @@ int run(int argc, char** argv) {
     if (!result) return report(result.error(), context.globals.json);
     return checked_output(*result);
   } catch (const std::exception& error) {
-    return report(internal_error(error.what()), context.globals.json);
+    return report(internal_error(std::string("the command stopped on an unexpected exception (") +
+                                 type_name(error) + ")"),
+                  context.globals.json);
   }
 }
 

@@ -158,9 +158,12 @@ class Store {
   virtual Status update_loop(const Loop& loop, TimeMs expected_updated_at, const Fence& fence,
                              TimeMs now) = 0;
   // Deletes the loop and its runs; returns the ids of the runs deleted (their
-  // directories are the caller's to remove). Checks the database first.
+  // directories are the caller's to remove). Checks the database first. While
+  // a run of the loop is running nothing is deleted: a conflict names the run
+  // and its supervisor's pid (docs/storage.md, "Deleting a loop").
   virtual Result<std::vector<std::string>> delete_loop(const std::string& id) = 0;
-  // Active loops whose expires_at has passed become expired.
+  // Active loops whose expires_at has passed become expired. A claim of such
+  // a loop expires it as well and is refused (docs/storage.md, "Expiry").
   virtual Result<int> expire_loops(TimeMs now, const Fence& fence) = 0;
 
   // Runs. A claim of a loop that is archived, expired or completed — or

@@ -5,6 +5,15 @@
 namespace orrery {
 namespace {
 
+// What is wrong with a stored JSON text, in our words (the library's
+// exception ids: 1xx parse, 3xx type, 4xx out of range).
+std::string json_reason(const nlohmann::json::exception& error) {
+  if (error.id < 200) return "it is not valid JSON";
+  if (error.id >= 300 && error.id < 400) return "a field has the wrong type";
+  if (error.id >= 400 && error.id < 500) return "a field is missing";
+  return "its contents are not as expected";
+}
+
 nlohmann::json pairs_json(const std::vector<EnvVar>& pairs) {
   nlohmann::json json = nlohmann::json::array();
   for (const auto& [key, value] : pairs) json.push_back({key, value});
@@ -116,7 +125,7 @@ Result<Target> decode_target(const std::string& text) {
     }
     return target;
   } catch (const nlohmann::json::exception& error) {
-    return internal_error(std::string("stored target is damaged: ") + error.what());
+    return internal_error("the stored target is not valid (" + json_reason(error) + ")");
   }
 }
 
@@ -126,7 +135,7 @@ Result<std::vector<EnvVar>> decode_labels(const std::string& text) {
   try {
     return pairs_from(nlohmann::json::parse(text));
   } catch (const nlohmann::json::exception& error) {
-    return internal_error(std::string("stored machine labels are damaged: ") + error.what());
+    return internal_error("the stored machine labels are not valid (" + json_reason(error) + ")");
   }
 }
 

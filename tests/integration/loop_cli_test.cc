@@ -9,6 +9,7 @@
 // "now". 2026-11-27 is a Friday; Europe/Berlin is UTC+1 in November.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -18,12 +19,14 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "home_fixture.h"
@@ -51,6 +54,16 @@ constexpr std::int64_t kHour = 60 * kMinute;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
+}
+
+// Polls until `done` holds, up to `limit_ms`; whether it came to hold.
+bool within(int limit_ms, const std::function<bool()>& done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(limit_ms);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  return true;
 }
 
 bool is_json_time(const json& value) {
@@ -759,6 +772,50 @@ TEST_F(LoopCli, RemoveDeletesTheLoop) {
   EXPECT_TRUE(contains(message, id)) << message;
   expect_error({"rm", id}, kExitNotFound, "not_found");
   EXPECT_EQ(all_loops(), json::array({keep}));
+}
+
+TEST_F(LoopCli, RemoveIsRefusedWhileARunIsRunningAndSaysHowToStopIt) {
+  json loop = add("busy", {"--every", "1h", "--", "sleep", "30"});
+  const std::string id = loop["id"].get<std::string>();
+  const std::string run_id = ok_json({"trigger", "busy"})["run_id"].get<std::string>();
+  json run;
+  ASSERT_TRUE(within(4000, [&] {
+    run = ok_json({"run", "show", run_id});
+    return run["supervisor_pid"].is_number();
+  })) << run.dump();
+  const int supervisor = run["supervisor_pid"].get<int>();
+  const std::string message = expect_error({"rm", "busy"}, kExitConflict, "conflict");
+  EXPECT_EQ(message, "cannot delete loop busy: run " + run_id +
+                         " is running; stop it with: kill -TERM " + std::to_string(supervisor) +
+                         " (its supervisor; the run is cancelled), then delete the loop");
+  // Nothing was deleted: the loop, its run and the run's directory remain.
+  EXPECT_EQ(ok_json({"show", id})["id"], id);
+  EXPECT_EQ(ok_json({"run", "show", run_id})["status"], "running");
+  EXPECT_TRUE(fs::exists(home_ + "/runs/" + run_id));
+  // Stopped as the message says, the loop can be deleted.
+  ASSERT_EQ(::kill(supervisor, SIGTERM), 0);
+  ASSERT_TRUE(within(4000, [&] {
+    return ok_json({"run", "show", run_id})["status"] != "running";
+  }));
+  EXPECT_EQ(ok_json({"rm", "busy"})["deleted"], id);
+  EXPECT_FALSE(fs::exists(home_ + "/runs/" + run_id));
+}
+
+TEST_F(LoopCli, ALoopPastItsExpiryIsShownExpiredAndCannotBeTriggered) {
+  json loop = add("e1", {"--every", "1s", "--expires", "+2s", "--", "/bin/true"});
+  const std::int64_t expires = time_ms(loop["expires_at"].get<std::string>());
+  EXPECT_EQ(loop["status"], "active");
+  // Once the expiry has passed, every view says expired (no daemon runs here).
+  ASSERT_TRUE(within(4000, [&] { return wall_now_ms() > expires + 50; }));
+  EXPECT_EQ(ok_json({"show", "e1"})["status"], "expired");
+  const json listed = ok_json({"ls", "--all"});
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0]["status"], "expired");
+  EXPECT_EQ(listed[0]["next_run_at"], nullptr);
+  const std::string message = expect_error({"trigger", "e1", "--wait"}, kExitConflict, "conflict");
+  EXPECT_TRUE(contains(message, "e1")) << message;
+  EXPECT_TRUE(contains(message, "expired")) << message;
+  EXPECT_EQ(ok_json({"runs", "e1"}), json::array());
 }
 
 // ---------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <memory>
 
 #include "core/ids.h"
@@ -313,9 +314,15 @@ TEST_P(StoreConformance, UpdateNeedsTheUpdatedAtItRead) {
 TEST_P(StoreConformance, DeleteRemovesTheLoopAndItsRunsAndNamesThem) {
   const Loop loop = add_loop("doomed");
   const Loop other = add_loop("other");
-  const std::string first = claim(loop, kNow).run.id;
-  const std::string second = claim(loop, kNow + kMinute).run.id;
-  const std::string kept = claim(other, kNow).run.id;
+  const ClaimedRun first_run = claim(loop, kNow);
+  const ClaimedRun second_run = claim(loop, kNow + kMinute);
+  finish(first_run.claim, RunStatus::kSucceeded);
+  finish(second_run.claim, RunStatus::kFailed);
+  const std::string first = first_run.run.id;
+  const std::string second = second_run.run.id;
+  const ClaimedRun kept_run = claim(other, kNow);
+  finish(kept_run.claim, RunStatus::kSucceeded);
+  const std::string kept = kept_run.run.id;
   auto deleted = store_->delete_loop(loop.id);
   ASSERT_TRUE(deleted.ok());
   std::vector<std::string> ids = *deleted;
@@ -1207,6 +1214,218 @@ TEST_P(StoreConformance, PruneCombinesAgeAndKeepAndOrdersTiesById) {
   EXPECT_EQ(big->runs, 510);
   EXPECT_EQ(big->run_ids.size(), 510u);
   EXPECT_EQ(store_->list_runs(runs(many.id, std::nullopt, 1000))->size(), 10u);
+}
+
+// ---------------------------------------------------------------- expiry at claim time
+
+TEST_P(StoreConformance, ClaimsOfALoopPastItsExpiryAreRefusedAndExpireIt) {
+  // Expiry at, and before, the claim's now; scheduled and manual claims.
+  const DurationMs past[] = {0, 1, kMinute, 30 * kMinute};
+  int n = 0;
+  for (const DurationMs ago : past) {
+    for (const bool manual : {false, true}) {
+      SCOPED_TRACE(std::to_string(ago) + (manual ? " manual" : " scheduled"));
+      Loop loop = make_loop("ends-" + std::to_string(++n));
+      loop.expires_at = kNow - ago;
+      ASSERT_TRUE(store_->create_loop(loop).ok());
+      auto refused = store_->claim_slot({loop.id, kNow, manual}, "daemon", kNow, {});
+      ASSERT_FALSE(refused.ok());
+      EXPECT_EQ(refused.error().code, ErrorCode::kConflict);
+      EXPECT_NE(refused.error().message.find("loop " + loop.name + " expired at " +
+                                             format_time(*loop.expires_at)),
+                std::string::npos)
+          << refused.error().message;
+      EXPECT_FALSE(store_->get_run_by_slot(loop.id, kNow)->has_value());
+      const Loop after = **store_->get_loop(loop.id);
+      EXPECT_EQ(after.status, LoopStatus::kExpired);
+      EXPECT_FALSE(after.next_run_at.has_value());
+      // Once expired it stays refused.
+      EXPECT_FALSE(store_->claim_slot({loop.id, kNow, manual}, "daemon", kNow + 1, {}).ok());
+    }
+  }
+  // A paused loop past its expiry is refused to a manual claim too.
+  Loop paused = make_loop("paused-ended");
+  paused.status = LoopStatus::kPaused;
+  paused.expires_at = kNow - 1;
+  ASSERT_TRUE(store_->create_loop(paused).ok());
+  auto manual = store_->claim_slot({paused.id, kNow, true}, "trigger", kNow, {});
+  ASSERT_FALSE(manual.ok());
+  EXPECT_NE(manual.error().message.find("expired at"), std::string::npos);
+  // Before its expiry a loop is claimed as usual.
+  Loop later = make_loop("not-yet");
+  later.expires_at = kNow + 1;
+  ASSERT_TRUE(store_->create_loop(later).ok());
+  EXPECT_TRUE(claimable(later, kNow, kNow));
+}
+
+TEST_P(StoreConformance, ABatchClaimLeavesOutAndExpiresLoopsPastTheirExpiry) {
+  const Loop active = add_loop("active");
+  Loop ended = make_loop("ended");
+  ended.expires_at = kNow;
+  ASSERT_TRUE(store_->create_loop(ended).ok());
+  auto claimed = store_->claim_slots({{ended.id, kNow}, {active.id, kNow}}, "daemon", kNow, {});
+  ASSERT_TRUE(claimed.ok()) << claimed.error().message;
+  ASSERT_EQ(claimed->size(), 1u);
+  EXPECT_EQ(claimed->front().run.loop_id, active.id);
+  EXPECT_EQ((*store_->get_loop(ended.id))->status, LoopStatus::kExpired);
+}
+
+// ---------------------------------------------------------------- deleting a running loop
+
+TEST_P(StoreConformance, ALoopWithARunningRunIsNotDeleted) {
+  const Loop loop = add_loop("busy");
+  const ClaimedRun done = claim(loop, kNow);
+  finish(done.claim, RunStatus::kSucceeded);
+  const ClaimedRun running = claim(loop, kNow + kMinute);
+  // Refused before the process is recorded and after.
+  for (const int step : {0, 1}) {
+    SCOPED_TRACE(step);
+    if (step == 1) {
+      ASSERT_TRUE(store_->record_process(running.claim, {4321, 1}, 4321, {4300, 1}, kNow).ok());
+    }
+    auto refused = store_->delete_loop(loop.id);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().code, ErrorCode::kConflict);
+    EXPECT_NE(refused.error().message.find("run " + running.run.id + " is running"),
+              std::string::npos)
+        << refused.error().message;
+    if (step > 0) {
+      EXPECT_NE(refused.error().message.find("kill -TERM 4300"), std::string::npos)
+          << refused.error().message;
+    }
+    EXPECT_TRUE(store_->get_loop(loop.id)->has_value());
+    EXPECT_EQ(*store_->count_runs(std::nullopt), 2);
+  }
+  finish(running.claim, RunStatus::kCancelled, kNow + 2000);
+  auto deleted = store_->delete_loop(loop.id);
+  ASSERT_TRUE(deleted.ok()) << deleted.error().message;
+  EXPECT_EQ(deleted->size(), 2u);
+}
+
+// ---------------------------------------------------------------- what of a run lives
+
+TEST_P(StoreConformance, ASlotIsNotClaimedAgainWhileTheTargetOfItsLastAttemptLives) {
+  const Loop loop = add_loop("orphan");
+  const ClaimedRun first = claim(loop, kNow);
+  // The supervisor was killed; the target it started still runs.
+  probe_->start({4321, 111});
+  ASSERT_TRUE(store_->record_process(first.claim, {4321, 111}, 4321, {4300, 100}, kNow).ok());
+  EXPECT_FALSE(claimable(loop, kNow, kNow + 2 * kMinute));
+  EXPECT_EQ(run_at(loop, kNow).claim_token, first.claim.token);
+  // Recovery abandons the run (its caller kills the orphan); until the
+  // target is gone the abandoned slot is not retried either.
+  auto recovered = store_->recover_expired_runs(kNow + 2 * kMinute, recovery(10, 5000), {});
+  ASSERT_TRUE(recovered.ok());
+  ASSERT_EQ(recovered->abandoned.size(), 1u);
+  EXPECT_TRUE(recovered->deferred.empty());
+  EXPECT_FALSE(claimable(loop, kNow, kNow + 3 * kMinute));
+  EXPECT_EQ(run_at(loop, kNow).status, RunStatus::kAbandoned);
+  probe_->stop(4321);
+  const ClaimedRun retry = claim(loop, kNow, "runner-b", kNow + 3 * kMinute);
+  EXPECT_EQ(retry.run.attempt, 1);
+  EXPECT_EQ(retry.run.free_reattempts, 1);
+  // The same for a running row that recovery has not seen yet.
+  const ClaimedRun second = claim(loop, kNow + kMinute);
+  probe_->start({5321, 222});
+  ASSERT_TRUE(store_->record_process(second.claim, {5321, 222}, 5321, {5300, 200}, kNow).ok());
+  EXPECT_FALSE(claimable(loop, kNow + kMinute, kNow + 2 * kMinute));
+  probe_->stop(5321);
+  EXPECT_TRUE(claimable(loop, kNow + kMinute, kNow + 2 * kMinute));
+}
+
+TEST_P(StoreConformance, RetriesOfAbandonedRunsAreFreeOnlyUpToTheBound) {
+  Loop loop = make_loop("abandoned");
+  loop.max_attempts = 2;
+  ASSERT_TRUE(store_->create_loop(loop).ok());
+  ClaimedRun current = claim(loop, kNow);
+  TimeMs now = kNow;
+  for (int free = 1; free <= kMaxFreeReattempts; ++free) {
+    now += loop.lease_ms;
+    auto recovered = store_->recover_expired_runs(now, recovery(10), {});
+    ASSERT_TRUE(recovered.ok());
+    ASSERT_EQ(recovered->abandoned.size(), 1u);
+    current = claim(loop, kNow, "runner", ++now);
+    EXPECT_EQ(current.run.attempt, 1) << "free retry " << free;
+    EXPECT_EQ(current.run.free_reattempts, free);
+  }
+  now += loop.lease_ms;
+  ASSERT_EQ(store_->recover_expired_runs(now, recovery(10), {})->abandoned.size(), 1u);
+  current = claim(loop, kNow, "runner", ++now);
+  EXPECT_EQ(current.run.attempt, 2);
+  EXPECT_EQ(current.run.free_reattempts, kMaxFreeReattempts);
+  now += loop.lease_ms;
+  ASSERT_EQ(store_->recover_expired_runs(now, recovery(10), {})->abandoned.size(), 1u);
+  EXPECT_FALSE(claimable(loop, kNow, ++now));
+}
+
+// ---------------------------------------------------------------- time arithmetic
+
+TEST_P(StoreConformance, DurationsAddedToTimesSaturateAtTheLatestTime) {
+  const Loop loop = add_loop("far");
+  const ClaimedRun held = claim(loop, kNow);
+  for (const DurationMs huge : {kLatestTime, std::numeric_limits<DurationMs>::max()}) {
+    SCOPED_TRACE(huge);
+    ASSERT_TRUE(store_->heartbeat_run(held.claim, huge, kNow).ok());
+    EXPECT_EQ(run_at(loop, kNow).lease_expires_at, kLatestTime);
+    auto lease = store_->acquire_daemon_lease({77, 1}, huge, kNow);
+    ASSERT_TRUE(lease.ok() && lease->has_value());
+    EXPECT_EQ((*lease)->expires_at, kLatestTime);
+    ASSERT_TRUE(store_->heartbeat_daemon_lease((*lease)->lease_id, huge, kNow).ok());
+    EXPECT_EQ((*store_->get_daemon_lease())->expires_at, kLatestTime);
+  }
+  // Recovery's grace for a living supervisor.
+  const Loop other = add_loop("graced");
+  const ClaimedRun alive = claim(other, kNow);
+  probe_->start({900, 1});
+  ASSERT_TRUE(store_->record_process(alive.claim, {901, 1}, 901, {900, 1}, kNow).ok());
+  auto recovered = store_->recover_expired_runs(
+      kNow + kMinute, recovery(10, std::numeric_limits<DurationMs>::max()), {});
+  ASSERT_TRUE(recovered.ok());
+  ASSERT_EQ(recovered->deferred.size(), 1u);
+  EXPECT_EQ(recovered->deferred[0].lease_expires_at, kLatestTime);
+}
+
+// ---------------------------------------------------------------- outcomes
+
+TEST_P(StoreConformance, BothWaysOfFinishingRecordTheSameOutcomeColumns) {
+  const Loop loop = add_loop("outcomes");
+  RunOutcome outcome;
+  outcome.status = RunStatus::kFailed;
+  outcome.exit_code = 3;
+  outcome.error = "exit 3";
+  outcome.stdout_tail = "out";
+  outcome.stderr_tail = "err";
+  outcome.usage.input_tokens = 10;
+  outcome.usage.output_tokens = 20;
+  outcome.usage.cost_usd = 0.5;
+  const ClaimedRun direct = claim(loop, kNow);
+  ASSERT_TRUE(store_->finalize_run(direct.claim, outcome, kNow + 4000).ok());
+  const ClaimedRun kept = claim(loop, kNow + kMinute);
+  ASSERT_TRUE(store_
+                  ->finalize_expired_run(kept.run.id, kept.claim.token, outcome, kNow + 4000,
+                                         kNow + 5 * kMinute)
+                  .ok());
+  for (const TimeMs slot : {kNow, kNow + kMinute}) {
+    SCOPED_TRACE(slot);
+    const orrery::Run run = **store_->get_run(run_at(loop, slot).id);
+    EXPECT_EQ(run.status, RunStatus::kFailed);
+    EXPECT_EQ(run.exit_code, 3);
+    EXPECT_EQ(run.error, "exit 3");
+    EXPECT_EQ(run.stdout_tail, "out");
+    EXPECT_EQ(run.stderr_tail, "err");
+    EXPECT_EQ(run.usage.input_tokens, 10);
+    EXPECT_EQ(run.usage.output_tokens, 20);
+    EXPECT_EQ(run.usage.cost_usd, 0.5);
+    EXPECT_EQ(run.finished_at, kNow + 4000);
+    EXPECT_EQ(run.claim_token, "");
+    EXPECT_FALSE(run.lease_expires_at.has_value());
+  }
+  // A finish time before the start (a clock stepped back) gives a duration of 0, either way.
+  const ClaimedRun early = claim(loop, kNow + 2 * kMinute, "runner-a", kNow + 10'000);
+  ASSERT_TRUE(store_->finalize_run(early.claim, outcome, kNow + 9000).ok());
+  EXPECT_EQ(run_at(loop, kNow + 2 * kMinute).duration_ms, 0);
+  EXPECT_EQ(run_at(loop, kNow).duration_ms, 4000);
+  EXPECT_EQ(run_at(loop, kNow + kMinute).duration_ms, 4000);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreConformance,

@@ -98,5 +98,29 @@ TEST(TargetCodec, UnknownTypesAndProvidersAreRefusedNotGuessed) {
   }
 }
 
+TEST(TargetCodec, DamagedTextIsDescribedInOrrerysWordsNotTheLibrarys) {
+  struct Case {
+    const char* text;
+    const char* reason;
+  };
+  const Case cases[] = {
+      {"", "it is not valid JSON"},
+      {"[1, 2", "it is not valid JSON"},
+      {"{\"type\": 7}", "a field has the wrong type"},
+      {"{\"type\": \"command\"}", "a field is missing"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.text);
+    auto target = decode_target(c.text);
+    ASSERT_FALSE(target.ok());
+    EXPECT_EQ(target.error().message,
+              std::string("the stored target is not valid (") + c.reason + ")");
+  }
+  auto labels = decode_labels("[[1, 2]]");
+  ASSERT_FALSE(labels.ok());
+  EXPECT_EQ(labels.error().message,
+            "the stored machine labels are not valid (a field has the wrong type)");
+}
+
 }  // namespace
 }  // namespace orrery

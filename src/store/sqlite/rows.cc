@@ -1,5 +1,9 @@
 #include "store/sqlite/rows.h"
 
+#include <algorithm>
+
+#include "core/limits.h"
+#include "core/loop_spec.h"
 #include "store/target_codec.h"
 
 namespace orrery::sqlite {
@@ -17,6 +21,30 @@ Status parsed_into(Result<T> parsed, T& field) {
   if (!parsed) return parsed.error();
   field = *parsed;
   return Ok{};
+}
+
+std::optional<DurationMs> stored_optional_duration(std::optional<std::int64_t> value, DurationMs lo,
+                                                   DurationMs hi) {
+  if (!value) return std::nullopt;
+  return stored_duration(*value, lo, hi);
+}
+
+}  // namespace
+
+DurationMs stored_duration(std::int64_t value, DurationMs lo, DurationMs hi) {
+  return std::clamp<DurationMs>(value, lo, hi);
+}
+
+DurationMs stored_lease(std::int64_t value) {
+  return stored_duration(value, kMinimumLeaseMs, kMaxLeaseMs);
+}
+
+namespace {
+
+// A loop column's error, naming the loop (its id is read first).
+Status of_loop(const Loop& loop, Status status) {
+  if (status) return status;
+  return Error{status.error().code, "loop " + loop.id + ": " + status.error().message};
 }
 
 bool is(const Loop& loop, ScheduleType type) { return loop.schedule.type == type; }
@@ -90,7 +118,7 @@ const std::vector<LoopColumn> kLoopColumns = {
        bind_if(s, i, is(l, ScheduleType::kInterval), l.schedule.every_ms);
      },
      [](const S& r, int c, Loop& l) -> Status {
-       l.schedule.every_ms = r.optional_int64(c).value_or(0);
+       l.schedule.every_ms = stored_duration(r.optional_int64(c).value_or(0), 0, kMaxIntervalMs);
        return Ok{};
      }},
     {"schedule_anchor",
@@ -113,7 +141,8 @@ const std::vector<LoopColumn> kLoopColumns = {
        bind_if(s, i, is(l, ScheduleType::kDynamic), l.schedule.min_ms);
      },
      [](const S& r, int c, Loop& l) -> Status {
-       l.schedule.min_ms = r.optional_int64(c).value_or(kDefaultDynamicMinMs);
+       l.schedule.min_ms = stored_duration(r.optional_int64(c).value_or(kDefaultDynamicMinMs), 0,
+                                           kMaxDynamicDelayMs);
        return Ok{};
      }},
     {"schedule_max_ms",
@@ -121,18 +150,23 @@ const std::vector<LoopColumn> kLoopColumns = {
        bind_if(s, i, is(l, ScheduleType::kDynamic), l.schedule.max_ms);
      },
      [](const S& r, int c, Loop& l) -> Status {
-       l.schedule.max_ms = r.optional_int64(c).value_or(kDefaultDynamicMaxMs);
+       l.schedule.max_ms = stored_duration(r.optional_int64(c).value_or(kDefaultDynamicMaxMs), 0,
+                                           kMaxDynamicDelayMs);
        return Ok{};
      }},
     {"schedule_jitter_ms", [](S& s, int i, const Loop& l) { s.bind(i, l.schedule.jitter_ms); },
      [](const S& r, int c, Loop& l) -> Status {
-       l.schedule.jitter_ms = r.int64(c);
+       l.schedule.jitter_ms = stored_duration(r.int64(c), 0, kMaxJitterMs);
        return Ok{};
      }},
     {"target_json", [](S& s, int i, const Loop& l) { s.bind(i, encode_target(l.target)); },
-     [](const S& r, int c, Loop& l) { return parsed_into(decode_target(r.text(c)), l.target); }},
+     [](const S& r, int c, Loop& l) {
+       return of_loop(l, parsed_into(decode_target(r.text(c)), l.target));
+     }},
     {"machine_json", [](S& s, int i, const Loop& l) { s.bind(i, encode_labels(l.machine)); },
-     [](const S& r, int c, Loop& l) { return parsed_into(decode_labels(r.text(c)), l.machine); }},
+     [](const S& r, int c, Loop& l) {
+       return of_loop(l, parsed_into(decode_labels(r.text(c)), l.machine));
+     }},
     {"next_run_at", [](S& s, int i, const Loop& l) { s.bind(i, l.next_run_at); },
      [](const S& r, int c, Loop& l) -> Status {
        l.next_run_at = r.optional_int64(c);
@@ -154,7 +188,7 @@ const std::vector<LoopColumn> kLoopColumns = {
      }},
     {"catch_up_window_ms", [](S& s, int i, const Loop& l) { s.bind(i, l.catch_up.window); },
      [](const S& r, int c, Loop& l) -> Status {
-       l.catch_up.window = r.optional_int64(c);
+       l.catch_up.window = stored_optional_duration(r.optional_int64(c), 0, kMaxCatchUpWindowMs);
        return Ok{};
      }},
     {"overlap", [](S& s, int i, const Loop& l) { s.bind(i, overlap_name(l.overlap)); },
@@ -166,7 +200,7 @@ const std::vector<LoopColumn> kLoopColumns = {
      }},
     {"retry_delay_ms", [](S& s, int i, const Loop& l) { s.bind(i, l.retry_delay_ms); },
      [](const S& r, int c, Loop& l) -> Status {
-       l.retry_delay_ms = r.int64(c);
+       l.retry_delay_ms = stored_duration(r.int64(c), 0, kMaxRetryDelayMs);
        return Ok{};
      }},
     {"retry_backoff", [](S& s, int i, const Loop& l) { s.bind(i, backoff_name(l.retry_backoff)); },
@@ -175,17 +209,17 @@ const std::vector<LoopColumn> kLoopColumns = {
      }},
     {"lease_ms", [](S& s, int i, const Loop& l) { s.bind(i, l.lease_ms); },
      [](const S& r, int c, Loop& l) -> Status {
-       l.lease_ms = r.int64(c);
+       l.lease_ms = stored_lease(r.int64(c));
        return Ok{};
      }},
     {"timeout_ms", [](S& s, int i, const Loop& l) { s.bind(i, l.timeout_ms); },
      [](const S& r, int c, Loop& l) -> Status {
-       l.timeout_ms = r.optional_int64(c);
+       l.timeout_ms = stored_optional_duration(r.optional_int64(c), 0, kMaxTimeoutMs);
        return Ok{};
      }},
     {"idle_timeout_ms", [](S& s, int i, const Loop& l) { s.bind(i, l.idle_timeout_ms); },
      [](const S& r, int c, Loop& l) -> Status {
-       l.idle_timeout_ms = r.optional_int64(c);
+       l.idle_timeout_ms = stored_optional_duration(r.optional_int64(c), 0, kMaxTimeoutMs);
        return Ok{};
      }},
     {"log_limit_bytes", [](S& s, int i, const Loop& l) { s.bind(i, l.log_limit_bytes); },

@@ -25,6 +25,12 @@ struct RunColumn {
   Status (*read)(const Statement& row, int column, Run& run);
 };
 
+// A stored duration within [lo, hi]: rows written by older versions or by
+// hand are not trusted to respect core/limits.h (docs/storage.md, "Stored
+// durations"). stored_lease is a loop's lease_ms (1 s to kMaxLeaseMs).
+DurationMs stored_duration(std::int64_t value, DurationMs lo, DurationMs hi);
+DurationMs stored_lease(std::int64_t value);
+
 // Every loop column, id first.
 const std::vector<LoopColumn>& loop_columns();
 // "id, name, ..." in table order, for SELECT.

@@ -162,11 +162,34 @@ Status SqliteStore::update_loop(const Loop& loop, TimeMs expected_updated_at, co
   return (*transaction)->commit();
 }
 
+// Within an open transaction: why a loop cannot be deleted now (a run of it
+// is running), or empty when it can (docs/storage.md, "Deleting a loop").
+Result<std::string> SqliteStore::deletion_refusal(const std::string& id) {
+  auto running = db_->prepare(
+      "SELECT loops.name, runs.id, runs.supervisor_pid FROM runs JOIN loops "
+      "ON loops.id = runs.loop_id WHERE runs.loop_id = ?1 AND runs.status = 'running' LIMIT 1");
+  if (!running) return running.error();
+  (*running)->bind(1, id);
+  auto row = (*running)->step();
+  if (!row) return row.error();
+  if (!*row) return std::string();
+  const std::string run_id = (*running)->text(1);
+  const std::optional<std::int64_t> supervisor = (*running)->optional_int64(2);
+  std::string how =
+      supervisor ? "stop it with: kill -TERM " + std::to_string(*supervisor) +
+                       " (its supervisor; the run is cancelled), then delete the loop"
+                 : "wait for it to finish, or run 'orrery recover' if its supervisor is gone";
+  return "cannot delete loop " + (*running)->text(0) + ": run " + run_id + " is running; " + how;
+}
+
 Result<std::vector<std::string>> SqliteStore::delete_loop(const std::string& id) {
   // A cascade can delete many rows: a damaged database is refused first.
   if (auto intact = db_->check_integrity(); !intact) return intact.error();
   auto transaction = sqlite::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
+  auto refused = deletion_refusal(id);
+  if (!refused) return refused.error();
+  if (!refused->empty()) return conflict_error(*refused);
   std::vector<std::string> run_ids;
   {
     auto runs = db_->prepare("SELECT id FROM runs WHERE loop_id = ?1");
@@ -179,7 +202,10 @@ Result<std::vector<std::string>> SqliteStore::delete_loop(const std::string& id)
       run_ids.push_back((*runs)->text(0));
     }
   }
-  auto remove = db_->prepare("DELETE FROM loops WHERE id = ?1");
+  // Guarded as well: no run of the loop may have started since the check.
+  auto remove = db_->prepare(
+      "DELETE FROM loops WHERE id = ?1 AND NOT EXISTS "
+      "(SELECT 1 FROM runs WHERE loop_id = ?1 AND status = 'running')");
   if (!remove) return remove.error();
   (*remove)->bind(1, id);
   if (auto status = (*remove)->run(); !status) return status.error();
@@ -188,7 +214,35 @@ Result<std::vector<std::string>> SqliteStore::delete_loop(const std::string& id)
   return run_ids;
 }
 
+// Within an open transaction: one active loop past its expiry becomes
+// expired (guarded by its status and expiry, the row count checked).
+Status SqliteStore::expire_loop(const std::string& id, TimeMs now) {
+  auto update = db_->prepare(
+      "UPDATE loops SET status = 'expired', next_run_at = NULL, updated_at = ?2 "
+      "WHERE id = ?1 AND status = 'active' AND expires_at <= ?2 AND archived = 0");
+  if (!update) return update.error();
+  (*update)->bind(1, id).bind(2, now);
+  if (auto status = (*update)->run(); !status) return status;
+  if (db_->changes() != 1) return conflict_error("loop " + id + " changed while it expired");
+  return Ok{};
+}
+
+// A read of the index loops_expiry (status, expires_at): whether any active
+// loop has passed its expiry. Lets expire_loops take no write lock when
+// nothing expires.
+Result<bool> SqliteStore::any_loop_to_expire(TimeMs now) {
+  auto query = db_->prepare(
+      "SELECT 1 FROM loops WHERE status = 'active' AND expires_at <= ?1 AND archived = 0 LIMIT 1");
+  if (!query) return query.error();
+  (*query)->bind(1, now);
+  return (*query)->step();
+}
+
 Result<int> SqliteStore::expire_loops(TimeMs now, const Fence& fence) {
+  if (auto fenced = check_fence(fence, now); !fenced) return fenced.error();
+  auto any = any_loop_to_expire(now);
+  if (!any) return any.error();
+  if (!*any) return 0;
   auto transaction = sqlite::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
   if (auto fenced = check_fence(fence, now); !fenced) return fenced.error();

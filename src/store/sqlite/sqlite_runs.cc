@@ -1,7 +1,9 @@
 // SqliteStore: runs — claims, process records, heartbeats, outcomes,
 // skipped slots, recovery of expired leases and pruning.
+#include <algorithm>
 #include <limits>
 
+#include "core/time.h"
 #include "store/sqlite/rows.h"
 #include "store/sqlite/sqlite_store.h"
 
@@ -27,11 +29,13 @@ struct ClaimTerms {
   bool archived = false;
   DurationMs lease_ms = 0;
   int max_attempts = 1;
+  std::optional<TimeMs> expires_at;
 };
 
 Result<std::optional<ClaimTerms>> claim_terms(sqlite::Database& db, const std::string& loop_id) {
-  auto query =
-      db.prepare("SELECT name, status, archived, lease_ms, max_attempts FROM loops WHERE id = ?1");
+  auto query = db.prepare(
+      "SELECT name, status, archived, lease_ms, max_attempts, expires_at FROM loops "
+      "WHERE id = ?1");
   if (!query) return query.error();
   (*query)->bind(1, loop_id);
   auto row = (*query)->step();
@@ -39,15 +43,23 @@ Result<std::optional<ClaimTerms>> claim_terms(sqlite::Database& db, const std::s
   if (!*row) return std::optional<ClaimTerms>{};
   auto status = parse_loop_status((*query)->text(1));
   if (!status) return status.error();
-  return std::optional<ClaimTerms>{ClaimTerms{(*query)->text(0), *status, (*query)->int64(2) != 0,
-                                              (*query)->int64(3), int((*query)->int64(4))}};
+  return std::optional<ClaimTerms>{ClaimTerms{
+      (*query)->text(0), *status, (*query)->int64(2) != 0, sqlite::stored_lease((*query)->int64(3)),
+      int((*query)->int64(4)), (*query)->optional_int64(5)}};
+}
+
+bool past_expiry(const ClaimTerms& loop, TimeMs now) {
+  return loop.expires_at && *loop.expires_at <= now;
 }
 
 // Why a loop's slot cannot be claimed now, or empty when it can
 // (docs/storage.md, "Which loops can be claimed").
-std::string refusal(const ClaimTerms& loop, bool manual) {
+std::string refusal(const ClaimTerms& loop, bool manual, TimeMs now) {
   const std::string prefix = "cannot claim a run of loop " + loop.name + ": ";
   if (loop.archived) return prefix + "it is archived";
+  if (past_expiry(loop, now) && loop.status != LoopStatus::kCompleted) {
+    return "loop " + loop.name + " expired at " + format_time(*loop.expires_at);
+  }
   switch (loop.status) {
     case LoopStatus::kActive:
       return "";
@@ -61,23 +73,78 @@ std::string refusal(const ClaimTerms& loop, bool manual) {
   return prefix + "its status is unknown";
 }
 
+// What of a run's processes still lives (pid and start time through the
+// probe): its supervisor (or, before one is recorded, its target), only its
+// target (the supervisor died: an orphan, which recovery kills,
+// docs/execution.md "Recovery"), or nothing. A slot is claimed again only
+// when nothing of its last attempt lives (docs/storage.md, "Runs, claims
+// and fencing").
+enum class Liveness { kNothing, kSupervised, kOrphaned };
+
+Liveness liveness(const Run& run, const ProcessProbe& probe) {
+  const bool target = run.target && probe.is_alive(*run.target);
+  if (run.supervisor) {
+    if (probe.is_alive(*run.supervisor)) return Liveness::kSupervised;
+    return target ? Liveness::kOrphaned : Liveness::kNothing;
+  }
+  return target ? Liveness::kSupervised : Liveness::kNothing;
+}
+
 // How an existing slot may be claimed again: as a free re-attempt (the
 // attempt number stays), as the next ordinary attempt, or not at all.
 enum class Reclaim { kNone, kFree, kOrdinary };
 
-Reclaim reclaim_kind(const Run& run, bool lease_expired_and_dead, int max_attempts) {
+Reclaim reclaim_kind(const Run& run, TimeMs now, Liveness alive, int max_attempts) {
   const bool free_left = run.free_reattempts < kMaxFreeReattempts;
   const bool attempts_left = run.attempt < max_attempts;
+  if (run.status == RunStatus::kRunning || run.status == RunStatus::kAbandoned) {
+    if (alive != Liveness::kNothing) return Reclaim::kNone;
+  }
   if (run.status == RunStatus::kRunning) {
-    if (!lease_expired_and_dead) return Reclaim::kNone;
+    if (!run.lease_expires_at || *run.lease_expires_at > now) return Reclaim::kNone;
   } else if (!is_retryable(run.status)) {
     return Reclaim::kNone;
-  } else if (!run.usage_limited) {
+  } else if (!run.usage_limited && run.status != RunStatus::kAbandoned) {
     return attempts_left ? Reclaim::kOrdinary : Reclaim::kNone;
   }
-  // An expired lease or a usage limit: free while free re-attempts remain.
+  // An expired lease (reclaimed directly, or abandoned by recovery first) or
+  // a usage limit: free while free re-attempts remain.
   if (free_left) return Reclaim::kFree;
   return attempts_left ? Reclaim::kOrdinary : Reclaim::kNone;
+}
+
+// The outcome columns a finished run gets, one list for both finalize_run
+// and finalize_expired_run: "status = ?F, ..." with the ten parameters ?F to
+// ?F+9, bound by bind_outcome; the finish time is the parameter `finished`.
+
+std::string outcome_assignments(int first, int finished) {
+  const auto p = [&](int offset) { return "?" + std::to_string(first + offset); };
+  const std::string at = "?" + std::to_string(finished);
+  return "status = " + p(0) + ", finished_at = " + at + ", duration_ms = MAX(0, " + at +
+         " - started_at), exit_code = " + p(1) + ", signal = " + p(2) + ", error = " + p(3) +
+         ", stdout = " + p(4) + ", stderr = " + p(5) + ", input_tokens = " + p(6) +
+         ", output_tokens = " + p(7) + ", cost_usd = " + p(8) + ", usage_limited = " + p(9) +
+         ", claim_token = '', lease_expires_at = NULL";
+}
+
+void bind_outcome(sqlite::Statement& s, int first, const RunOutcome& outcome) {
+  s.bind(first, run_status_name(outcome.status))
+      .bind(first + 1, outcome.exit_code)
+      .bind(first + 2, outcome.signal)
+      .bind(first + 3, outcome.error)
+      .bind(first + 4, outcome.stdout_tail)
+      .bind(first + 5, outcome.stderr_tail)
+      .bind(first + 6, outcome.usage.input_tokens)
+      .bind(first + 7, outcome.usage.output_tokens)
+      .bind(first + 8, outcome.usage.cost_usd)
+      .bind(first + 9, outcome.usage_limited ? 1 : 0);
+}
+
+Status check_finish_status(RunStatus status) {
+  if (!is_terminal(status) || status == RunStatus::kSkipped) {
+    return usage_error(std::string("a run cannot finish as ") + run_status_name(status));
+  }
+  return Ok{};
 }
 
 std::string select_runs(const std::string& where, bool with_tails = true) {
@@ -147,11 +214,16 @@ Result<std::optional<ClaimedRun>> SqliteStore::claim_in_transaction(const SlotRe
   auto loop = claim_terms(*db_, request.loop_id);
   if (!loop) return loop.error();
   if (!loop->has_value()) return not_found_error("no loop has the id '" + request.loop_id + "'");
-  refused = refusal(**loop, request.manual);
-  if (!refused.empty()) return Claimed{};
+  refused = refusal(**loop, request.manual, now);
+  if (!refused.empty()) {
+    if (past_expiry(**loop, now) && (*loop)->status == LoopStatus::kActive) {
+      if (auto expired = expire_loop(request.loop_id, now); !expired) return expired.error();
+    }
+    return Claimed{};
+  }
   auto existing = get_run_by_slot(request.loop_id, request.slot);
   if (!existing) return existing.error();
-  const TimeMs lease_until = now + (*loop)->lease_ms;
+  const TimeMs lease_until = add_saturating(now, (*loop)->lease_ms);
 
   std::string run_id;
   if (!existing->has_value()) {
@@ -177,14 +249,7 @@ Result<std::optional<ClaimedRun>> SqliteStore::claim_in_transaction(const SlotRe
   } else {
     const Run& run = **existing;
     run_id = run.id;
-    bool expired_and_dead = false;
-    if (run.status == RunStatus::kRunning) {
-      const bool expired = run.lease_expires_at && *run.lease_expires_at <= now;
-      const ProcessIdentity* watcher =
-          run.supervisor ? &*run.supervisor : (run.target ? &*run.target : nullptr);
-      expired_and_dead = expired && !(watcher && probe_->is_alive(*watcher));
-    }
-    const Reclaim kind = reclaim_kind(run, expired_and_dead, (*loop)->max_attempts);
+    const Reclaim kind = reclaim_kind(run, now, liveness(run, *probe_), (*loop)->max_attempts);
     if (kind == Reclaim::kNone) return Claimed{};
     // Guarded by what was read: status, attempt and free re-attempts (and,
     // for a running row, an expired lease).
@@ -294,31 +359,15 @@ Status SqliteStore::record_process(const Claim& claim, const ProcessIdentity& ta
 Status SqliteStore::heartbeat_run(const Claim& claim, DurationMs lease_ms, TimeMs now) {
   return guarded_run_update(
       "lease_expires_at = ?5, updated_at = ?4", claim, now,
-      [&](sqlite::Statement& s) { s.bind(5, now + lease_ms); }, "heartbeat");
+      [&](sqlite::Statement& s) { s.bind(5, add_saturating(now, lease_ms)); }, "heartbeat");
 }
 
 Status SqliteStore::finalize_run(const Claim& claim, const RunOutcome& outcome, TimeMs now) {
-  if (!is_terminal(outcome.status) || outcome.status == RunStatus::kSkipped) {
-    return usage_error(std::string("a run cannot finish as ") + run_status_name(outcome.status));
-  }
+  if (auto valid = check_finish_status(outcome.status); !valid) return valid;
+  // ?1-?4 are the claim guard's; the outcome follows from ?5.
+  const std::string assignments = outcome_assignments(5, 4) + ", updated_at = ?4";
   return guarded_run_update(
-      "status = ?5, finished_at = ?4, duration_ms = ?4 - started_at, exit_code = ?6, "
-      "signal = ?7, error = ?8, stdout = ?9, stderr = ?10, input_tokens = ?11, "
-      "output_tokens = ?12, cost_usd = ?13, usage_limited = ?14, claim_token = '', "
-      "lease_expires_at = NULL, updated_at = ?4",
-      claim, now,
-      [&](sqlite::Statement& s) {
-        s.bind(5, run_status_name(outcome.status))
-            .bind(6, outcome.exit_code)
-            .bind(7, outcome.signal)
-            .bind(8, outcome.error)
-            .bind(9, outcome.stdout_tail)
-            .bind(10, outcome.stderr_tail)
-            .bind(11, outcome.usage.input_tokens)
-            .bind(12, outcome.usage.output_tokens)
-            .bind(13, outcome.usage.cost_usd)
-            .bind(14, outcome.usage_limited ? 1 : 0);
-      },
+      assignments.c_str(), claim, now, [&](sqlite::Statement& s) { bind_outcome(s, 5, outcome); },
       "finalize");
 }
 
@@ -358,9 +407,11 @@ Result<RecoveryResult> SqliteStore::recover_expired_runs(TimeMs now, const Recov
   RecoveryResult result;
   for (const Run& run : *expired) {
     if (int(result.abandoned.size()) >= limit) break;
-    const ProcessIdentity* watcher =
-        run.supervisor ? &*run.supervisor : (run.target ? &*run.target : nullptr);
-    const bool alive = watcher && probe_->is_alive(*watcher);
+    // A living supervisor may still finish the run: its lease is extended. An
+    // orphaned target is abandoned with the run; the caller kills it
+    // (docs/execution.md, "Recovery"), and until it is gone no claim takes
+    // the slot.
+    const bool alive = liveness(run, *probe_) == Liveness::kSupervised;
     auto transaction = sqlite::Transaction::begin(*db_);
     if (!transaction) return transaction.error();
     if (auto fenced = check_fence(fence, now); !fenced) return fenced.error();
@@ -372,7 +423,7 @@ Result<RecoveryResult> SqliteStore::recover_expired_runs(TimeMs now, const Recov
                 "updated_at = ?2 WHERE id = ?1 AND status = 'running' AND lease_expires_at <= ?2");
     if (!update) return update.error();
     (*update)->bind(1, run.id).bind(2, now);
-    if (alive) (*update)->bind(3, now + options.grace_ms);
+    if (alive) (*update)->bind(3, add_saturating(now, options.grace_ms));
     if (auto status = (*update)->run(); !status) return status.error();
     const bool changed = db_->changes() == 1;
     if (auto status = (*transaction)->commit(); !status) return status.error();
@@ -483,32 +534,15 @@ Result<PruneSummary> SqliteStore::prune_runs(const PruneOptions& options) {
 Status SqliteStore::finalize_expired_run(const std::string& run_id, const std::string& claim_token,
                                          const RunOutcome& outcome, TimeMs finished_at,
                                          TimeMs now) {
-  if (!is_terminal(outcome.status) || outcome.status == RunStatus::kSkipped) {
-    return usage_error(std::string("a run cannot finish as ") + run_status_name(outcome.status));
-  }
-  auto update = db_->prepare(
-      "UPDATE runs SET status = ?4, finished_at = ?3, duration_ms = MAX(0, ?3 - started_at), "
-      "exit_code = ?5, signal = ?6, error = ?7, stdout = ?8, stderr = ?9, input_tokens = ?10, "
-      "output_tokens = ?11, cost_usd = ?12, usage_limited = ?13, claim_token = '', "
-      "lease_expires_at = NULL, updated_at = ?14 "
-      "WHERE id = ?1 AND status = 'running' AND claim_token = ?2 AND claim_token != '' "
-      "AND lease_expires_at <= ?14");
+  if (auto valid = check_finish_status(outcome.status); !valid) return valid;
+  // ?1 run id, ?2 claim token, ?3 finish time, ?4 now; the outcome from ?5.
+  auto update = db_->prepare("UPDATE runs SET " + outcome_assignments(5, 3) +
+                             ", updated_at = ?4 WHERE id = ?1 AND status = 'running' "
+                             "AND claim_token = ?2 AND claim_token != '' "
+                             "AND lease_expires_at <= ?4");
   if (!update) return update.error();
-  (*update)
-      ->bind(1, run_id)
-      .bind(2, claim_token)
-      .bind(3, finished_at)
-      .bind(4, run_status_name(outcome.status))
-      .bind(5, outcome.exit_code)
-      .bind(6, outcome.signal)
-      .bind(7, outcome.error)
-      .bind(8, outcome.stdout_tail)
-      .bind(9, outcome.stderr_tail)
-      .bind(10, outcome.usage.input_tokens)
-      .bind(11, outcome.usage.output_tokens)
-      .bind(12, outcome.usage.cost_usd)
-      .bind(13, outcome.usage_limited ? 1 : 0)
-      .bind(14, now);
+  (*update)->bind(1, run_id).bind(2, claim_token).bind(3, finished_at).bind(4, now);
+  bind_outcome(**update, 5, outcome);
   if (auto status = (*update)->run(); !status) return status;
   if (db_->changes() != 1) {
     return conflict_error("cannot record the kept outcome of run " + run_id +

@@ -2,6 +2,7 @@
 #include "store/sqlite/sqlite_store.h"
 
 #include "core/ids.h"
+#include "core/time.h"
 #include "store/data_dir.h"
 #include "store/sqlite/migrations.h"
 
@@ -53,7 +54,10 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const SqliteOptions& opti
   }
   // Only a file that proved to be ours is tightened.
   if (auto file = make_files_private(options.path); !file) return file.error();
-  return std::unique_ptr<SqliteStore>(new SqliteStore(std::move(*db), options.probe));
+  std::unique_ptr<SqliteStore> store(new SqliteStore(std::move(*db), options.probe));
+  // So that no command shows an expired loop as active (docs/storage.md, "Expiry").
+  if (auto expired = store->expire_loops(options.now, {}); !expired) return expired.error();
+  return store;
 }
 
 std::string SqliteStore::random_hex(int bytes) {
@@ -126,7 +130,7 @@ Result<std::optional<DaemonLease>> SqliteStore::acquire_daemon_lease(const Proce
       .bind(4, holder.started_at)
       .bind(5, host)
       .bind(6, now)
-      .bind(7, now + ttl_ms);
+      .bind(7, add_saturating(now, ttl_ms));
   if (auto status = (*write)->run(); !status) return status.error();
   if (db_->changes() != 1) return internal_error("daemon lease row was not written");
   if (auto status = (*transaction)->commit(); !status) return status.error();
@@ -139,7 +143,7 @@ Status SqliteStore::heartbeat_daemon_lease(const std::string& lease_id, Duration
       "UPDATE daemon_lease SET heartbeat_at = ?2, expires_at = ?3 "
       "WHERE lease_id = ?1 AND expires_at > ?2");
   if (!write) return write.error();
-  (*write)->bind(1, lease_id).bind(2, now).bind(3, now + ttl_ms);
+  (*write)->bind(1, lease_id).bind(2, now).bind(3, add_saturating(now, ttl_ms));
   if (auto status = (*write)->run(); !status) return status;
   if (db_->changes() != 1) return conflict_error("daemon lease lost");
   return Ok{};

@@ -30,7 +30,8 @@ struct SqliteOptions {
 class SqliteStore final : public Store {
  public:
   // Opens the database, creating it 0600 (and its directory 0700), migrating
-  // it to the latest schema.
+  // it to the latest schema; then active loops past their expiry at
+  // options.now become expired (docs/storage.md, "Expiry").
   static Result<std::unique_ptr<SqliteStore>> open(const SqliteOptions& options);
 
   Status create_loop(const Loop& loop) override;
@@ -85,6 +86,9 @@ class SqliteStore final : public Store {
   SqliteStore(std::unique_ptr<sqlite::Database> db, std::shared_ptr<const ProcessProbe> probe);
 
   std::string new_id(TimeMs now);
+  Status expire_loop(const std::string& id, TimeMs now);
+  Result<std::string> deletion_refusal(const std::string& id);
+  Result<bool> any_loop_to_expire(TimeMs now);
   std::string random_hex(int bytes);
   Result<std::optional<ClaimedRun>> claim_in_transaction(const SlotRequest& slot,
                                                          const std::string& claimant, TimeMs now,

@@ -12,6 +12,8 @@
 #include <sstream>
 
 #include "core/ids.h"
+#include "core/limits.h"
+#include "core/loop_spec.h"
 #include "store/sqlite/fault_vfs.h"
 #include "store/sqlite/migrations.h"
 #include "support/fake_probe.h"
@@ -36,12 +38,13 @@ bool mentions_sql(const std::string& message) {
   return false;
 }
 
-std::unique_ptr<SqliteStore> open_store(const std::string& path, const std::string& vfs = "") {
+std::unique_ptr<SqliteStore> open_store(const std::string& path, const std::string& vfs = "",
+                                        TimeMs now = kNow) {
   SqliteOptions options;
   options.path = path;
   options.busy_timeout_ms = 1000;
   options.probe = std::make_shared<FakeProbe>();
-  options.now = kNow;
+  options.now = now;
   options.vfs = vfs;
   auto store = SqliteStore::open(options);
   EXPECT_TRUE(store.ok()) << (store ? "" : store.error().message);
@@ -363,6 +366,13 @@ TEST(SqliteStorePlans, ExpiryAndPruningReadOnlyTheirIndexRanges) {
             std::string::npos)
       << prune;
   EXPECT_EQ(prune.find("SCAN runs"), std::string::npos) << prune;
+  // The read every open makes before it expires anything.
+  const std::string any = query_plan(
+      *store,
+      "SELECT 1 FROM loops WHERE status = 'active' AND expires_at <= ?1 AND archived = 0 "
+      "LIMIT 1");
+  EXPECT_NE(any.find("USING INDEX loops_expiry (status=? AND expires_at<?)"), std::string::npos)
+      << any;
 }
 
 TEST(SqliteStorePlans, ListingWithManyLimitsPreparesOneStatement) {
@@ -379,6 +389,123 @@ TEST(SqliteStorePlans, ListingWithManyLimitsPreparesOneStatement) {
     ASSERT_EQ(store->list_loops(filter)->size(), 1u);
   }
   EXPECT_EQ(store->database().cached_statements(), prepared);
+}
+
+// ---------------------------------------------------------------------------
+// Expiry when the store is opened.
+
+TEST(SqliteStoreExpiry, OpeningTheStoreExpiresActiveLoopsPastTheirExpiry) {
+  TempDir dir;
+  const std::string path = dir.file("orrery.db");
+  Loop soon = make_loop("soon", 1);
+  soon.expires_at = kNow + 1000;
+  Loop later = make_loop("later", 2);
+  later.expires_at = kNow + 5000;
+  Loop never = make_loop("never", 3);
+  Loop archived = make_loop("archived", 4);
+  archived.expires_at = kNow + 1000;
+  archived.archived = true;
+  {
+    auto store = open_store(path);
+    ASSERT_NE(store, nullptr);
+    for (const Loop& loop : {soon, later, never, archived}) {
+      ASSERT_TRUE(store->create_loop(loop).ok());
+    }
+  }
+  const auto status_at = [&](TimeMs now) {
+    auto store = open_store(path, "", now);
+    std::vector<LoopStatus> statuses;
+    for (const Loop& loop : {soon, later, never, archived}) {
+      statuses.push_back((*store->get_loop(loop.id))->status);
+    }
+    return statuses;
+  };
+  using enum LoopStatus;
+  EXPECT_EQ(status_at(kNow + 999), (std::vector{kActive, kActive, kActive, kActive}));
+  EXPECT_EQ(status_at(kNow + 1000), (std::vector{kExpired, kActive, kActive, kActive}));
+  EXPECT_EQ(status_at(kNow + 5000), (std::vector{kExpired, kExpired, kActive, kActive}));
+}
+
+// ---------------------------------------------------------------------------
+// Stored rows are not trusted to respect the limits.
+
+TEST(SqliteStoreRows, OutOfRangeStoredDurationsAreClampedWhenRead) {
+  TempDir dir;
+  auto store = open_store(dir.file("orrery.db"));
+  ASSERT_NE(store, nullptr);
+  const Loop loop = make_loop("hand-edited", 1);
+  ASSERT_TRUE(store->create_loop(loop).ok());
+  struct Case {
+    const char* value;
+    DurationMs lease, retry_delay, timeout, jitter, window;
+  };
+  const Case cases[] = {
+      {"9223372036854775807", kMaxLeaseMs, kMaxRetryDelayMs, kMaxTimeoutMs, kMaxJitterMs,
+       kMaxCatchUpWindowMs},
+      {"-9223372036854775808", kMinimumLeaseMs, 0, 0, 0, 0},
+      {"-1", kMinimumLeaseMs, 0, 0, 0, 0},
+      {"31536000001", kMaxLeaseMs, kMaxRetryDelayMs, kMaxTimeoutMs, kMaxJitterMs,
+       kMaxCatchUpWindowMs},
+  };
+  TimeMs slot = kNow;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.value);
+    const std::string v = c.value;
+    ASSERT_TRUE(store->database()
+                    .exec("UPDATE loops SET lease_ms = " + v + ", retry_delay_ms = " + v +
+                          ", timeout_ms = " + v + ", idle_timeout_ms = " + v +
+                          ", schedule_jitter_ms = " + v + ", catch_up_window_ms = " + v +
+                          ", schedule_every_ms = " + v)
+                    .ok());
+    auto read = store->get_loop(loop.id);
+    ASSERT_TRUE(read.ok() && read->has_value());
+    const Loop& got = **read;
+    EXPECT_EQ(got.lease_ms, c.lease);
+    EXPECT_EQ(got.retry_delay_ms, c.retry_delay);
+    EXPECT_EQ(got.timeout_ms, c.timeout);
+    EXPECT_EQ(got.idle_timeout_ms, c.timeout);
+    EXPECT_EQ(got.schedule.jitter_ms, c.jitter);
+    EXPECT_EQ(got.catch_up.window, c.window);
+    EXPECT_GE(got.schedule.every_ms, 0);
+    EXPECT_LE(got.schedule.every_ms, kMaxIntervalMs);
+    // A claim's lease comes from the clamped duration, never an overflow.
+    auto claimed = store->claim_slot({loop.id, slot}, "runner", kNow, {});
+    ASSERT_TRUE(claimed.ok() && claimed->has_value());
+    EXPECT_EQ((*claimed)->run.lease_expires_at, kNow + c.lease);
+    slot += kMinute;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Damaged stored text is reported in orrery's words.
+
+TEST(SqliteStoreRows, ADamagedStoredTargetIsReportedWithoutLibraryWording) {
+  TempDir dir;
+  auto store = open_store(dir.file("orrery.db"));
+  ASSERT_NE(store, nullptr);
+  const Loop loop = make_loop("damaged", 1);
+  ASSERT_TRUE(store->create_loop(loop).ok());
+  struct Case {
+    const char* json;
+    const char* reason;
+  };
+  const Case cases[] = {
+      {"{not json", "it is not valid JSON"},
+      {"{\"type\": 5}", "a field has the wrong type"},
+      {"{}", "a field is missing"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.json);
+    auto update = store->database().prepare("UPDATE loops SET target_json = ?1");
+    ASSERT_TRUE(update.ok());
+    (*update)->bind(1, std::string(c.json));
+    ASSERT_TRUE((*update)->run().ok());
+    auto read = store->get_loop(loop.id);
+    ASSERT_FALSE(read.ok());
+    const std::string& message = read.error().message;
+    EXPECT_EQ(message, "loop " + loop.id + ": the stored target is not valid (" + c.reason + ")");
+    EXPECT_EQ(message.find("json.exception"), std::string::npos) << message;
+  }
 }
 
 }  // namespace
