@@ -175,6 +175,11 @@ class Store {
   virtual Result<std::optional<ClaimedRun>> claim_slot(const SlotRequest& slot,
                                                        const std::string& claimant, TimeMs now,
                                                        const Fence& fence) = 0;
+  // The supervisor started for a claim, recorded by whoever started it, so
+  // that a supervisor which dies before it records anything is still noticed
+  // (by pid and start time). Guarded like record_process.
+  virtual Status record_supervisor(const Claim& claim, const ProcessIdentity& supervisor,
+                                   TimeMs now) = 0;
   virtual Status record_process(const Claim& claim, const ProcessIdentity& target,
                                 std::optional<int> pgid, const ProcessIdentity& supervisor,
                                 TimeMs now) = 0;

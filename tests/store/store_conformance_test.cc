@@ -446,6 +446,7 @@ TEST_P(StoreConformance, ClaimHolderWritesNeedTokenAndLiveLease) {
     EXPECT_EQ(store_->finalize_run(bad, outcome, kNow + 1).error().code, ErrorCode::kConflict);
     EXPECT_EQ(store_->record_process(bad, {1, 1}, 1, {2, 2}, kNow + 1).error().code,
               ErrorCode::kConflict);
+    EXPECT_EQ(store_->record_supervisor(bad, {2, 2}, kNow + 1).error().code, ErrorCode::kConflict);
   }
   // Once the lease has expired even the rightful claimant is refused.
   EXPECT_FALSE(store_->heartbeat_run(claimed.claim, kMinute, kNow + kMinute).ok());
@@ -472,6 +473,24 @@ TEST_P(StoreConformance, RecordProcessKeepsTargetAndSupervisorIdentities) {
   EXPECT_EQ(run.pgid, 4321);
   EXPECT_EQ(run.supervisor->pid, 4300);
   EXPECT_EQ(run.supervisor->started_at, 100);
+}
+
+// The starter records the supervisor before it records anything itself; the
+// supervisor's own record (with the target) later completes the row.
+TEST_P(StoreConformance, RecordSupervisorKeepsItsIdentityAndNotATarget) {
+  const Loop loop = add_loop("starter");
+  const ClaimedRun claimed = claim(loop, kNow);
+  ASSERT_TRUE(store_->record_supervisor(claimed.claim, {4300, 100}, kNow).ok());
+  orrery::Run run = run_at(loop, kNow);
+  ASSERT_TRUE(run.supervisor.has_value());
+  EXPECT_EQ(run.supervisor->pid, 4300);
+  EXPECT_EQ(run.supervisor->started_at, 100);
+  EXPECT_FALSE(run.target.has_value());
+  ASSERT_TRUE(store_->record_process(claimed.claim, {4321, 111}, 4321, {4300, 100}, kNow).ok());
+  run = run_at(loop, kNow);
+  ASSERT_TRUE(run.target.has_value());
+  EXPECT_EQ(run.target->pid, 4321);
+  EXPECT_EQ(run.supervisor->pid, 4300);
 }
 
 TEST_P(StoreConformance, FinalizeRecordsTheOutcomeAndReleasesTheClaim) {

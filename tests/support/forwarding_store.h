@@ -43,6 +43,10 @@ class ForwardingStore : public Store {
                                                TimeMs now, const Fence& fence) override {
     return inner_.claim_slot(slot, claimant, now, fence);
   }
+  Status record_supervisor(const Claim& claim, const ProcessIdentity& supervisor,
+                           TimeMs now) override {
+    return inner_.record_supervisor(claim, supervisor, now);
+  }
   Status record_process(const Claim& claim, const ProcessIdentity& target, std::optional<int> pgid,
                         const ProcessIdentity& supervisor, TimeMs now) override {
     return inner_.record_process(claim, target, pgid, supervisor, now);

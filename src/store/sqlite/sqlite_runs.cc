@@ -339,6 +339,14 @@ Status SqliteStore::guarded_run_update(const char* assignments, const Claim& cla
   return Ok{};
 }
 
+Status SqliteStore::record_supervisor(const Claim& claim, const ProcessIdentity& supervisor,
+                                      TimeMs now) {
+  return guarded_run_update(
+      "supervisor_pid = ?5, supervisor_started_at = ?6, updated_at = ?4", claim, now,
+      [&](sqlite::Statement& s) { s.bind(5, supervisor.pid).bind(6, supervisor.started_at); },
+      "record the supervisor of");
+}
+
 Status SqliteStore::record_process(const Claim& claim, const ProcessIdentity& target,
                                    std::optional<int> pgid, const ProcessIdentity& supervisor,
                                    TimeMs now) {

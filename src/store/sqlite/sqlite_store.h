@@ -50,6 +50,8 @@ class SqliteStore final : public Store {
                                               const Fence& fence) override;
   Result<std::optional<ClaimedRun>> claim_slot(const SlotRequest& slot, const std::string& claimant,
                                                TimeMs now, const Fence& fence) override;
+  Status record_supervisor(const Claim& claim, const ProcessIdentity& supervisor,
+                           TimeMs now) override;
   Status record_process(const Claim& claim, const ProcessIdentity& target, std::optional<int> pgid,
                         const ProcessIdentity& supervisor, TimeMs now) override;
   Status heartbeat_run(const Claim& claim, DurationMs lease_ms, TimeMs now) override;
