@@ -17,6 +17,8 @@
 #include "cli/store_access.h"
 #include "core/duration.h"
 #include "core/text.h"
+#include "exec/claim_keeper.h"
+#include "exec/clock.h"
 #include "exec/kept_outcome.h"
 #include "exec/process_identity.h"
 #include "exec/recovery.h"
@@ -26,11 +28,6 @@
 
 namespace orrery::cli {
 namespace {
-
-TimeMs wall_clock_now() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
 
 SupervisorLaunch supervisor_launch(const OpenedStore& opened, const Context& context,
                                    const ClaimedRun& claimed, bool wait) {
@@ -356,9 +353,32 @@ Result<int> show_logs(const RunArgs& args, const Context& context) {
   return follow_log(*opened->store, opened->home, run_id, path, *context.out);
 }
 
+namespace {
+
+// The lease of the run's loop, when both can be read.
+std::optional<DurationMs> lease_of(Store& store, const std::string& run_id) {
+  auto run = store.get_run(run_id);
+  if (!run || !run->has_value()) return std::nullopt;
+  auto loop = store.get_loop((*run)->loop_id);
+  if (!loop || !loop->has_value()) return std::nullopt;
+  return (*loop)->lease_ms;
+}
+
+}  // namespace
+
+// The supervisor's connection waits for a busy database at most
+// supervisor_busy_timeout_ms(lease), so that ClaimKeeper, not SQLite, does
+// the waiting (docs/execution.md, "Heartbeats and finishing").
 Result<int> supervise_run(const RunArgs& args, const Context& context) {
-  auto opened = open_store(context);
+  auto opened = open_store(context, kSupervisorMaxBusyTimeoutMs);
   if (!opened) return opened.error();
+  if (const auto lease = lease_of(*opened->store, args.run)) {
+    if (const int timeout = supervisor_busy_timeout_ms(*lease);
+        timeout < kSupervisorMaxBusyTimeoutMs) {
+      opened = open_store(context, timeout);
+      if (!opened) return opened.error();
+    }
+  }
   auto token = read_token_fd(args.token_fd);
   if (!token) return token.error();
   auto supervised = supervise(*opened->store, {opened->home, args.run, *token});
