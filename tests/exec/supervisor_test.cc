@@ -130,28 +130,12 @@ class SupervisorTest : public ::testing::Test {
   int loops_ = 0;
 };
 
-TEST_F(SupervisorTest, TransientHeartbeatErrorsAreRetriedAndTheTargetLives) {
-  for (const ErrorCode code : {ErrorCode::kUnavailable, ErrorCode::kInternal}) {
-    claim("sleep 1.2; echo done");
-    flaky_->heartbeats = 0;
-    flaky_->heartbeat_fault = [code](int call) -> std::optional<Error> {
-      if (call <= 3) return Error{code, "database busy: another process holds the write lock"};
-      return std::nullopt;
-    };
-    const Status supervised = supervise_it();
-    ASSERT_TRUE(supervised.ok()) << supervised.error().message;
-    const orrery::Run finished = run();
-    EXPECT_EQ(finished.status, RunStatus::kSucceeded) << finished.error;
-    EXPECT_EQ(finished.stdout_tail, "done\n");
-    EXPECT_GE(flaky_->heartbeats, 4);  // three failures, then renewed
-  }
-}
-
-// Not only the errors that look temporary: a read-only or refused database
-// (usage), a vanished row (not found) are retried too; only a conflict
-// loses the claim.
-TEST_F(SupervisorTest, EveryHeartbeatErrorButAConflictIsRetried) {
-  for (const ErrorCode code : {ErrorCode::kUsage, ErrorCode::kNotFound}) {
+// Not only the errors that look temporary (busy, I/O): a read-only or
+// refused database (usage), a vanished row (not found) are retried too; only
+// a conflict loses the claim.
+TEST_F(SupervisorTest, EveryHeartbeatErrorButAConflictIsRetriedAndTheTargetLives) {
+  for (const ErrorCode code :
+       {ErrorCode::kUnavailable, ErrorCode::kInternal, ErrorCode::kUsage, ErrorCode::kNotFound}) {
     claim("sleep 0.8; echo done", 1000);
     flaky_->heartbeats = 0;
     flaky_->heartbeat_fault = [code](int call) -> std::optional<Error> {

@@ -11,13 +11,17 @@
 namespace orrery {
 namespace {
 
-TEST(LogsFollow, PrintsEverythingAndReturnsWhenTheRunEnds) {
-  testing::TempDir dir;
-  const std::vector<std::string> home{"--home", dir.file("home")};
-  auto orrery = [&](std::vector<std::string> args) {
-    args.insert(args.begin(), home.begin(), home.end());
+// Runs orrery with --home `home`.
+auto orrery_at(const std::string& home) {
+  return [home](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--home", home});
     return run_orrery(args);
   };
+}
+
+TEST(LogsFollow, PrintsEverythingAndReturnsWhenTheRunEnds) {
+  testing::TempDir dir;
+  const auto orrery = orrery_at(dir.file("home"));
   ASSERT_EQ(orrery({"add", "slow", "--every", "1h", "--shell",
                     "for i in 1 2 3; do echo line $i; sleep 0.2; done; echo done >&2"})
                 .exit_code,
@@ -40,11 +44,7 @@ TEST(LogsFollow, PrintsEverythingAndReturnsWhenTheRunEnds) {
 // prints the same: the rotated part first, then the current file.
 TEST(LogsFollow, ARotatedLogIsPrintedWholeInOrder) {
   testing::TempDir dir;
-  const std::vector<std::string> home{"--home", dir.file("home")};
-  auto orrery = [&](std::vector<std::string> args) {
-    args.insert(args.begin(), home.begin(), home.end());
-    return run_orrery(args);
-  };
+  const auto orrery = orrery_at(dir.file("home"));
   // 3 x 20700 bytes: one rotation at 32768 bytes (64 KiB / 2), in mid-line.
   const std::string chunk =
       "awk -v c=$c 'BEGIN{for(i=0;i<900;i++) printf \"chunk %d line %04d abcd\\n\", c, i}'";
