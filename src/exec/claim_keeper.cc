@@ -55,17 +55,29 @@ ClaimKeeper::Beat ClaimKeeper::beat() {
   return Beat::kRetrying;
 }
 
-Status ClaimKeeper::finish(const RunOutcome& outcome) {
-  const TimeMs finished_at = wall_clock_();
+Status ClaimKeeper::write_within_lease(const std::function<Status(TimeMs)>& write) {
   std::chrono::milliseconds backoff = kFirstBackoff;
-  Status written = store_.finalize_run(claim_, outcome, finished_at);
+  Status written = write(wall_clock_());
   for (int tries = 1; !written && written.error().code != ErrorCode::kConflict &&
-                      tries < kFinishTries && lease_outlasts(backoff);
+                      tries < kWriteTries && lease_outlasts(backoff);
        ++tries) {
     std::this_thread::sleep_for(backoff);  // a backoff, not a synchronisation
     backoff = std::min(backoff * 2, interval_);
-    written = store_.finalize_run(claim_, outcome, wall_clock_());
+    written = write(wall_clock_());
   }
+  return written;
+}
+
+Status ClaimKeeper::record_process(const ProcessIdentity& target, int pgid,
+                                   const ProcessIdentity& supervisor) {
+  return write_within_lease(
+      [&](TimeMs now) { return store_.record_process(claim_, target, pgid, supervisor, now); });
+}
+
+Status ClaimKeeper::finish(const RunOutcome& outcome) {
+  const TimeMs finished_at = wall_clock_();
+  const Status written =
+      write_within_lease([&](TimeMs now) { return store_.finalize_run(claim_, outcome, now); });
   if (written) return written;
   auto kept = keep_outcome(env_, run_dir_, {claim_.token, finished_at, outcome});
   const std::string where =

@@ -17,8 +17,8 @@
 //   then the wall-clock instant sent with the last heartbeat that succeeded
 //   plus the lease; the next heartbeat is due lease/3 after that write
 //   returned;
-// - a finish that cannot be written is retried the same way (at most 8
-//   tries, within the lease); if it still fails, the outcome is kept in
+// - recording the target process and finishing are retried the same way
+//   (at most 8 tries, within the lease); a finish that still fails is kept: the outcome is kept in
 //   <run dir>/outcome.json, so that recovery records it instead of running
 //   the work again.
 //
@@ -56,12 +56,17 @@ class ClaimKeeper {
   // lost_reason() says why.
   Beat beat();
   const Error& lost_reason() const { return lost_; }
+  // Records the held target and this supervisor on the run, with retries.
+  Status record_process(const ProcessIdentity& target, int pgid, const ProcessIdentity& supervisor);
   // Writes the outcome, with retries; keeps it in the run directory if that
   // fails. Returns the store's last error when the outcome was not written.
   Status finish(const RunOutcome& outcome);
 
  private:
   bool lease_outlasts(std::chrono::milliseconds wait) const;
+  // Runs `write` (given the wall-clock now) until it succeeds, is refused (a
+  // conflict), was tried kWriteTries times, or the lease would run out.
+  Status write_within_lease(const std::function<Status(TimeMs)>& write);
   Beat give_up(Beat beat, Error reason);
 
   Store& store_;
@@ -78,7 +83,7 @@ class ClaimKeeper {
 };
 
 inline constexpr std::chrono::milliseconds kFirstBackoff{50};
-inline constexpr int kFinishTries = 8;
+inline constexpr int kWriteTries = 8;
 inline constexpr int kSupervisorMaxBusyTimeoutMs = 1000;
 inline constexpr int kSupervisorMinBusyTimeoutMs = 50;
 

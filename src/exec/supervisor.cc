@@ -154,9 +154,7 @@ class Supervision {
     SpawnedProcess held = *spawned;
     child_ = held.pid;
     const ProcessIdentity target{child_, process_start_time(child_)};
-    if (auto recorded = store_.record_process(keeper_.claim(), target, child_, current_process(),
-                                              wall_clock_now());
-        !recorded) {
+    if (auto recorded = keeper_.record_process(target, child_, current_process()); !recorded) {
       discard(held);
       child_ = -1;
       return conclude_failed("cannot record the target process: " + recorded.error().message);

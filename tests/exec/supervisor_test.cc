@@ -40,6 +40,8 @@ class FlakyStore final : public testing::ForwardingStore {
   std::function<std::optional<Error>(int call)> heartbeat_fault;
   std::function<std::optional<Error>(int call)> finalize_fault;
   std::optional<Error> record_fault;
+  int record_failures = -1;  // how many records fail with record_fault; -1: all
+  int records = 0;
   int heartbeats = 0;
   int finalizes = 0;
 
@@ -59,7 +61,8 @@ class FlakyStore final : public testing::ForwardingStore {
   }
   Status record_process(const Claim& claim, const ProcessIdentity& target, std::optional<int> pgid,
                         const ProcessIdentity& supervisor, TimeMs now) override {
-    if (record_fault) return *record_fault;
+    ++records;
+    if (record_fault && (record_failures < 0 || records <= record_failures)) return *record_fault;
     return inner_.record_process(claim, target, pgid, supervisor, now);
   }
 };
@@ -238,9 +241,9 @@ TEST_F(SupervisorTest, AFinishThatCannotBeWrittenIsKeptAndRecoveryRecordsIt) {
         << supervised.error().message;
     if (code == ErrorCode::kConflict) {
       EXPECT_EQ(flaky_->finalizes, 1);  // a refused claim is not retried
-    } else {                            // retried, at most kFinishTries times, within the lease
+    } else {                            // retried, at most kWriteTries times, within the lease
       EXPECT_GE(flaky_->finalizes, 3);
-      EXPECT_LE(flaky_->finalizes, kFinishTries);
+      EXPECT_LE(flaky_->finalizes, kWriteTries);
     }
     ASSERT_TRUE(std::filesystem::exists(kept_outcome_path(run_dir())));
     EXPECT_EQ(run().status, RunStatus::kRunning);
@@ -296,6 +299,20 @@ TEST_F(SupervisorTest, ATargetWhoseRecordFailsNeverRuns) {
   EXPECT_EQ(failed.status, RunStatus::kFailed);
   EXPECT_EQ(failed.error, "cannot record the target process: database busy");
   EXPECT_FALSE(std::filesystem::exists(marker));
+}
+
+TEST_F(SupervisorTest, ARecordThatFailsAFewTimesIsRetriedAndTheTargetRuns) {
+  for (const ErrorCode code : {ErrorCode::kUnavailable, ErrorCode::kUsage}) {
+    const std::string marker = dir_.file("ran-" + std::to_string(int(code)));
+    claim("touch '" + marker + "'");
+    flaky_->records = 0;
+    flaky_->record_failures = 2;
+    flaky_->record_fault = Error{code, "database busy"};
+    ASSERT_TRUE(supervise_it().ok());
+    EXPECT_EQ(flaky_->records, 3);
+    EXPECT_EQ(run().status, RunStatus::kSucceeded) << run().error;
+    EXPECT_TRUE(std::filesystem::exists(marker));
+  }
 }
 
 TEST_F(SupervisorTest, EachAttemptAfterTheFirstIsMarkedInBothLogs) {
