@@ -239,7 +239,7 @@ class Supervision {
   void stop(StopCause cause) {
     if (!stop_cause_) stop_cause_ = std::move(cause);
     if (kill_at_) return;
-    kill_group(SIGTERM);
+    if (!reaped_ || group_lives()) kill_group(SIGTERM);  // see the SIGKILL below
     kill_at_ = plus(Clock::now(), kKillGraceMs);
   }
 
