@@ -5,7 +5,6 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -20,6 +19,7 @@
 #include "cli/run_commands.h"
 #include "cli/schedule_commands.h"
 #include "core/text.h"
+#include "exec/clock.h"
 
 namespace orrery::cli {
 namespace {
@@ -295,11 +295,6 @@ int print_call(const CLI::App& app, const CLI::Success& call, bool json) {
   return kExitOk;
 }
 
-TimeMs clock_now() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
-
 }  // namespace
 
 int run(int argc, char** argv) {
@@ -330,7 +325,7 @@ int run(int argc, char** argv) {
   if (auto empty = empty_option_value(app)) return report(*empty, context.globals.json);
   if (!command) return report(missing_command(app), context.globals.json);
 
-  context.now = clock_now();
+  context.now = wall_clock_now();
   context.out = &std::cout;
   context.out_is_tty = isatty(STDOUT_FILENO) == 1;
   try {

@@ -18,6 +18,14 @@ nlohmann::json runs_json(const std::vector<Run>& runs) {
   return array;
 }
 
+nlohmann::json problems_json(const std::vector<RecoveryProblem>& problems) {
+  nlohmann::json array = nlohmann::json::array();
+  for (const RecoveryProblem& problem : problems) {
+    array.push_back({{"run_id", problem.run_id}, {"error", problem.message}});
+  }
+  return array;
+}
+
 std::string outcome_of(const Run& run) {
   std::string text = run_status_name(run.status);
   if (!run.error.empty()) text += ": " + run.error;
@@ -37,8 +45,11 @@ void print_report(std::ostream& out, const RecoveryReport& report) {
         << ") running: its supervisor is alive; its lease was extended\n";
   }
   for (int group : report.killed_groups) out << "killed process group " << group << '\n';
+  for (const RecoveryProblem& problem : report.problems) {
+    out << "could not recover run " << problem.run_id << ": " << problem.message << '\n';
+  }
   if (report.recorded.empty() && report.abandoned.empty() && report.deferred.empty() &&
-      report.killed_groups.empty()) {
+      report.killed_groups.empty() && report.problems.empty()) {
     out << "nothing to recover\n";
   }
 }
@@ -56,13 +67,15 @@ Result<int> recover_command(const Context& context) {
     *context.out << nlohmann::json{{"recorded", runs_json(report->recorded)},
                                    {"abandoned", runs_json(report->abandoned)},
                                    {"deferred", runs_json(report->deferred)},
-                                   {"killed_process_groups", report->killed_groups}}
+                                   {"killed_process_groups", report->killed_groups},
+                                   {"problems", problems_json(report->problems)}}
                         .dump(2)
                  << '\n';
   } else {
     print_report(*context.out, *report);
   }
-  return kExitOk;
+  // The others were recovered; the ones left say so (docs/cli.md, "recover").
+  return report->problems.empty() ? kExitOk : kExitWorkFailed;
 }
 
 }  // namespace orrery::cli

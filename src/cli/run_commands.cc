@@ -1,9 +1,12 @@
 #include "cli/run_commands.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -17,6 +20,8 @@
 #include "cli/store_access.h"
 #include "core/duration.h"
 #include "core/text.h"
+#include "exec/claim_keeper.h"
+#include "exec/clock.h"
 #include "exec/kept_outcome.h"
 #include "exec/process_identity.h"
 #include "exec/recovery.h"
@@ -26,11 +31,6 @@
 
 namespace orrery::cli {
 namespace {
-
-TimeMs wall_clock_now() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
 
 SupervisorLaunch supervisor_launch(const OpenedStore& opened, const Context& context,
                                    const ClaimedRun& claimed, bool wait) {
@@ -99,56 +99,127 @@ void print_run(const Context& context, const Run& run) {
   }
 }
 
-// Copies what is new in the file to `out`; the file may not exist yet.
-void copy_new(const std::string& path, std::streamoff* offset, std::ostream& out) {
-  std::ifstream file(path, std::ios::binary | std::ios::ate);
-  if (!file) return;
-  if (file.tellg() < *offset) *offset = 0;  // rotated (docs/execution.md, "Logs"): a new file
-  file.seekg(*offset);
+// Copies the rest of `fd` to `out`.
+void copy_to_end(int fd, std::ostream& out) {
   char buffer[64 * 1024];
-  while (file.read(buffer, sizeof buffer) || file.gcount() > 0) {
-    out.write(buffer, file.gcount());
-    *offset += file.gcount();
+  ssize_t got;
+  while ((got = ::read(fd, buffer, sizeof buffer)) > 0 || (got < 0 && errno == EINTR)) {
+    if (got > 0) out.write(buffer, got);
   }
-  out.flush();
 }
+
+// A whole stream's log: the rotated, older part (<name>.1) first, when there
+// is one, then the current file (docs/execution.md, "Logs").
+std::string read_log(const std::string& path) {
+  std::ostringstream text;
+  for (const std::string& part : {path + ".1", path}) {
+    std::ifstream file(part, std::ios::binary);
+    if (file) text << file.rdbuf();
+  }
+  return text.str();
+}
+
+// Follows one log file across rotations: the file is read through a
+// descriptor kept open; when the path names another file (another inode),
+// the old one is read to its end before the new one is read from its start.
+class LogFollower {
+ public:
+  explicit LogFollower(std::string path) : path_(std::move(path)) {}
+  ~LogFollower() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  LogFollower(const LogFollower&) = delete;
+  LogFollower& operator=(const LogFollower&) = delete;
+
+  // Prints the older part of the log once, before anything else.
+  void start(std::ostream& out) {
+    open_current();
+    std::ifstream older(path_ + ".1", std::ios::binary);
+    if (older) out << older.rdbuf();
+  }
+
+  // Copies what is new to `out`; the file may not exist yet.
+  void copy_new(std::ostream& out) {
+    if (fd_ < 0) open_current();
+    if (fd_ >= 0) copy_to_end(fd_, out);
+    struct stat now {};
+    if (fd_ >= 0 && ::stat(path_.c_str(), &now) == 0 && now.st_ino != inode_) {
+      copy_to_end(fd_, out);  // rotated: the old file's last bytes first
+      ::close(fd_);
+      fd_ = -1;
+      open_current();
+      if (fd_ >= 0) copy_to_end(fd_, out);
+    }
+    out.flush();
+  }
+
+ private:
+  void open_current() {
+    fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat opened {};
+    if (fd_ >= 0 && ::fstat(fd_, &opened) == 0) inode_ = opened.st_ino;
+  }
+
+  std::string path_;
+  int fd_ = -1;
+  ino_t inode_ = 0;
+};
+
+// The inotify descriptor, closed on every path.
+struct Inotify {
+  int fd = inotify_init1(IN_CLOEXEC);
+  ~Inotify() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// How often --follow looks at the run while its log keeps changing.
+constexpr std::chrono::milliseconds kFollowStatusEvery{250};
 
 // Prints the log as it grows, woken by inotify, until the run is finished;
 // an error when its supervisor is gone while the run is still `running`.
+// The run is read at most every 250 ms (and at least every second), not at
+// every write.
 Result<int> follow_log(Store& store, const std::string& home, const std::string& run_id,
                        const std::string& path, std::ostream& out) {
-  const int watch = inotify_init1(IN_CLOEXEC);
+  const Inotify watch;
   const std::string dir = path.substr(0, path.rfind('/'));
-  if (watch >= 0) inotify_add_watch(watch, dir.c_str(), IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE);
+  if (watch.fd >= 0) {
+    inotify_add_watch(watch.fd, dir.c_str(), IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO);
+  }
   const SystemProcessProbe probe;
-  std::streamoff offset = 0;
+  LogFollower log(path);
+  log.start(out);
   std::optional<Error> gone;
+  auto checked = std::chrono::steady_clock::time_point{};
   while (true) {
-    copy_new(path, &offset, out);
-    auto run = store.get_run(run_id);
-    if (!run) return run.error();
-    if (!run->has_value() || is_terminal((*run)->status)) break;
-    if (supervisor_gone(**run, probe, wall_clock_now())) {
-      // It may have finished the run just before it exited: look once more.
-      auto again = store.get_run(run_id);
-      if (!again) return again.error();
-      if (again->has_value() && !is_terminal((*again)->status)) {
-        gone = supervisor_gone_error(home, **again,
-                                     (*again)->supervisor ? (*again)->supervisor->pid : 0);
+    log.copy_new(out);
+    if (std::chrono::steady_clock::now() - checked >= kFollowStatusEvery) {
+      checked = std::chrono::steady_clock::now();
+      auto run = store.get_run(run_id);
+      if (!run) return run.error();
+      if (!run->has_value() || is_terminal((*run)->status)) break;
+      if (supervisor_gone(**run, probe, wall_clock_now())) {
+        // It may have finished the run just before it exited: look once more.
+        auto again = store.get_run(run_id);
+        if (!again) return again.error();
+        if (again->has_value() && !is_terminal((*again)->status)) {
+          gone = supervisor_gone_error(home, **again,
+                                       (*again)->supervisor ? (*again)->supervisor->pid : 0);
+        }
+        break;
       }
-      break;
     }
-    // Woken by a write; a second at most, to notice a run that ends silently.
-    pollfd fd{watch, POLLIN, 0};
-    if (watch >= 0 && poll(&fd, 1, 1000) > 0) {
+    // Woken by a write; a quarter second at most, to notice a run that ends silently.
+    pollfd fd{watch.fd, POLLIN, 0};
+    if (watch.fd >= 0 && poll(&fd, 1, int(kFollowStatusEvery.count())) > 0) {
       char events[4096];
-      (void)!read(watch, events, sizeof events);
-    } else if (watch < 0) {
-      poll(nullptr, 0, 1000);
+      (void)!read(watch.fd, events, sizeof events);
+    } else if (watch.fd < 0) {
+      poll(nullptr, 0, int(kFollowStatusEvery.count()));
     }
   }
-  copy_new(path, &offset, out);
-  if (watch >= 0) close(watch);
+  log.copy_new(out);
   if (gone) return *gone;
   return kExitOk;
 }
@@ -342,23 +413,43 @@ Result<int> show_logs(const RunArgs& args, const Context& context) {
   const std::string path = run_directory(opened->home, run_id) + "/" + stream + ".log";
   if (!args.follow) {
     // The log is the program's output: printed as it is (docs/cli.md, "Escaping").
-    std::ifstream file(path, std::ios::binary);
+    const std::string text = read_log(path);  // nothing yet (or a skipped slot): no output
     if (context.globals.json) {
-      std::ostringstream text;
-      if (file) text << file.rdbuf();
-      *context.out << json_text({{"run_id", run_id}, {"stream", stream}, {"text", text.str()}})
-                   << '\n';
-    } else if (file) {
-      *context.out << file.rdbuf();  // nothing yet (or a skipped slot): no output
+      *context.out << json_text({{"run_id", run_id}, {"stream", stream}, {"text", text}}) << '\n';
+    } else {
+      *context.out << text;
     }
     return kExitOk;
   }
   return follow_log(*opened->store, opened->home, run_id, path, *context.out);
 }
 
+namespace {
+
+// The lease of the run's loop, when both can be read.
+std::optional<DurationMs> lease_of(Store& store, const std::string& run_id) {
+  auto run = store.get_run(run_id);
+  if (!run || !run->has_value()) return std::nullopt;
+  auto loop = store.get_loop((*run)->loop_id);
+  if (!loop || !loop->has_value()) return std::nullopt;
+  return (*loop)->lease_ms;
+}
+
+}  // namespace
+
+// The supervisor's connection waits for a busy database at most
+// supervisor_busy_timeout_ms(lease), so that ClaimKeeper, not SQLite, does
+// the waiting (docs/execution.md, "Heartbeats and finishing").
 Result<int> supervise_run(const RunArgs& args, const Context& context) {
-  auto opened = open_store(context);
+  auto opened = open_store(context, kSupervisorMaxBusyTimeoutMs);
   if (!opened) return opened.error();
+  if (const auto lease = lease_of(*opened->store, args.run)) {
+    if (const int timeout = supervisor_busy_timeout_ms(*lease);
+        timeout < kSupervisorMaxBusyTimeoutMs) {
+      opened = open_store(context, timeout);
+      if (!opened) return opened.error();
+    }
+  }
   auto token = read_token_fd(args.token_fd);
   if (!token) return token.error();
   auto supervised = supervise(*opened->store, {opened->home, args.run, *token});

@@ -1,5 +1,6 @@
 #include "cli/store_access.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
@@ -31,7 +32,7 @@ Result<int> busy_timeout_ms() {
 
 }  // namespace
 
-Result<OpenedStore> open_store(const Context& context) {
+Result<OpenedStore> open_store(const Context& context, std::optional<int> busy_timeout_cap_ms) {
   OpenedStore opened;
   // Absolute, so that runs (which start in other directories) get a usable ORRERY_HOME.
   opened.home = std::filesystem::absolute(context.globals.home.empty() ? default_data_dir()
@@ -51,7 +52,8 @@ Result<OpenedStore> open_store(const Context& context) {
   if (auto home = prepare_data_dir(opened.home); !home) return home.error();
   SqliteOptions options;
   options.path = path;
-  options.busy_timeout_ms = *timeout;
+  options.busy_timeout_ms =
+      busy_timeout_cap_ms ? std::min(*timeout, *busy_timeout_cap_ms) : *timeout;
   options.probe = std::make_shared<SystemProcessProbe>();
   options.now = context.now;
   auto store = SqliteStore::open(options);

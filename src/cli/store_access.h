@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cli/command.h"
@@ -17,6 +18,11 @@ struct OpenedStore {
   std::unique_ptr<Store> store;
 };
 
-Result<OpenedStore> open_store(const Context& context);
+// `busy_timeout_cap_ms`, when given, caps how long the connection waits for
+// a busy database (ORRERY_BUSY_TIMEOUT_MS or the default otherwise): the
+// supervisor's connection gives up quickly and retries itself
+// (docs/execution.md).
+Result<OpenedStore> open_store(const Context& context,
+                               std::optional<int> busy_timeout_cap_ms = std::nullopt);
 
 }  // namespace orrery::cli

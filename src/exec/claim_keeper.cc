@@ -7,64 +7,77 @@
 
 namespace orrery {
 
+int supervisor_busy_timeout_ms(DurationMs lease_ms) {
+  const DurationMs sixth = std::min<DurationMs>(lease_ms / 6, kSupervisorMaxBusyTimeoutMs);
+  return int(std::max<DurationMs>(sixth, kSupervisorMinBusyTimeoutMs));
+}
+
 ClaimKeeper::ClaimKeeper(Store& store, Env& env, Claim claim, DurationMs lease_ms,
-                         std::string run_dir)
+                         TimeMs lease_expires_at, std::string run_dir, WallClock wall_clock)
     : store_(store),
       env_(env),
       claim_(std::move(claim)),
       lease_ms_(lease_ms),
       interval_(std::max<DurationMs>(lease_ms / 3, 100)),
+      lease_end_(lease_expires_at),
       run_dir_(std::move(run_dir)),
-      renewed_at_(Clock::now()),
-      next_beat_(renewed_at_ + interval_),
+      wall_clock_(std::move(wall_clock)),
+      next_beat_(Clock::now() + interval_),
       backoff_(kFirstBackoff) {}
 
-bool ClaimKeeper::transient(const Error& error) {
-  return error.code == ErrorCode::kUnavailable || error.code == ErrorCode::kInternal;
+bool ClaimKeeper::lease_outlasts(std::chrono::milliseconds wait) const {
+  return wall_clock_() + wait.count() < lease_end_;
 }
 
-ClaimKeeper::Clock::time_point ClaimKeeper::lease_end() const {
-  return renewed_at_ + std::chrono::milliseconds(lease_ms_);
-}
-
-TimeMs ClaimKeeper::wall_now() const {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+ClaimKeeper::Beat ClaimKeeper::give_up(Beat beat, Error reason) {
+  lost_ = std::move(reason);
+  next_beat_ = Clock::time_point::max();
+  return beat;
 }
 
 ClaimKeeper::Beat ClaimKeeper::beat() {
-  const Clock::time_point now = Clock::now();
-  auto renewed = store_.heartbeat_run(claim_, lease_ms_, wall_now());
+  const TimeMs sent = wall_clock_();
+  auto renewed = store_.heartbeat_run(claim_, lease_ms_, sent);
   if (renewed) {
-    renewed_at_ = now;
-    next_beat_ = now + interval_;
+    lease_end_ = sent + lease_ms_;  // what the store holds now
+    next_beat_ = Clock::now() + interval_;
     backoff_ = kFirstBackoff;
     return Beat::kRenewed;
   }
-  if (!transient(renewed.error())) {
-    lost_ = renewed.error();
-    return Beat::kLost;
+  if (renewed.error().code == ErrorCode::kConflict) return give_up(Beat::kLost, renewed.error());
+  if (!lease_outlasts(backoff_)) {
+    return give_up(Beat::kExpired, Error{renewed.error().code,
+                                         "cannot renew the lease of run " + claim_.run_id +
+                                             " before it ran out: " + renewed.error().message});
   }
-  if (now + backoff_ >= lease_end()) {
-    lost_ = unavailable_error("cannot renew the lease of run " + claim_.run_id +
-                              " before it ran out: " + renewed.error().message);
-    return Beat::kLost;
-  }
-  next_beat_ = now + backoff_;
+  next_beat_ = Clock::now() + backoff_;
   backoff_ = std::min(backoff_ * 2, interval_);
   return Beat::kRetrying;
 }
 
-Status ClaimKeeper::finish(const RunOutcome& outcome) {
-  const TimeMs finished_at = wall_now();
+Status ClaimKeeper::write_within_lease(const std::function<Status(TimeMs)>& write) {
   std::chrono::milliseconds backoff = kFirstBackoff;
-  Status written = store_.finalize_run(claim_, outcome, finished_at);
-  for (int tries = 1; !written && transient(written.error()) && tries < kFinishTries; ++tries) {
-    if (Clock::now() + backoff >= lease_end()) break;
+  Status written = write(wall_clock_());
+  for (int tries = 1; !written && written.error().code != ErrorCode::kConflict &&
+                      tries < kWriteTries && lease_outlasts(backoff);
+       ++tries) {
     std::this_thread::sleep_for(backoff);  // a backoff, not a synchronisation
     backoff = std::min(backoff * 2, interval_);
-    written = store_.finalize_run(claim_, outcome, wall_now());
+    written = write(wall_clock_());
   }
+  return written;
+}
+
+Status ClaimKeeper::record_process(const ProcessIdentity& target, int pgid,
+                                   const ProcessIdentity& supervisor) {
+  return write_within_lease(
+      [&](TimeMs now) { return store_.record_process(claim_, target, pgid, supervisor, now); });
+}
+
+Status ClaimKeeper::finish(const RunOutcome& outcome) {
+  const TimeMs finished_at = wall_clock_();
+  const Status written =
+      write_within_lease([&](TimeMs now) { return store_.finalize_run(claim_, outcome, now); });
   if (written) return written;
   auto kept = keep_outcome(env_, run_dir_, {claim_.token, finished_at, outcome});
   const std::string where =

@@ -1,12 +1,27 @@
 #include "exec/log_file.h"
 
 #include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 
 namespace orrery {
+namespace {
+
+// The last byte of the file at `path`, or 0 when it cannot be read.
+char last_byte(const std::string& path) {
+  char byte = 0;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  const off_t end = ::lseek(fd, 0, SEEK_END);
+  if (end <= 0 || ::pread(fd, &byte, 1, end - 1) != 1) byte = 0;
+  ::close(fd);
+  return byte;
+}
+
+}  // namespace
 
 LogFile::LogFile(Env& env, std::string path, std::int64_t limit_bytes)
     : env_(env),
@@ -23,6 +38,7 @@ Status LogFile::open() {
   fd_ = env_.open(path_, O_WRONLY | O_CREAT | O_APPEND, 0600);
   if (fd_ < 0) return internal_error("cannot open " + path_ + ": " + std::strerror(errno));
   bytes_in_file_ = std::max<off_t>(env_.size(fd_), 0);
+  mid_line_ = bytes_in_file_ > 0 && last_byte(path_) != '\n';
   const int older = env_.open(path_ + ".1", O_RDONLY, 0);
   if (older >= 0) {
     rotated_ = true;
@@ -33,8 +49,8 @@ Status LogFile::open() {
 }
 
 Status LogFile::mark_attempt(int attempt, TimeMs started_at) {
-  return write_raw("=== attempt " + std::to_string(attempt) + " started " +
-                   format_time(started_at) + " ===\n");
+  return write_marker("=== attempt " + std::to_string(attempt) + " started " +
+                      format_time(started_at) + " ===\n");
 }
 
 Status LogFile::append(std::string_view text) {
@@ -53,7 +69,13 @@ Status LogFile::append(std::string_view text) {
 
 Status LogFile::write_raw(std::string_view text) {
   if (fd_ < 0) return internal_error("cannot write to " + path_ + ": it is not open");
-  return write_all(env_, fd_, text, path_);
+  if (auto written = write_all(env_, fd_, text, path_); !written) return written;
+  if (!text.empty()) mid_line_ = text.back() != '\n';
+  return Ok{};
+}
+
+Status LogFile::write_marker(const std::string& line) {
+  return write_raw(mid_line_ ? "\n" + line : line);
 }
 
 // The full file becomes <name>.1; the older <name>.1 is dropped.
@@ -69,8 +91,9 @@ Status LogFile::rotate() {
   fd_ = env_.open(path_, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0600);
   if (fd_ < 0) return internal_error("cannot open " + path_ + ": " + std::strerror(errno));
   bytes_in_file_ = 0;
-  return write_raw("=== " + name() + " reached its limit: earlier output is in " + name() + ".1; " +
-                   std::to_string(dropped_bytes_) + " bytes before that were dropped ===\n");
+  return write_marker("=== " + name() + " reached its limit: earlier output is in " + name() +
+                      ".1; " + std::to_string(dropped_bytes_) +
+                      " bytes before that were dropped ===\n");
 }
 
 }  // namespace orrery

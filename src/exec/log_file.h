@@ -5,7 +5,10 @@
 // current file holds at most half of it, and when the next write would pass
 // that, the file is renamed to <name>.1 (replacing the older one, whose bytes
 // are dropped) and a new file starts with one marker line saying what was
-// dropped. Marker lines are not counted. Every write goes through Env and
+// dropped. Marker lines are not counted. A marker always starts a line of
+// its own: when the last byte written (before a rotation: to the file now
+// <name>.1, which is read before this one) was not a newline, the marker
+// starts with one. Every write goes through Env and
 // writes all its bytes or reports the error.
 #pragma once
 
@@ -40,6 +43,7 @@ class LogFile {
  private:
   Status rotate();
   Status write_raw(std::string_view text);
+  Status write_marker(const std::string& line);
   std::string name() const;
 
   Env& env_;
@@ -50,6 +54,7 @@ class LogFile {
   bool rotated_ = false;
   std::int64_t rotated_bytes_ = 0;  // output in <name>.1
   std::int64_t dropped_bytes_ = 0;
+  bool mid_line_ = false;  // the last byte written was not a newline
 };
 
 }  // namespace orrery

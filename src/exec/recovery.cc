@@ -42,8 +42,9 @@ Result<bool> finish_orphan(Store& store, const std::string& home, const Run& run
   if (has_kept && expired) {
     written = store.finalize_expired_run(run.id, run.claim_token, (*kept)->outcome,
                                          (*kept)->finished_at, now);
-  } else if (has_kept) {
-    written = store.finalize_run({run.id, run.claimed_by, run.claim_token}, (*kept)->outcome, now);
+  } else if (has_kept) {  // finished when it was kept, as on the expired path
+    written = store.finalize_run({run.id, run.claimed_by, run.claim_token}, (*kept)->outcome,
+                                 (*kept)->finished_at);
   } else if (!expired) {
     RunOutcome outcome;
     outcome.status = RunStatus::kAbandoned;
@@ -63,6 +64,21 @@ Result<bool> finish_orphan(Store& store, const std::string& home, const Run& run
   return true;
 }
 
+// Every running run, read a page at a time before any is changed.
+Result<std::vector<Run>> running_runs(Store& store) {
+  RunFilter running;
+  running.status = RunStatus::kRunning;
+  running.limit = kRecoveryPage;
+  std::vector<Run> all;
+  while (true) {
+    auto page = store.list_runs(running);
+    if (!page) return page.error();
+    all.insert(all.end(), page->begin(), page->end());
+    if (int(page->size()) < running.limit) return all;
+    running.offset += running.limit;
+  }
+}
+
 }  // namespace
 
 bool supervisor_gone(const Run& run, const ProcessProbe& probe, TimeMs now) {
@@ -77,16 +93,13 @@ Result<RecoveryReport> recover_runs(Store& store, const ProcessProbe& probe,
                                     const RecoveryOptions& options, const Fence& fence) {
   if (auto fenced = store.check_fence(fence, now); !fenced) return fenced.error();
   RecoveryReport report;
-  RunFilter running;
-  running.status = RunStatus::kRunning;
-  running.limit = 10'000;
-  auto runs = store.list_runs(running);
+  auto runs = running_runs(store);
   if (!runs) return runs.error();
   for (const Run& run : *runs) {
     if (!supervisor_gone(run, probe, now)) continue;
     kill_target_group(run, probe, report);
     if (auto finished = finish_orphan(store, home, run, now, report); !finished) {
-      return finished.error();
+      report.problems.push_back({run.id, finished.error().message});
     }
   }
   auto expired = store.recover_expired_runs(now, options, fence);

@@ -11,6 +11,11 @@
 // - a target (or what is left of its process group) that outlived its
 //   supervisor is killed with SIGKILL, so nothing of a finished run runs on.
 //
+// A run that cannot be recovered (its outcome.json unreadable or damaged,
+// a store error on that run) is reported in `problems` and left as it is;
+// the other runs are recovered all the same. Every running run is looked
+// at, however many there are (read page by page).
+//
 // Every write is guarded by the run's claim token (or an expired lease), so a
 // supervisor finishing meanwhile wins and recovery changes nothing.
 #pragma once
@@ -23,16 +28,24 @@
 
 namespace orrery {
 
+struct RecoveryProblem {
+  std::string run_id;
+  std::string message;
+};
+
 struct RecoveryReport {
-  std::vector<Run> recorded;       // finished with the outcome their supervisor kept
-  std::vector<Run> abandoned;      // no outcome: marked abandoned
-  std::vector<Run> deferred;       // expired, but the supervisor lives: lease extended
-  std::vector<int> killed_groups;  // process groups of targets that outlived their run
+  std::vector<Run> recorded;              // finished with the outcome their supervisor kept
+  std::vector<Run> abandoned;             // no outcome: marked abandoned
+  std::vector<Run> deferred;              // expired, but the supervisor lives: lease extended
+  std::vector<int> killed_groups;         // process groups of targets that outlived their run
+  std::vector<RecoveryProblem> problems;  // runs left as they were, and why
 };
 
 // Whether a running run has nothing behind it: its recorded supervisor is
 // dead (pid and start time), or it never recorded one and its lease expired.
 bool supervisor_gone(const Run& run, const ProcessProbe& probe, TimeMs now);
+
+inline constexpr int kRecoveryPage = 1000;  // running runs read per query
 
 Result<RecoveryReport> recover_runs(Store& store, const ProcessProbe& probe,
                                     const std::string& home, TimeMs now,

@@ -1,7 +1,6 @@
 #include "exec/spawn.h"
 
 #include <fcntl.h>
-#include <linux/close_range.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -13,6 +12,8 @@
 #include <csignal>
 #include <cstdint>
 #include <cstring>
+
+#include "exec/descriptors.h"
 
 namespace orrery {
 namespace {
@@ -29,11 +30,6 @@ constexpr const char* kDefaultPath = "/usr/local/bin:/usr/bin:/bin";
   const ChildFailure failure{stage, errno};
   (void)!write(report_fd, &failure, sizeof failure);
   _exit(127);
-}
-
-void close_fd(int& fd) {
-  if (fd >= 0) close(fd);
-  fd = -1;
 }
 
 void close_pipe(int fds[2]) {
@@ -79,12 +75,6 @@ void reset_signals() {
   }
   const std::uint64_t none = 0;
   syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, nullptr, sizeof none);
-}
-
-// In the child: every descriptor from 3 up is closed at exec.
-void close_on_exec_from_3(int max_fd) {
-  if (syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) == 0) return;
-  for (int fd = 3; fd < max_fd; ++fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
 }
 
 bool is_executable_file(const std::string& path) {
@@ -146,8 +136,7 @@ Result<SpawnedProcess> spawn_in_group(const std::vector<std::string>& argv,
   std::vector<char*> argp;
   for (std::string& arg : args) argp.push_back(arg.data());
   argp.push_back(nullptr);
-  const long open_max = sysconf(_SC_OPEN_MAX);
-  const int max_fd = open_max > 0 && open_max < 1 << 20 ? int(open_max) : 1 << 16;
+  const int max_fd = descriptor_limit();
 
   int input = stdin_text ? memory_file(*stdin_text) : -1;
   if (stdin_text && input < 0) {
@@ -170,6 +159,9 @@ Result<SpawnedProcess> spawn_in_group(const std::vector<std::string>& argv,
     return internal_error(std::string("cannot fork: ") + std::strerror(error));
   }
   if (pid == 0) {
+    // The parent's ends: with its own copy of the go pipe's write end the
+    // child would never see end of file if the supervisor died holding it.
+    for (int fd : {go[1], out[0], err[0], report[0]}) close(fd);
     setpgid(0, 0);
     reset_signals();
     dup2(input >= 0 ? input : open("/dev/null", O_RDONLY | O_CLOEXEC), STDIN_FILENO);

@@ -24,6 +24,7 @@
 #include "core/usage.h"
 #include "core/usage_limit.h"
 #include "exec/claim_keeper.h"
+#include "exec/clock.h"
 #include "exec/log_file.h"
 #include "exec/process_identity.h"
 #include "exec/spawn.h"
@@ -37,11 +38,6 @@ namespace orrery {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-TimeMs wall_now() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
 
 // t + ms, or the end of time when that does not fit.
 Clock::time_point plus(Clock::time_point t, DurationMs ms) {
@@ -141,7 +137,9 @@ class Supervision {
         loop_(std::move(loop)),
         run_(std::move(run)),
         dir_(run_directory(request.home, run_.id)),
-        keeper_(store, env, Claim{run_.id, run_.claimed_by, request.token}, loop_.lease_ms, dir_),
+        keeper_(store, env, Claim{run_.id, run_.claimed_by, request.token}, loop_.lease_ms,
+                run_.lease_expires_at.value_or(wall_clock_now() + loop_.lease_ms), dir_,
+                wall_clock_now),
         out_(scrubber_),
         err_(scrubber_) {}
 
@@ -157,9 +155,7 @@ class Supervision {
     SpawnedProcess held = *spawned;
     child_ = held.pid;
     const ProcessIdentity target{child_, process_start_time(child_)};
-    if (auto recorded =
-            store_.record_process(keeper_.claim(), target, child_, current_process(), wall_now());
-        !recorded) {
+    if (auto recorded = keeper_.record_process(target, child_, current_process()); !recorded) {
       discard(held);
       child_ = -1;
       return conclude_failed("cannot record the target process: " + recorded.error().message);
@@ -171,9 +167,9 @@ class Supervision {
     out_.pipe_fd = held.stdout_fd;
     err_.pipe_fd = held.stderr_fd;
     pidfd_ = int(syscall(SYS_pidfd_open, child_, 0));
-    auto watched = watch();
+    watch();
     if (pidfd_ >= 0) close(pidfd_);
-    if (!watched) return watched;
+    if (claim_lost_) return *claim_lost_;  // not ours to finish any more
     return conclude(outcome());
   }
 
@@ -186,7 +182,7 @@ class Supervision {
     }
     // Each attempt after the first starts both logs with a marker line.
     if (run_.attempt > 1 || out_.log->has_output() || err_.log->has_output()) {
-      const TimeMs started = run_.started_at.value_or(wall_now());
+      const TimeMs started = run_.started_at.value_or(wall_clock_now());
       for (OutputStream* stream : {&out_, &err_}) {
         if (auto marked = stream->log->mark_attempt(run_.attempt, started); !marked) return marked;
       }
@@ -241,7 +237,7 @@ class Supervision {
                        : signal == SIGINT ? "SIGINT"
                        : signal == SIGHUP ? "SIGHUP"
                                           : "a signal";
-    return {RunStatus::kCancelled, std::string("cancelled: the supervisor received ") + name};
+    return {RunStatus::kCancelled, std::string("the supervisor received ") + name};
   }
 
   void kill_group(int signal) {
@@ -263,7 +259,7 @@ class Supervision {
   void stop(StopCause cause) {
     if (!stop_cause_) stop_cause_ = std::move(cause);
     if (kill_at_) return;
-    kill_group(SIGTERM);
+    if (!reaped_ || group_lives()) kill_group(SIGTERM);  // see the SIGKILL below
     kill_at_ = plus(Clock::now(), kKillGraceMs);
   }
 
@@ -274,21 +270,20 @@ class Supervision {
     return std::nullopt;
   }
 
-  // Renews the lease when due; an error when the claim is lost.
-  Status keep_claim() {
-    if (Clock::now() < keeper_.next_beat()) return Ok{};
-    if (keeper_.beat() != ClaimKeeper::Beat::kLost) return Ok{};
-    kill_group(SIGKILL);
-    // Bounded: SIGKILL cannot be ignored, so only others' zombies could stay.
-    const Clock::time_point give_up = plus(Clock::now(), kKillGraceMs);
-    while (group_lives() && Clock::now() < give_up) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));  // waiting for exits
+  // Renews the lease when due. A lost claim or a lease that ran out stops
+  // the target (SIGTERM, SIGKILL after the grace); a lost claim also means
+  // the run is not finished here (docs/execution.md).
+  void keep_claim() {
+    if (Clock::now() < keeper_.next_beat()) return;
+    const ClaimKeeper::Beat beat = keeper_.beat();
+    if (beat == ClaimKeeper::Beat::kLost) claim_lost_ = keeper_.lost_reason();
+    if (beat == ClaimKeeper::Beat::kLost || beat == ClaimKeeper::Beat::kExpired) {
+      stop({RunStatus::kFailed, keeper_.lost_reason().message});
     }
-    return keeper_.lost_reason();
   }
 
   // The event loop: output, the child's exit, signals, heartbeats, timeouts.
-  Status watch() {
+  void watch() {
     const Clock::time_point started = Clock::now();
     const Clock::time_point deadline =
         loop_.timeout_ms ? plus(started, *loop_.timeout_ms) : Clock::time_point::max();
@@ -297,7 +292,7 @@ class Supervision {
     while (out_.pipe_fd >= 0 || err_.pipe_fd >= 0 || !reaped_) {
       const Clock::time_point now = Clock::now();
       if (reaped_ && drain_until && now >= *drain_until) break;
-      if (auto kept = keep_claim(); !kept) return kept;
+      keep_claim();
       const Clock::time_point idle_deadline = loop_.idle_timeout_ms
                                                   ? plus(idle_since, *loop_.idle_timeout_ms)
                                                   : Clock::time_point::max();
@@ -311,7 +306,9 @@ class Supervision {
         }
       }
       if (kill_at_ && now >= *kill_at_) {  // the group, even once the target itself is gone
-        kill_group(SIGKILL);
+        // Until the leader is reaped its group id cannot be reused; after,
+        // only a group seen alive is ours.
+        if (!reaped_ || group_lives()) kill_group(SIGKILL);
         kill_at_ = Clock::time_point::max();
       }
       Clock::time_point wake = keeper_.next_beat();
@@ -331,14 +328,14 @@ class Supervision {
     // Whatever was not read by now belongs to processes that outlived the target.
     out_.close_pipe();
     err_.close_pipe();
-    return stop_leftovers();
+    stop_leftovers();
   }
 
   // What is left of the target's group gets SIGTERM, then SIGKILL after the
   // grace (or when a stop already under way ends), as systemd's
   // KillMode=control-group (docs/execution.md).
-  Status stop_leftovers() {
-    if (!group_lives()) return Ok{};
+  void stop_leftovers() {
+    if (!group_lives()) return;
     const Clock::time_point now = Clock::now();
     Clock::time_point kill_at = plus(now, kKillGraceMs);
     if (kill_at_) {
@@ -349,14 +346,13 @@ class Supervision {
     const Clock::time_point give_up = plus(kill_at, kKillGraceMs);  // zombies of others
     bool killed = false;
     while (group_lives() && Clock::now() < give_up) {
-      if (auto kept = keep_claim(); !kept) return kept;
+      keep_claim();
       if (!killed && Clock::now() >= kill_at) {
         kill_group(SIGKILL);
         killed = true;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));  // waiting for exits
     }
-    return Ok{};
   }
 
   // Waits for one event until `wake`; returns a stop signal received, or 0.
@@ -421,7 +417,7 @@ class Supervision {
   void note_usage_limit(RunOutcome& outcome) {
     if (!loop_.target.agent || outcome.status != RunStatus::kFailed) return;
     const AgentTarget& agent = *loop_.target.agent;
-    const TimeMs now = wall_now();
+    const TimeMs now = wall_clock_now();
     const auto hit =
         classify_usage_limit(agent.provider, outcome.stdout_tail + "\n" + outcome.stderr_tail, now);
     if (!hit) return;
@@ -465,6 +461,7 @@ class Supervision {
   bool reaped_ = false;
   int status_ = 0;
   std::optional<StopCause> stop_cause_;
+  std::optional<Error> claim_lost_;
   std::optional<Clock::time_point> kill_at_;
 };
 

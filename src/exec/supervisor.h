@@ -5,14 +5,18 @@
 // It starts the target held before exec in its own process group, records
 // the target's and its own identity through the store and only then lets the
 // target run (if recording fails, the target never runs); keeps the claim
-// (ClaimKeeper: heartbeats every lease/3, transient errors retried); streams
+// (ClaimKeeper: heartbeats every lease/3, every error but a conflict
+// retried within the stored lease); streams
 // stdout and stderr into $home/runs/<run>/stdout.log and stderr.log
 // (LogFile: scrubbed, size-limited, each attempt after the first marked);
 // enforces the total and idle timeouts; stops on SIGTERM, SIGINT or SIGHUP;
 // and when the target exits, stops what is left of its process group
 // (SIGTERM, SIGKILL after kKillGraceMs). Every failure it can see ends the
 // run with the reason: succeeded, failed, timed_out or cancelled. If the
-// claim is lost, it kills the target's group and stops without finalizing.
+// claim is lost (a conflict), it stops the target's group (SIGTERM, SIGKILL
+// after kKillGraceMs) and returns without finalizing; if the lease runs out
+// while the store fails, it stops the target the same way and the outcome
+// is kept for recovery.
 #pragma once
 
 #include <string>

@@ -1,8 +1,6 @@
 #include "exec/supervisor_start.h"
 
 #include <fcntl.h>
-#include <linux/close_range.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,13 +8,10 @@
 #include <climits>
 #include <cstring>
 
+#include "exec/descriptors.h"
+
 namespace orrery {
 namespace {
-
-void close_fd(int& fd) {
-  if (fd >= 0) ::close(fd);
-  fd = -1;
-}
 
 struct Pipe {
   int read = -1;
@@ -43,9 +38,7 @@ bool open_pipe(Pipe& pipe) {
   if (null >= 0) dup2(null, STDIN_FILENO);
   dup2(log_fd, STDOUT_FILENO);
   dup2(log_fd, STDERR_FILENO);
-  if (syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) != 0) {
-    for (int fd = 3; fd < max_fd; ++fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
-  }
+  close_on_exec_from_3(max_fd);
   fcntl(token_fd, F_SETFD, 0);  // the one descriptor the supervisor inherits
   execv(argv[0], argv);
   const int error = errno;
@@ -87,8 +80,7 @@ Result<pid_t> start_supervisor(const SupervisorLaunch& launch) {
   std::vector<char*> argv;
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
-  const long open_max = sysconf(_SC_OPEN_MAX);
-  const int max_fd = open_max > 0 && open_max < (1 << 20) ? int(open_max) : 1 << 16;
+  const int max_fd = descriptor_limit();
 
   // Through the report pipe come ints: a negative one is the detached
   // supervisor's pid (negated), a positive one the errno of a failed fork or

@@ -23,6 +23,9 @@ std::string marker(std::int64_t dropped) {
          std::to_string(dropped) + " bytes before that were dropped ===\n";
 }
 
+// The marker after output that did not end its line.
+std::string after_partial_line(std::int64_t dropped) { return "\n" + marker(dropped); }
+
 class LogFileTest : public ::testing::Test {
  protected:
   std::string path() const { return dir_.file("stdout.log"); }
@@ -47,7 +50,7 @@ TEST_F(LogFileTest, PastHalfTheLimitTheFileRotatesOnceWithAMarker) {
   ASSERT_TRUE(log.open().ok());
   ASSERT_TRUE(log.append("0123456789abc").ok());
   EXPECT_EQ(read_file(path() + ".1"), "0123456789");
-  EXPECT_EQ(read_file(path()), marker(0) + "abc");
+  EXPECT_EQ(read_file(path()), after_partial_line(0) + "abc");
   EXPECT_EQ(log.dropped_bytes(), 0);
 }
 
@@ -57,8 +60,8 @@ TEST_F(LogFileTest, TheOldestOutputIsDroppedAndTheMarkerCountsIt) {
   // In writes of several sizes: 4 + 4 + 4 + 2 bytes land in four files.
   for (const char* part : {"ab", "cdef", "g", "hijklmn"}) ASSERT_TRUE(log.append(part).ok());
   // "abcd" and "efgh" were dropped (8 bytes), "ijkl" is in .1, "mn" current.
-  EXPECT_EQ(read_file(path() + ".1"), marker(4) + "ijkl");
-  EXPECT_EQ(read_file(path()), marker(8) + "mn");
+  EXPECT_EQ(read_file(path() + ".1"), after_partial_line(4) + "ijkl");
+  EXPECT_EQ(read_file(path()), after_partial_line(8) + "mn");
   EXPECT_EQ(log.dropped_bytes(), 8);
 }
 
@@ -70,8 +73,8 @@ TEST_F(LogFileTest, OneLargeWriteKeepsOnlyItsNewestPart) {
   ASSERT_TRUE(log.append(text).ok());
   // 1000 = 19 full files of 50 + 50 in the current: 18 files dropped.
   EXPECT_EQ(log.dropped_bytes(), 900);
-  EXPECT_EQ(read_file(path()), marker(900) + text.substr(950));
-  EXPECT_EQ(read_file(path() + ".1"), marker(850) + text.substr(900, 50));
+  EXPECT_EQ(read_file(path()), after_partial_line(900) + text.substr(950));
+  EXPECT_EQ(read_file(path() + ".1"), after_partial_line(850) + text.substr(900, 50));
 }
 
 TEST_F(LogFileTest, AReopenedLogCountsWhatItAlreadyHolds) {
@@ -86,7 +89,7 @@ TEST_F(LogFileTest, AReopenedLogCountsWhatItAlreadyHolds) {
   EXPECT_TRUE(second.has_output());
   ASSERT_TRUE(second.append("abcd").ok());  // 8 + 2 fill the file, "cd" goes on
   EXPECT_EQ(read_file(path() + ".1"), "12345678ab");
-  EXPECT_EQ(read_file(path()), marker(0) + "cd");
+  EXPECT_EQ(read_file(path()), after_partial_line(0) + "cd");
 }
 
 TEST_F(LogFileTest, AttemptMarkersAreLinesOfTheirOwn) {
@@ -131,6 +134,43 @@ TEST_F(LogFileTest, AFailedRotationIsAnError) {
   const Status written = log.append("0123");
   ASSERT_FALSE(written.ok());
   EXPECT_NE(written.error().message.find("cannot rotate " + path()), std::string::npos);
+}
+
+// A marker never glues onto a partial line: it starts with a newline when
+// the last byte written (to this file, or before a rotation to .1) was not
+// one.
+TEST_F(LogFileTest, AMarkerAlwaysStartsALineOfItsOwn) {
+  const std::string attempt = "=== attempt 2 started " + format_time(0) + " ===\n";
+  for (const std::string before : {"", "whole line\n", "partial", "a\nb"}) {
+    std::filesystem::remove(path());
+    {
+      LogFile log(env_, path(), 1000);
+      ASSERT_TRUE(log.open().ok());
+      ASSERT_TRUE(log.append(before).ok());
+      ASSERT_TRUE(log.mark_attempt(2, 0).ok());
+    }
+    const bool mid_line = !before.empty() && before.back() != '\n';
+    EXPECT_EQ(read_file(path()), before + (mid_line ? "\n" : "") + attempt) << before;
+    {  // a supervisor that opens the file later sees the same
+      std::filesystem::remove(path());
+      std::ofstream(path(), std::ios::binary) << before;
+      LogFile log(env_, path(), 1000);
+      ASSERT_TRUE(log.open().ok());
+      ASSERT_TRUE(log.mark_attempt(2, 0).ok());
+    }
+    EXPECT_EQ(read_file(path()), before + (mid_line ? "\n" : "") + attempt) << before;
+  }
+  for (const std::string full : {"012345678\n", "0123456789"}) {  // 10 bytes per file
+    std::filesystem::remove(path());
+    std::filesystem::remove(path() + ".1");
+    LogFile log(env_, path(), 20);
+    ASSERT_TRUE(log.open().ok());
+    ASSERT_TRUE(log.append(full + "abc").ok());
+    const bool mid_line = full.back() != '\n';
+    EXPECT_EQ(read_file(path() + ".1") + read_file(path()),
+              full + (mid_line ? "\n" : "") + marker(0) + "abc")
+        << full;
+  }
 }
 
 }  // namespace

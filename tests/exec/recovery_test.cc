@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/ids.h"
@@ -64,6 +65,11 @@ class Recovery : public ::testing::Test {
     auto claimed = store_->claim_slot({loop.id, kNow}, "test", kNow, {});
     ASSERT_TRUE(claimed.ok() && claimed->has_value());
     claim_ = (*claimed)->claim;
+  }
+
+  std::string loop_id() const {
+    auto run = store_->get_run(claim_.run_id);
+    return run.ok() && run->has_value() ? (*run)->loop_id : "";
   }
 
   testing::TempDir dir_;
@@ -166,6 +172,72 @@ TEST_F(Recovery, AKeptOutcomeIsRecordedWithItsFinishTime) {
     EXPECT_EQ(run.stdout_tail, "kept\n");
     EXPECT_EQ(run.finished_at, kNow + 400);
     EXPECT_EQ(run.duration_ms, 400);
+  }
+}
+
+// A kept outcome of a run whose supervisor died before its lease ran out
+// keeps the finish time it was kept with, as the expired path does.
+TEST_F(Recovery, AKeptOutcomeOfADeadSupervisorWithALiveLeaseKeepsItsFinishTime) {
+  ASSERT_TRUE(
+      store_->record_process(claim_, {0, std::nullopt}, std::nullopt, killed_supervisor(), kNow)
+          .ok());
+  for (const TimeMs kept_at : {kNow + 100, kNow + 300}) {
+    if (kept_at != kNow + 100) {  // a second run of the same loop
+      auto claimed = store_->claim_slot({loop_id(), kNow + 1}, "test", kNow, {});
+      ASSERT_TRUE(claimed.ok() && claimed->has_value());
+      claim_ = (*claimed)->claim;
+      ASSERT_TRUE(
+          store_->record_process(claim_, {0, std::nullopt}, std::nullopt, killed_supervisor(), kNow)
+              .ok());
+    }
+    RunOutcome outcome;
+    outcome.status = RunStatus::kFailed;
+    outcome.exit_code = 2;
+    const std::string run_dir = dir_.path() + "/runs/" + claim_.run_id;
+    std::filesystem::create_directories(run_dir);
+    ASSERT_TRUE(keep_outcome(system_env(), run_dir, {claim_.token, kept_at, outcome}).ok());
+    auto recovered = recover_runs(*store_, *probe_, dir_.path(), kNow + 500, RecoveryOptions{}, {});
+    ASSERT_TRUE(recovered.ok()) << recovered.error().message;
+    ASSERT_EQ(recovered->recorded.size(), 1u);
+    EXPECT_EQ(recovered->recorded[0].finished_at, kept_at);
+  }
+}
+
+// One damaged outcome.json does not stop the recovery of the others.
+TEST_F(Recovery, ARunThatCannotBeRecoveredIsReportedAndTheOthersAreRecovered) {
+  TimeMs slot = kNow;
+  size_t damaged_runs = 0;
+  for (const std::string text : {"not json", "{\"claim_token\": 3}", ""}) {
+    std::vector<Claim> claims;
+    for (int i = 0; i < 3; ++i) {
+      auto claimed = store_->claim_slot({loop_id(), ++slot}, "test", kNow, {});
+      ASSERT_TRUE(claimed.ok() && claimed->has_value());
+      claims.push_back((*claimed)->claim);
+      ASSERT_TRUE(store_
+                      ->record_process(claims.back(), {0, std::nullopt}, std::nullopt,
+                                       killed_supervisor(), kNow)
+                      .ok());
+    }
+    const std::string damaged_dir = dir_.path() + "/runs/" + claims[1].run_id;
+    std::filesystem::create_directories(damaged_dir);
+    ASSERT_TRUE(
+        write_file_atomically(system_env(), damaged_dir + "/outcome.json", text, 0600).ok());
+    auto recovered = recover_runs(*store_, *probe_, dir_.path(), kNow + 500, RecoveryOptions{}, {});
+    ASSERT_TRUE(recovered.ok()) << recovered.error().message;
+    // This round's damaged run, and each earlier round's, still damaged.
+    ASSERT_EQ(recovered->problems.size(), ++damaged_runs) << text;
+    const auto problem =
+        std::find_if(recovered->problems.begin(), recovered->problems.end(),
+                     [&](const RecoveryProblem& p) { return p.run_id == claims[1].run_id; });
+    ASSERT_NE(problem, recovered->problems.end());
+    EXPECT_NE(problem->message.find("is damaged"), std::string::npos) << problem->message;
+    std::vector<std::string> abandoned;
+    for (const orrery::Run& run : recovered->abandoned) abandoned.push_back(run.id);
+    EXPECT_EQ(abandoned.size(), 2u) << text;
+    for (const int finished : {0, 2}) {
+      EXPECT_NE(std::find(abandoned.begin(), abandoned.end(), claims[finished].run_id),
+                abandoned.end());
+    }
   }
 }
 

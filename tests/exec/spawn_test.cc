@@ -1,11 +1,13 @@
 #include "exec/spawn.h"
 
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -61,6 +63,40 @@ TEST(Spawn, AHeldChildThatIsDiscardedNeverRuns) {
   ASSERT_TRUE(spawned.ok()) << spawned.error().message;
   discard(*spawned);
   EXPECT_FALSE(std::filesystem::exists(marker));
+}
+
+// A supervisor that dies before release() closes the go pipe: the held
+// child must see end of file, exit and run nothing.
+TEST(Spawn, AHeldChildWhoseReleaseEndClosesExitsWithoutRunning) {
+  for (const bool close_outputs : {false, true}) {
+    testing::TempDir dir;
+    const std::string marker = dir.file("ran");
+    auto spawned = spawn_in_group({"/bin/sh", "-c", "touch '" + marker + "'"}, {}, "");
+    ASSERT_TRUE(spawned.ok()) << spawned.error().message;
+    ::close(spawned->release_fd);
+    if (close_outputs) {
+      ::close(spawned->stdout_fd);
+      ::close(spawned->stderr_fd);
+    }
+    int status = 0;
+    pid_t reaped = 0;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    while (reaped == 0 && std::chrono::steady_clock::now() < deadline) {
+      reaped = waitpid(spawned->pid, &status, WNOHANG);
+      if (reaped == 0) poll(nullptr, 0, 5);  // polling for the exit, with a deadline
+    }
+    if (reaped == 0) {
+      kill(-spawned->pid, SIGKILL);
+      waitpid(spawned->pid, &status, 0);
+    }
+    EXPECT_EQ(reaped, spawned->pid) << "the held child did not exit";
+    EXPECT_FALSE(std::filesystem::exists(marker));
+    ::close(spawned->report_fd);
+    if (!close_outputs) {
+      ::close(spawned->stdout_fd);
+      ::close(spawned->stderr_fd);
+    }
+  }
 }
 
 TEST(Spawn, TheTargetStartsWithNoBlockedOrIgnoredSignal) {

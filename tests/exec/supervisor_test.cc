@@ -15,6 +15,7 @@
 
 #include "core/ids.h"
 #include "exec/claim_keeper.h"
+#include "exec/clock.h"
 #include "exec/kept_outcome.h"
 #include "exec/process_identity.h"
 #include "exec/recovery.h"
@@ -30,10 +31,7 @@ namespace {
 
 using testing::read_file;
 
-TimeMs wall_now() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
+TimeMs wall_now() { return wall_clock_now(); }
 
 // A store whose heartbeats, finishes and process records fail as the test says.
 class FlakyStore final : public testing::ForwardingStore {
@@ -42,6 +40,8 @@ class FlakyStore final : public testing::ForwardingStore {
   std::function<std::optional<Error>(int call)> heartbeat_fault;
   std::function<std::optional<Error>(int call)> finalize_fault;
   std::optional<Error> record_fault;
+  int record_failures = -1;  // how many records fail with record_fault; -1: all
+  int records = 0;
   int heartbeats = 0;
   int finalizes = 0;
 
@@ -61,7 +61,8 @@ class FlakyStore final : public testing::ForwardingStore {
   }
   Status record_process(const Claim& claim, const ProcessIdentity& target, std::optional<int> pgid,
                         const ProcessIdentity& supervisor, TimeMs now) override {
-    if (record_fault) return *record_fault;
+    ++records;
+    if (record_fault && (record_failures < 0 || records <= record_failures)) return *record_fault;
     return inner_.record_process(claim, target, pgid, supervisor, now);
   }
 };
@@ -132,12 +133,16 @@ class SupervisorTest : public ::testing::Test {
   int loops_ = 0;
 };
 
-TEST_F(SupervisorTest, TransientHeartbeatErrorsAreRetriedAndTheTargetLives) {
-  for (const ErrorCode code : {ErrorCode::kUnavailable, ErrorCode::kInternal}) {
-    claim("sleep 1.2; echo done");
+// Not only the errors that look temporary (busy, I/O): a read-only or
+// refused database (usage), a vanished row (not found) are retried too; only
+// a conflict loses the claim.
+TEST_F(SupervisorTest, EveryHeartbeatErrorButAConflictIsRetriedAndTheTargetLives) {
+  for (const ErrorCode code :
+       {ErrorCode::kUnavailable, ErrorCode::kInternal, ErrorCode::kUsage, ErrorCode::kNotFound}) {
+    claim("sleep 0.8; echo done", 1000);
     flaky_->heartbeats = 0;
     flaky_->heartbeat_fault = [code](int call) -> std::optional<Error> {
-      if (call <= 3) return Error{code, "database busy: another process holds the write lock"};
+      if (call <= 3) return Error{code, "the database is read-only"};
       return std::nullopt;
     };
     const Status supervised = supervise_it();
@@ -145,12 +150,20 @@ TEST_F(SupervisorTest, TransientHeartbeatErrorsAreRetriedAndTheTargetLives) {
     const orrery::Run finished = run();
     EXPECT_EQ(finished.status, RunStatus::kSucceeded) << finished.error;
     EXPECT_EQ(finished.stdout_tail, "done\n");
-    EXPECT_GE(flaky_->heartbeats, 4);  // three failures, then renewed
+    EXPECT_GE(flaky_->heartbeats, 4);
   }
 }
 
-TEST_F(SupervisorTest, ARefusedHeartbeatKillsTheTargetAndLeavesTheRunToRecovery) {
-  claim("echo started; sleep 30");
+// The target that traps SIGTERM records it in `marker`: it was asked to
+// stop before it was killed.
+std::string trapping_target(const std::string& marker) {
+  return "trap 'echo term > \"" + marker + "\"; exit 0' TERM; echo started; " +
+         "while :; do sleep 0.05; done";
+}
+
+TEST_F(SupervisorTest, ARefusedHeartbeatStopsTheTargetAndLeavesTheRunToRecovery) {
+  const std::string marker = dir_.file("terminated");
+  claim(trapping_target(marker), 1000);
   flaky_->heartbeat_fault = [](int) -> std::optional<Error> {
     return conflict_error("cannot heartbeat run: the claim was lost");
   };
@@ -159,24 +172,47 @@ TEST_F(SupervisorTest, ARefusedHeartbeatKillsTheTargetAndLeavesTheRunToRecovery)
   EXPECT_EQ(supervised.error().code, ErrorCode::kConflict);
   EXPECT_EQ(flaky_->heartbeats, 1);  // no retry of a refused claim
   EXPECT_EQ(flaky_->finalizes, 0);
+  EXPECT_FALSE(std::filesystem::exists(kept_outcome_path(run_dir())));
   const orrery::Run left = run();
   EXPECT_EQ(left.status, RunStatus::kRunning);
   ASSERT_TRUE(left.target.has_value());
   EXPECT_TRUE(process_gone(left.target->pid));
+  EXPECT_EQ(read_file(marker), "term\n");  // SIGTERM first, not SIGKILL
 }
 
-TEST_F(SupervisorTest, TransientErrorsUntilTheLeaseRunsOutStopTheTarget) {
-  claim("sleep 30", 900);
-  flaky_->heartbeat_fault = [](int) -> std::optional<Error> {
-    return unavailable_error("database busy: another process holds the write lock");
-  };
-  const auto started = std::chrono::steady_clock::now();
-  const Status supervised = supervise_it();
-  ASSERT_FALSE(supervised.ok());
-  EXPECT_EQ(supervised.error().code, ErrorCode::kUnavailable);
-  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
-  EXPECT_GE(flaky_->heartbeats, 3);
-  EXPECT_TRUE(process_gone(run().target->pid));
+TEST_F(SupervisorTest, ALeaseThatRunsOutWhileRetryingStopsTheTargetAndKeepsTheOutcome) {
+  for (const ErrorCode code : {ErrorCode::kUnavailable, ErrorCode::kUsage}) {
+    const std::string marker = dir_.file("terminated-" + std::to_string(int(code)));
+    claim(trapping_target(marker), 1000);
+    flaky_->heartbeats = 0;
+    flaky_->heartbeat_fault = [code](int) -> std::optional<Error> {
+      return Error{code, "the database is busy or read-only"};
+    };
+    flaky_->finalize_fault = flaky_->heartbeat_fault;  // the store stays unusable
+    const auto started = std::chrono::steady_clock::now();
+    const Status supervised = supervise_it();
+    ASSERT_FALSE(supervised.ok());
+    EXPECT_NE(supervised.error().message.find("the outcome is kept in"), std::string::npos)
+        << supervised.error().message;
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(4));
+    EXPECT_GE(flaky_->heartbeats, 3);
+    EXPECT_TRUE(process_gone(run().target->pid));
+    EXPECT_EQ(read_file(marker), "term\n");
+    auto kept = read_kept_outcome(run_dir());
+    ASSERT_TRUE(kept.ok() && kept->has_value());
+    EXPECT_EQ((*kept)->outcome.status, RunStatus::kFailed);
+    EXPECT_NE((*kept)->outcome.error.find("before it ran out"), std::string::npos)
+        << (*kept)->outcome.error;
+    EXPECT_EQ((*kept)->outcome.stdout_tail, "started\n");
+
+    const testing::FakeProbe nobody_alive;
+    auto recovered = recover_runs(*store_, nobody_alive, dir_.path(), wall_now() + 10'000,
+                                  RecoveryOptions{}, {});
+    ASSERT_TRUE(recovered.ok()) << recovered.error().message;
+    ASSERT_EQ(recovered->recorded.size(), 1u);
+    EXPECT_EQ(run().status, RunStatus::kFailed);
+    EXPECT_EQ(run().finished_at, (*kept)->finished_at);
+  }
 }
 
 TEST_F(SupervisorTest, AFinishRetriedAfterTransientErrorsIsWritten) {
@@ -205,9 +241,9 @@ TEST_F(SupervisorTest, AFinishThatCannotBeWrittenIsKeptAndRecoveryRecordsIt) {
         << supervised.error().message;
     if (code == ErrorCode::kConflict) {
       EXPECT_EQ(flaky_->finalizes, 1);  // a refused claim is not retried
-    } else {                            // retried, at most kFinishTries times, within the lease
+    } else {                            // retried, at most kWriteTries times, within the lease
       EXPECT_GE(flaky_->finalizes, 3);
-      EXPECT_LE(flaky_->finalizes, kFinishTries);
+      EXPECT_LE(flaky_->finalizes, kWriteTries);
     }
     ASSERT_TRUE(std::filesystem::exists(kept_outcome_path(run_dir())));
     EXPECT_EQ(run().status, RunStatus::kRunning);
@@ -263,6 +299,20 @@ TEST_F(SupervisorTest, ATargetWhoseRecordFailsNeverRuns) {
   EXPECT_EQ(failed.status, RunStatus::kFailed);
   EXPECT_EQ(failed.error, "cannot record the target process: database busy");
   EXPECT_FALSE(std::filesystem::exists(marker));
+}
+
+TEST_F(SupervisorTest, ARecordThatFailsAFewTimesIsRetriedAndTheTargetRuns) {
+  for (const ErrorCode code : {ErrorCode::kUnavailable, ErrorCode::kUsage}) {
+    const std::string marker = dir_.file("ran-" + std::to_string(int(code)));
+    claim("touch '" + marker + "'");
+    flaky_->records = 0;
+    flaky_->record_failures = 2;
+    flaky_->record_fault = Error{code, "database busy"};
+    ASSERT_TRUE(supervise_it().ok());
+    EXPECT_EQ(flaky_->records, 3);
+    EXPECT_EQ(run().status, RunStatus::kSucceeded) << run().error;
+    EXPECT_TRUE(std::filesystem::exists(marker));
+  }
 }
 
 TEST_F(SupervisorTest, EachAttemptAfterTheFirstIsMarkedInBothLogs) {

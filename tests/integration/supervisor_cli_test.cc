@@ -235,7 +235,7 @@ TEST_F(SupervisorCli, AStopSignalToTheSupervisorCancelsTheRunAndStopsTheTargetGr
     EXPECT_TRUE(wait_for_exit(supervisor)) << name;
     const json run = wait_until_finished(started["id"]);
     EXPECT_EQ(run["status"], "cancelled") << run.dump();
-    EXPECT_EQ(run["error"], std::string("cancelled: the supervisor received ") + name);
+    EXPECT_EQ(run["error"], std::string("the supervisor received ") + name);
     EXPECT_FALSE(group_alive(target)) << name;
   }
 }
@@ -488,6 +488,32 @@ TEST_F(SupervisorCli, RecoverRecordsTheOutcomeASupervisorKept) {
   EXPECT_TRUE(eventually([&] { return !group_alive(started["pid"].get<pid_t>()); }));
 }
 
+// A damaged outcome.json is reported for its run; the other runs are
+// recovered all the same, and the exit status says something was left.
+TEST_F(SupervisorCli, RecoverReportsADamagedKeptOutcomeAndRecoversTheOthers) {
+  std::vector<std::string> ids;
+  for (const std::string name : {"damaged", "fine"}) {
+    add(name, {"--shell", "exec sleep 30"});
+    const json started = trigger_started(name);
+    ids.push_back(started["id"]);
+    const pid_t supervisor = started["supervisor_pid"];
+    ASSERT_EQ(::kill(supervisor, SIGKILL), 0);
+    ASSERT_TRUE(wait_for_exit(supervisor));
+  }
+  std::ofstream(home_ + "/runs/" + ids[0] + "/outcome.json") << "{\"claim_token\": ";
+  const RunResult recovered = run({"recover"});
+  EXPECT_EQ(recovered.exit_code, 1) << recovered.err;
+  EXPECT_TRUE(contains(recovered.out, "abandoned run " + ids[1] + " (fine)")) << recovered.out;
+  EXPECT_TRUE(contains(recovered.out, "could not recover run " + ids[0] + ": kept outcome " +
+                                          home_ + "/runs/" + ids[0] + "/outcome.json is damaged"))
+      << recovered.out;
+  EXPECT_EQ(show(ids[0])["status"], "running");
+  EXPECT_EQ(show(ids[1])["status"], "abandoned");
+  const json document = json_of({"recover"}, 1);
+  ASSERT_EQ(document["problems"].size(), 1u);
+  EXPECT_EQ(document["problems"][0]["run_id"], ids[0]);
+}
+
 // ---------------------------------------------------------------------------
 // recover with nothing to do.
 
@@ -499,7 +525,8 @@ TEST_F(SupervisorCli, RecoverWithNothingToDoSaysSo) {
   EXPECT_EQ(document, json({{"recorded", json::array()},
                             {"abandoned", json::array()},
                             {"deferred", json::array()},
-                            {"killed_process_groups", json::array()}}));
+                            {"killed_process_groups", json::array()},
+                            {"problems", json::array()}}));
 }
 
 }  // namespace
