@@ -301,6 +301,11 @@ Result<int> trigger_loop(const TriggerArgs& args, const Context& context) {
     return fail_unstarted(store, *claimed, made.error());
   auto started = start_supervisor(supervisor_launch(*opened, context, *claimed, args.wait));
   if (!started) return fail_unstarted(store, *claimed, started.error());
+  // Recorded before the supervisor records anything itself, so that one which
+  // dies at once is noticed by recover, --wait and --follow. If the supervisor
+  // already finished the run, the claim is gone and there is nothing to add.
+  (void)store.record_supervisor(claimed->claim, {*started, process_start_time(*started)},
+                                wall_clock_now());
   if (!args.wait) {
     if (context.globals.json) {
       *context.out << json_text({{"run_id", claimed->run.id}}) << '\n';
