@@ -118,13 +118,21 @@ Reclaim reclaim_kind(const Run& run, TimeMs now, Liveness alive, int max_attempt
 // ?F+9, bound by bind_outcome; the finish time is the parameter `finished`.
 
 std::string outcome_assignments(int first, int finished) {
-  const auto p = [&](int offset) { return "?" + std::to_string(first + offset); };
-  const std::string at = "?" + std::to_string(finished);
-  return "status = " + p(0) + ", finished_at = " + at + ", duration_ms = MAX(0, " + at +
-         " - started_at), exit_code = " + p(1) + ", signal = " + p(2) + ", error = " + p(3) +
-         ", stdout = " + p(4) + ", stderr = " + p(5) + ", input_tokens = " + p(6) +
-         ", output_tokens = " + p(7) + ", cost_usd = " + p(8) + ", usage_limited = " + p(9) +
-         ", claim_token = '', lease_expires_at = NULL";
+  // Appended piece by piece (GCC 12's -Wrestrict misreads chains of `+`).
+  static constexpr const char* kColumns[] = {
+      "status", "exit_code",    "signal",        "error",    "stdout",
+      "stderr", "input_tokens", "output_tokens", "cost_usd", "usage_limited"};
+  std::string at = "?";
+  at += std::to_string(finished);
+  std::string sql;
+  for (int offset = 0; offset < 10; ++offset) {
+    sql.append(kColumns[offset]).append(" = ?").append(std::to_string(first + offset));
+    sql.append(", ");
+  }
+  sql.append("finished_at = ").append(at);
+  sql.append(", duration_ms = MAX(0, ").append(at).append(" - started_at)");
+  sql.append(", claim_token = '', lease_expires_at = NULL");
+  return sql;
 }
 
 void bind_outcome(sqlite::Statement& s, int first, const RunOutcome& outcome) {
