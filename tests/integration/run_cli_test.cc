@@ -875,7 +875,7 @@ TEST_F(RunCli, TriggerOfAnArchivedLoopIsAConflictAndOfAnUnknownOneNotFound) {
 // the target, still running in its own process group, is killed.
 
 TEST_F(RunCli, AKilledSupervisorsRunIsAbandonedByRecoverAndItsTargetKilled) {
-  add("lonely", {"--lease", "1s", "--shell", "sleep 30"});
+  add("lonely", {"--shell", "sleep 30"});  // recover needs no expired lease
   const json triggered = json_of({"trigger", "lonely"});
   const std::string run_id = triggered["run_id"];
   const json started = wait_until_started(run_id);

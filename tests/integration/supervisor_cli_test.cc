@@ -313,12 +313,14 @@ TEST_F(SupervisorCli, AKilledSupervisorIsNoticedByLogsFollowAndRecoverPrintsWhat
 // A supervisor stopped past its lease, then continued: its heartbeat is
 // refused, so it kills its target and leaves the run to recovery.
 TEST_F(SupervisorCli, ASupervisorStoppedPastItsLeaseStopsItsTargetWhenContinued) {
-  add("frozen", {"--lease", "1s", "--shell", "exec sleep 30"});
+  // A lease long enough for a supervisor under a loaded, sanitized build to
+  // record its target, short enough for the test.
+  add("frozen", {"--lease", "3s", "--shell", "exec sleep 30"});
   const json started = trigger_started("frozen");
   const pid_t target = started["pid"];
   const pid_t supervisor = started["supervisor_pid"];
   ASSERT_EQ(::kill(supervisor, SIGSTOP), 0);
-  std::this_thread::sleep_for(milliseconds(1500));  // the lease (1 s) runs out
+  std::this_thread::sleep_for(milliseconds(3500));  // the lease (3 s) runs out
   ASSERT_EQ(::kill(supervisor, SIGCONT), 0);
   EXPECT_TRUE(wait_for_exit(supervisor));
   EXPECT_TRUE(eventually([&] { return !group_alive(target); }));
