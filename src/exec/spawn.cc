@@ -211,6 +211,12 @@ Status release(SpawnedProcess& process, const std::string& cwd, const std::strin
     return usage_error("working directory " + cwd +
                        " is not usable: " + std::strerror(failure.error));
   }
+  if (failure.error == ENOENT && ::access(executable.c_str(), F_OK) == 0) {
+    // The file is there: what exec could not find is the interpreter its
+    // first line (#!) names.
+    return usage_error("cannot execute " + executable +
+                       ": the interpreter its #! line names was not found");
+  }
   if (failure.error == ENOENT) return usage_error("executable not found: " + executable);
   return usage_error("cannot execute " + executable + ": " + std::strerror(failure.error));
 }

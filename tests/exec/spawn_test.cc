@@ -122,6 +122,21 @@ TEST(Spawn, TheTargetStartsWithNoBlockedOrIgnoredSignal) {
   EXPECT_NE(status.find("SigIgn:\t0000000000000000"), std::string::npos) << status;
 }
 
+// A script whose #! interpreter is missing exists: the message says what is
+// missing instead of calling the script itself not found.
+TEST(Spawn, AMissingInterpreterIsNamedNotTheScript) {
+  testing::TempDir dir;
+  const std::string script = dir.file("script");
+  make_file(script, 0755);
+  std::ofstream(script) << "#!/nonexistent/interpreter\necho never\n";
+  auto spawned = spawn_in_group({script}, {}, "");
+  ASSERT_TRUE(spawned.ok()) << spawned.error().message;
+  const Status released = release(*spawned, "", script);
+  ASSERT_FALSE(released.ok());
+  EXPECT_EQ(released.error().message,
+            "cannot execute " + script + ": the interpreter its #! line names was not found");
+}
+
 TEST(Spawn, TheExecutableIsFoundOnTheTargetsPath) {
   testing::TempDir dir;
   make_file(dir.file("only-here"), 0755);
