@@ -244,6 +244,13 @@ TEST_P(StoreConformance, AnAmbiguousNameIsAConflictListingTheCandidates) {
   EXPECT_EQ(resolved.error().code, ErrorCode::kConflict);
   EXPECT_NE(resolved.error().message.find(first.id), std::string::npos);
   EXPECT_NE(resolved.error().message.find(second.id), std::string::npos);
+  EXPECT_EQ(resolved.error().message.rfind("'sync' matches 2 loops: ", 0), 0u);
+  // Only the first candidates are listed; the count then says so.
+  for (int i = 0; i < 10; ++i) add_loop("sync");
+  auto many = store_->resolve_loop("sync");
+  ASSERT_FALSE(many.ok());
+  EXPECT_EQ(many.error().message.rfind("'sync' matches at least 10 loops: ", 0), 0u)
+      << many.error().message;
 }
 
 TEST_P(StoreConformance, ListAndCountFilterByStatusAndArchive) {

@@ -86,21 +86,25 @@ Result<Loop> SqliteStore::resolve_loop(const std::string& text) {
       if (seen.insert(loop.id).second) candidates.push_back(std::move(loop));
     }
   };
+  bool capped = false;  // a query returned its limit: there may be more
   auto named = query_loops(std::string("SELECT ") + sqlite::loop_select_list() +
                                " FROM loops WHERE name = ?1 ORDER BY created_at LIMIT 10",
                            [&](sqlite::Statement& s) { s.bind(1, text); });
   if (!named) return named.error();
+  capped = named->size() == 10;
   add(std::move(*named));
   if (text.size() >= 6 && is_hex(text)) {
     auto prefixed = query_loops(std::string("SELECT ") + sqlite::loop_select_list() +
                                     " FROM loops WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT 10",
                                 [&](sqlite::Statement& s) { s.bind(1, text).bind(2, text + "g"); });
     if (!prefixed) return prefixed.error();
+    capped = capped || prefixed->size() == 10;
     add(std::move(*prefixed));
   }
   if (candidates.empty()) return not_found_error("no loop has the id or name '" + text + "'");
   if (candidates.size() > 1) {
-    return conflict_error("'" + text + "' matches " + std::to_string(candidates.size()) +
+    return conflict_error("'" + text + "' matches " + (capped ? "at least " : "") +
+                          std::to_string(candidates.size()) +
                           " loops: " + describe_candidates(candidates) + "; use an id");
   }
   return std::move(candidates.front());
