@@ -21,6 +21,13 @@ std::int64_t number(const json& object, const char* key) {
   return std::max<std::int64_t>(found->get<std::int64_t>(), 0);
 }
 
+// The document's "type" when it is a string, else "" (the output is
+// untrusted: {"type": {...}} must not throw).
+std::string type_of(const json& doc) {
+  const auto found = doc.find("type");
+  return found != doc.end() && found->is_string() ? found->get<std::string>() : std::string();
+}
+
 // a + b for counts, saturating instead of overflowing.
 std::int64_t plus(std::int64_t a, std::int64_t b) {
   std::int64_t sum = 0;
@@ -49,7 +56,7 @@ Usage claude_usage(const std::vector<json>& docs) {
   Usage usage;
   for (const json& doc : docs) {
     const auto found = doc.find("usage");
-    if (doc.value("type", "") != "result" || found == doc.end() || !found->is_object()) continue;
+    if (type_of(doc) != "result" || found == doc.end() || !found->is_object()) continue;
     usage.input_tokens =
         plus(plus(number(*found, "input_tokens"), number(*found, "cache_creation_input_tokens")),
              number(*found, "cache_read_input_tokens"));
@@ -71,7 +78,7 @@ Usage codex_usage(const std::vector<json>& docs) {
   bool seen = false;
   for (const json& doc : docs) {
     const auto found = doc.find("usage");
-    if (doc.value("type", "") == "turn.completed" && found != doc.end() && found->is_object()) {
+    if (type_of(doc) == "turn.completed" && found != doc.end() && found->is_object()) {
       input = plus(input, number(*found, "input_tokens"));
       output = plus(output, number(*found, "output_tokens"));
       seen = true;

@@ -87,3 +87,21 @@ TEST(Usage, HostileNumbersSaturateInsteadOfOverflowing) {
 
 }  // namespace
 }  // namespace orrery
+
+namespace orrery {
+namespace {
+
+// Found by fuzzing: a "type" that is not a string is just not a result.
+TEST(Usage, ADocumentWhoseTypeIsNotAStringIsIgnored) {
+  for (const AgentProvider provider : {AgentProvider::kClaude, AgentProvider::kCodex}) {
+    const Usage usage = parse_usage(
+        provider, R"({"type":{"x":1},"usage":{"input_tokens":2}})"
+                  "\n"
+                  R"({"type":["turn.completed"],"usage":{"input_tokens":2,"output_tokens":3}})");
+    EXPECT_FALSE(usage.input_tokens.has_value());
+    EXPECT_FALSE(usage.output_tokens.has_value());
+  }
+}
+
+}  // namespace
+}  // namespace orrery
