@@ -211,7 +211,12 @@ Status release(SpawnedProcess& process, const std::string& cwd, const std::strin
     return usage_error("working directory " + cwd +
                        " is not usable: " + std::strerror(failure.error));
   }
-  if (failure.error == ENOENT && ::access(executable.c_str(), F_OK) == 0) {
+  // Where the file would be: a bare name was looked up in PATH and is not
+  // checked again here; a relative path is taken from the target's directory.
+  const std::string path = executable.find('/') == std::string::npos  ? std::string()
+                           : executable.front() == '/' || cwd.empty() ? executable
+                                                                      : cwd + "/" + executable;
+  if (failure.error == ENOENT && !path.empty() && ::access(path.c_str(), F_OK) == 0) {
     // The file is there: what exec could not find is the interpreter its
     // first line (#!) names.
     return usage_error("cannot execute " + executable +
