@@ -40,6 +40,18 @@ class HomeFixture : public ::testing::Test {
     return run_orrery(with_home(args), env);
   }
 
+  // A failure per the contract: the exit code, nothing on stdout, one line
+  // "orrery: …" on stderr. Returns that line.
+  std::string expect_error(const Args& args, int exit_code) const {
+    const RunResult result = run(args);
+    const std::string what = describe(with_home(args), result);
+    EXPECT_EQ(result.exit_code, exit_code) << what;
+    EXPECT_EQ(result.out, "") << what;
+    EXPECT_EQ(result.err.rfind("orrery: ", 0), 0u) << what;
+    EXPECT_EQ(lines(result.err).size(), 1u) << what;
+    return result.err;
+  }
+
   std::string tmp_;
   std::string home_;
 };

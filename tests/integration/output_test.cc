@@ -65,17 +65,6 @@ class Output : public HomeFixture {
     return document;
   }
 
-  // A failure: the exit code, nothing on stdout, one line "orrery: …".
-  std::string error_of(const Args& args, int exit_code) const {
-    const RunResult result = run(args);
-    const std::string what = describe(with_home(args), result);
-    EXPECT_EQ(result.exit_code, exit_code) << what;
-    EXPECT_EQ(result.out, "") << what;
-    EXPECT_EQ(result.err.rfind("orrery: ", 0), 0u) << what;
-    EXPECT_EQ(lines(result.err).size(), 1u) << what;
-    return result.err;
-  }
-
   std::string add_every(const std::string& name, const Args& target = {"--", "/bin/true"}) const {
     Args args{"add", name, "--every", "1h"};
     args.insert(args.end(), target.begin(), target.end());
@@ -144,7 +133,7 @@ TEST_F(Output, StoredTextWithControlCharactersIsEscapedInEveryHumanView) {
   }
   sql("UPDATE loops SET name = CAST(X'6576696c1b5b324a0a78' AS TEXT) WHERE id = '" + id + "'");
   // An error message naming the loop is escaped too, and stays one line.
-  const std::string error = error_of({"resume", id}, kExitConflict);
+  const std::string error = expect_error({"resume", id}, kExitConflict);
   EXPECT_TRUE(contains(error, "evil\\x1b[2J\\nx")) << error;
   EXPECT_FALSE(contains(error, "\x1b")) << error;
 
@@ -285,7 +274,7 @@ TEST_F(Output, RunsAreFoundByTheIdsRunsPrintsAndByUniquePrefixes) {
   const std::string twin2 = "abcdef0123" + std::string(21, '0') + "2";
   for (const std::string prefix : {"abcdef", "abcdef0123"}) {
     for (const Args& args : {Args{"run", "show", prefix}, Args{"logs", prefix}}) {
-      const std::string error = error_of(args, kExitConflict);
+      const std::string error = expect_error(args, kExitConflict);
       EXPECT_TRUE(contains(error, twin1) && contains(error, twin2)) << error;
     }
   }
@@ -294,14 +283,14 @@ TEST_F(Output, RunsAreFoundByTheIdsRunsPrintsAndByUniquePrefixes) {
 
   // Too short, and unknown.
   for (const std::string prefix : {"a", "abcde"}) {
-    const std::string error = error_of({"run", "show", prefix}, kExitUsage);
+    const std::string error = expect_error({"run", "show", prefix}, kExitUsage);
     EXPECT_TRUE(contains(error, "at least 6")) << error;
-    const std::string logs = error_of({"logs", prefix}, kExitNotFound);
+    const std::string logs = expect_error({"logs", prefix}, kExitNotFound);
     EXPECT_TRUE(contains(logs, "at least 6")) << logs;
   }
   for (const std::string unknown : {"ffffff", "ffffffffffff", "not-a-run"}) {
-    error_of({"run", "show", unknown}, kExitNotFound);
-    error_of({"logs", unknown}, kExitNotFound);
+    expect_error({"run", "show", unknown}, kExitNotFound);
+    expect_error({"logs", unknown}, kExitNotFound);
   }
   // logs also takes a loop: its newest run.
   EXPECT_EQ(ok_text({"logs", "prefixed"}), "hello\n");

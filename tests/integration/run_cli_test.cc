@@ -267,18 +267,6 @@ class RunCli : public HomeFixture {
     return result.out;
   }
 
-  // A failure per the contract: the exit code, one line "orrery: …" on
-  // stderr, nothing on stdout. Returns the message.
-  std::string expect_error(const Args& args, int exit_code) const {
-    const RunResult result = run(args);
-    const std::string what = describe(with_home(args), result);
-    EXPECT_EQ(result.exit_code, exit_code) << what;
-    EXPECT_EQ(result.out, "") << what;
-    EXPECT_EQ(result.err.rfind("orrery: ", 0), 0u) << what;
-    EXPECT_EQ(lines(result.err).size(), 1u) << what;
-    return result.err;
-  }
-
   // Polls `run show --json` until the run leaves `running` or `limit`
   // passes; for deliberately detached runs only.
   json wait_until_finished(const std::string& run_id,

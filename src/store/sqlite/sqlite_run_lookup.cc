@@ -1,5 +1,5 @@
-// SqliteStore: finding runs as users address them — by id or id prefix — and
-// counting the runs a filtered list leaves out (docs/cli.md).
+// SqliteStore: finding runs as users address them — by id or id prefix
+// (docs/cli.md).
 #include "core/ids.h"
 #include "store/sqlite/rows.h"
 #include "store/sqlite/sqlite_store.h"
@@ -26,19 +26,6 @@ std::string describe_candidates(const std::vector<Run>& runs) {
 }
 
 }  // namespace
-
-Result<std::int64_t> SqliteStore::count_matching_runs(const RunFilter& filter) {
-  std::string sql = "SELECT COUNT(*) FROM runs WHERE 1 = 1";
-  if (filter.loop_id) sql += " AND loop_id = ?1";
-  if (filter.status) sql += " AND status = ?2";
-  auto query = db_->prepare(sql);
-  if (!query) return query.error();
-  if (filter.loop_id) (*query)->bind(1, *filter.loop_id);
-  if (filter.status) (*query)->bind(2, run_status_name(*filter.status));
-  auto row = (*query)->step();
-  if (!row) return row.error();
-  return (*query)->int64(0);
-}
 
 Result<Run> SqliteStore::resolve_run(const std::string& text) {
   if (text.empty()) return usage_error("a run id cannot be empty");

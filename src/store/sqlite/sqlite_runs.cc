@@ -185,30 +185,49 @@ Result<std::optional<Run>> SqliteStore::get_run_by_slot(const std::string& loop_
   return std::optional<Run>{std::move(runs->front())};
 }
 
-Result<std::vector<Run>> SqliteStore::list_runs(const RunFilter& filter) {
+namespace {
+
+// The filter's conditions (?1 loop, ?2 status), shared by the list and its count.
+std::string run_filter_where(const RunFilter& filter) {
   std::string where = "WHERE 1 = 1";
   if (filter.loop_id) where += " AND loop_id = ?1";
   if (filter.status) where += " AND status = ?2";
-  where += " ORDER BY created_at DESC, id DESC LIMIT ?3 OFFSET ?4";
+  return where;
+}
+
+void bind_run_filter(sqlite::Statement& s, const RunFilter& filter) {
+  if (filter.loop_id) s.bind(1, *filter.loop_id);
+  if (filter.status) s.bind(2, run_status_name(*filter.status));
+}
+
+}  // namespace
+
+Result<std::vector<Run>> SqliteStore::list_runs(const RunFilter& filter) {
+  const std::string where =
+      run_filter_where(filter) + " ORDER BY created_at DESC, id DESC LIMIT ?3 OFFSET ?4";
   // Without the output tails (up to 256 KiB each): get_run reads them.
   return query_runs(
       select_runs(where, false),
       [&](sqlite::Statement& s) {
-        if (filter.loop_id) s.bind(1, *filter.loop_id);
-        if (filter.status) s.bind(2, run_status_name(*filter.status));
+        bind_run_filter(s, filter);
         s.bind(3, filter.limit).bind(4, filter.offset);
       },
       false);
 }
 
-Result<std::int64_t> SqliteStore::count_runs(std::optional<RunStatus> status) {
-  auto query = db_->prepare(status ? "SELECT COUNT(*) FROM runs WHERE status = ?1"
-                                   : "SELECT COUNT(*) FROM runs");
+Result<std::int64_t> SqliteStore::count_matching_runs(const RunFilter& filter) {
+  auto query = db_->prepare("SELECT COUNT(*) FROM runs " + run_filter_where(filter));
   if (!query) return query.error();
-  if (status) (*query)->bind(1, run_status_name(*status));
+  bind_run_filter(**query, filter);
   auto row = (*query)->step();
   if (!row) return row.error();
   return (*query)->int64(0);
+}
+
+Result<std::int64_t> SqliteStore::count_runs(std::optional<RunStatus> status) {
+  RunFilter filter;
+  filter.status = status;
+  return count_matching_runs(filter);
 }
 
 // Within an open transaction: claims one slot, or returns nothing when the
