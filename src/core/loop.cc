@@ -43,4 +43,29 @@ Result<RetryBackoff> parse_backoff(std::string_view text) {
 }
 const char* target_type_name(TargetType type) { return enum_name(type, kTargets); }
 
+ScheduleState schedule_state(const Loop& loop) {
+  return ScheduleState{loop.status,
+                       loop.archived,
+                       loop.archived_from_status,
+                       loop.next_run_at,
+                       loop.retry_scheduled_for,
+                       loop.missed_count};
+}
+
+void set_schedule_state(Loop& loop, const ScheduleState& state) {
+  loop.status = state.status;
+  loop.archived = state.archived;
+  loop.archived_from_status = state.archived_from_status;
+  loop.next_run_at = state.next_run_at;
+  loop.retry_scheduled_for = state.retry_scheduled_for;
+  loop.missed_count = state.missed_count;
+}
+
+std::string cooldown_account(const Target& target) {
+  if (target.type != TargetType::kAgent || !target.agent) return "";
+  std::string account = provider_name(target.agent->provider);
+  if (!target.agent->auth_profile.empty()) account += ":" + target.agent->auth_profile;
+  return account;
+}
+
 }  // namespace orrery

@@ -3,7 +3,15 @@
 //
 // Invariants: an archived loop is paused and remembers the status it had;
 // next_run_at is empty only for loops that will not run again (completed,
-// expired) or have nothing scheduled.
+// expired), have nothing scheduled, or wait for a run to finish (fixed-delay,
+// dynamic and once loops while their slot runs).
+//
+// A loop has two parts, each with its own version (docs/storage.md, "Loop
+// versions"): its configuration (what `add` and `edit` set: name,
+// schedule, target, policies) and its schedule state (ScheduleState below:
+// what the daemon advances and pause/resume/archive change). A write of one
+// part is guarded by that part's version and bumps it, so a rename never
+// conflicts with a tick.
 #pragma once
 
 #include <optional>
@@ -73,6 +81,26 @@ struct Loop {
   std::int64_t missed_count = 0;
   TimeMs created_at = 0;
   TimeMs updated_at = 0;
+  std::int64_t config_version = 1;  // bumped by every write of the configuration
+  std::int64_t state_version = 1;   // bumped by every write of the schedule state
 };
+
+// The schedule state of a loop: what a tick or a settled run changes.
+struct ScheduleState {
+  LoopStatus status = LoopStatus::kActive;
+  bool archived = false;
+  std::optional<LoopStatus> archived_from_status;
+  std::optional<TimeMs> next_run_at;
+  std::optional<TimeMs> retry_scheduled_for;
+  std::int64_t missed_count = 0;
+  friend bool operator==(const ScheduleState&, const ScheduleState&) = default;
+};
+
+ScheduleState schedule_state(const Loop& loop);
+void set_schedule_state(Loop& loop, const ScheduleState& state);
+
+// The provider account whose usage-limit cooldown holds the loop's runs back
+// (provider, or provider:auth-profile); empty for targets that are not agents.
+std::string cooldown_account(const Target& target);
 
 }  // namespace orrery

@@ -5,7 +5,7 @@
 namespace orrery {
 namespace {
 
-constexpr NameTable<RunStatus, 7> kRunStatuses{{
+constexpr NameTable<RunStatus, 8> kRunStatuses{{
     {RunStatus::kRunning, "running"},
     {RunStatus::kSucceeded, "succeeded"},
     {RunStatus::kFailed, "failed"},
@@ -13,6 +13,7 @@ constexpr NameTable<RunStatus, 7> kRunStatuses{{
     {RunStatus::kAbandoned, "abandoned"},
     {RunStatus::kSkipped, "skipped"},
     {RunStatus::kCancelled, "cancelled"},
+    {RunStatus::kQueued, "queued"},
 }};
 
 }  // namespace
@@ -23,7 +24,9 @@ Result<RunStatus> parse_run_status(std::string_view text) {
   return parse_enum_name(text, kRunStatuses, "run status");
 }
 
-bool is_terminal(RunStatus status) { return status != RunStatus::kRunning; }
+bool is_terminal(RunStatus status) {
+  return status != RunStatus::kRunning && status != RunStatus::kQueued;
+}
 
 bool is_retryable(RunStatus status) {
   return status == RunStatus::kFailed || status == RunStatus::kTimedOut ||

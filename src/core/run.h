@@ -2,7 +2,9 @@
 //
 // Invariants: (loop_id, scheduled_for) is unique; a running run has a
 // claimant, a claim token and a lease; a terminal run has none of them. A
-// skipped slot has attempt 1 and no start time.
+// skipped slot has attempt 1 and no start time. A queued run is a slot held
+// until the loop's running run ends (or capacity frees): it has attempt 1,
+// no claimant, no start time, and becomes running when claimed.
 #pragma once
 
 #include <optional>
@@ -13,10 +15,20 @@
 
 namespace orrery {
 
-enum class RunStatus { kRunning, kSucceeded, kFailed, kTimedOut, kAbandoned, kSkipped, kCancelled };
+enum class RunStatus {
+  kRunning,
+  kSucceeded,
+  kFailed,
+  kTimedOut,
+  kAbandoned,
+  kSkipped,
+  kCancelled,
+  kQueued
+};
 
 const char* run_status_name(RunStatus status);
 Result<RunStatus> parse_run_status(std::string_view text);
+// Neither running nor queued.
 bool is_terminal(RunStatus status);
 // failed, timed_out and abandoned slots may be claimed again while attempts remain.
 bool is_retryable(RunStatus status);
@@ -61,6 +73,14 @@ struct Run {
   // Re-attempts of this slot that did not use up an attempt (a usage limit,
   // a reclaimed expired lease); at most kMaxFreeReattempts (docs/storage.md).
   int free_reattempts = 0;
+  // A dynamic run's own choice of the delay from its finish to its loop's
+  // next slot (`orrery run next-in`), clamped to the schedule's [min, max].
+  std::optional<DurationMs> next_in_ms;
+  // False while a run the daemon planned has finished but its effect on the
+  // loop's schedule (a retry, the next slot of a fixed-delay or dynamic
+  // loop, a once loop's completion) is not yet applied (docs/storage.md,
+  // "Settling a finished run"). Manual runs are always settled.
+  bool settled = true;
   TimeMs created_at = 0;
   TimeMs updated_at = 0;
 };

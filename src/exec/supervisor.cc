@@ -421,8 +421,7 @@ class Supervision {
     const auto hit =
         classify_usage_limit(agent.provider, outcome.stdout_tail + "\n" + outcome.stderr_tail, now);
     if (!hit) return;
-    std::string account = provider_name(agent.provider);
-    if (!agent.auth_profile.empty()) account += ":" + agent.auth_profile;
+    const std::string account = cooldown_account(loop_.target);
     auto cooldown = store_.record_cooldown(account, hit->reset_at, hit->pattern, now);
     if (!cooldown) {  // the outcome still counts; the cooldown is lost
       outcome.error += "; the usage limit could not be recorded: " + cooldown.error().message;

@@ -22,7 +22,9 @@
 
 #include "core/loop.h"
 #include "core/result.h"
+#include "core/retry_policy.h"  // kMaxFreeReattempts
 #include "core/run.h"
+#include "core/slot_plan.h"
 #include "core/usage_limit.h"  // kMaxCooldownMs: the cap of every cooldown
 
 namespace orrery {
@@ -75,11 +77,6 @@ struct SlotRequest {
   bool manual = false;
 };
 
-// A slot is re-attempted without using up an attempt (a usage limit, the
-// reclaim of an expired lease) at most this many times; later re-attempts
-// count as ordinary attempts (docs/storage.md).
-inline constexpr int kMaxFreeReattempts = 3;
-
 struct ClaimedRun {
   Run run;
   Claim claim;
@@ -125,6 +122,40 @@ struct DaemonLease {
   TimeMs expires_at = 0;
 };
 
+// One loop's part of a tick, committed atomically (docs/storage.md, "Plan
+// commits"): like a write batch, all of it is written or none.
+struct LoopPlanCommit {
+  std::string loop_id;
+  std::int64_t state_version = 0;    // as read; a loop whose version moved is left out
+  std::vector<TimeMs> claim;         // slots to claim (new slots, a retry, queued rows)
+  std::vector<TimeMs> queue;         // slots to hold as queued rows
+  std::vector<SkippedSlot> skipped;  // slots to record skipped
+  ScheduleState state;               // the loop's schedule state afterwards
+};
+
+struct LoopPlanResult {
+  std::string loop_id;
+  // False: the loop's state version moved (a CLI change, another writer) or
+  // the loop is gone; nothing of this loop was written.
+  bool applied = false;
+  std::vector<ClaimedRun> claimed;  // the claims that succeeded (others: slot held or finished)
+  std::vector<Run> queued;          // the queued rows written
+  int skipped_inserted = 0;         // skipped rows written; the others were already there
+};
+
+// Running and queued runs, and what wakes the daemon next.
+struct WakeTimes {
+  std::optional<TimeMs> next_due;      // earliest next_run_at after `now` of a claimable loop
+  std::optional<TimeMs> lease_expiry;  // earliest lease end of a running run
+  std::optional<TimeMs> cooldown_end;  // earliest end of a cooldown in force
+};
+
+// Which parts of a loop a write replaces (docs/storage.md, "Loop versions").
+struct LoopParts {
+  bool config = false;  // name, description, schedule, target, policies
+  bool state = false;   // ScheduleState
+};
+
 struct PruneOptions {
   std::optional<DurationMs> older_than;  // terminal runs created before now - this
   std::optional<int> keep;               // beyond the newest N per loop
@@ -155,8 +186,15 @@ class Store {
   virtual Result<std::vector<DueLoop>> due_loops(TimeMs now, int limit) = 0;
   // Replaces the loop's mutable fields when its updated_at still equals
   // `expected_updated_at` (optimistic concurrency), fenced at `now`.
+  // (To be replaced by the versioned form below.)
   virtual Status update_loop(const Loop& loop, TimeMs expected_updated_at, const Fence& fence,
                              TimeMs now) = 0;
+  // Replaces the given parts of the loop when each part's version still
+  // equals the loop's (as read), bumping each version written; updated_at
+  // becomes `now`. A moved version is a conflict ("changed while it was being
+  // updated"), a missing loop not_found; nothing is written then.
+  virtual Status update_loop_parts(const Loop& loop, LoopParts parts, const Fence& fence,
+                                   TimeMs now) = 0;
   // Deletes the loop and its runs; returns the ids of the runs deleted (their
   // directories are the caller's to remove). Checks the database first. While
   // a run of the loop is running nothing is deleted: a conflict names the run
@@ -192,6 +230,28 @@ class Store {
   virtual Status finalize_expired_run(const std::string& run_id, const std::string& claim_token,
                                       const RunOutcome& outcome, TimeMs finished_at,
                                       TimeMs now) = 0;
+  // The daemon's tick: every loop's plan in one transaction, fenced. A loop
+  // whose state version moved is left out (applied = false); the others are
+  // written whole: claims (scheduled runs, settled = false), queued rows,
+  // skipped rows (inserted or already there), and the new schedule state
+  // with the state version bumped.
+  virtual Result<std::vector<LoopPlanResult>> commit_plans(const std::vector<LoopPlanCommit>& plans,
+                                                           const std::string& claimant, TimeMs now,
+                                                           const Fence& fence) = 0;
+  // Finished runs not yet settled, oldest finish first.
+  virtual Result<std::vector<Run>> unsettled_runs(int limit) = 0;
+  // Marks the run settled and gives its loop `state`, in one transaction,
+  // when the run is finished and unsettled and the loop's state version is
+  // still `state_version`; otherwise a conflict and nothing changes. A run
+  // whose loop is gone is simply marked settled.
+  virtual Status settle_run(const std::string& run_id, std::int64_t state_version,
+                            const ScheduleState& state, TimeMs now, const Fence& fence) = 0;
+  // Running and queued runs (without tails), oldest slot first.
+  virtual Result<std::vector<Run>> active_runs(int limit) = 0;
+  // Stores a running run's own choice of the delay to its loop's next slot
+  // (`orrery run next-in`); a conflict when the run is not running.
+  virtual Status set_run_next_in(const std::string& run_id, DurationMs delay, TimeMs now) = 0;
+  virtual Result<WakeTimes> wake_times(TimeMs now) = 0;
   virtual Result<Run> record_skipped(const Loop& loop, TimeMs slot, const std::string& reason,
                                      TimeMs now, const Fence& fence) = 0;
   virtual Result<std::optional<Run>> get_run(const std::string& id) = 0;

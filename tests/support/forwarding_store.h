@@ -28,6 +28,10 @@ class ForwardingStore : public Store {
                      TimeMs now) override {
     return inner_.update_loop(loop, expected_updated_at, fence, now);
   }
+  Status update_loop_parts(const Loop& loop, LoopParts parts, const Fence& fence,
+                           TimeMs now) override {
+    return inner_.update_loop_parts(loop, parts, fence, now);
+  }
   Result<std::vector<std::string>> delete_loop(const std::string& id) override {
     return inner_.delete_loop(id);
   }
@@ -61,6 +65,23 @@ class ForwardingStore : public Store {
                               const RunOutcome& outcome, TimeMs finished_at, TimeMs now) override {
     return inner_.finalize_expired_run(run_id, claim_token, outcome, finished_at, now);
   }
+  Result<std::vector<LoopPlanResult>> commit_plans(const std::vector<LoopPlanCommit>& plans,
+                                                   const std::string& claimant, TimeMs now,
+                                                   const Fence& fence) override {
+    return inner_.commit_plans(plans, claimant, now, fence);
+  }
+  Result<std::vector<Run>> unsettled_runs(int limit) override {
+    return inner_.unsettled_runs(limit);
+  }
+  Status settle_run(const std::string& run_id, std::int64_t state_version,
+                    const ScheduleState& state, TimeMs now, const Fence& fence) override {
+    return inner_.settle_run(run_id, state_version, state, now, fence);
+  }
+  Result<std::vector<Run>> active_runs(int limit) override { return inner_.active_runs(limit); }
+  Status set_run_next_in(const std::string& run_id, DurationMs delay, TimeMs now) override {
+    return inner_.set_run_next_in(run_id, delay, now);
+  }
+  Result<WakeTimes> wake_times(TimeMs now) override { return inner_.wake_times(now); }
   Result<Run> record_skipped(const Loop& loop, TimeMs slot, const std::string& reason, TimeMs now,
                              const Fence& fence) override {
     return inner_.record_skipped(loop, slot, reason, now, fence);

@@ -91,26 +91,14 @@ Liveness liveness(const Run& run, const ProcessProbe& probe) {
 }
 
 // How an existing slot may be claimed again: as a free re-attempt (the
-// attempt number stays), as the next ordinary attempt, or not at all.
-enum class Reclaim { kNone, kFree, kOrdinary };
-
-Reclaim reclaim_kind(const Run& run, TimeMs now, Liveness alive, int max_attempts) {
-  const bool free_left = run.free_reattempts < kMaxFreeReattempts;
-  const bool attempts_left = run.attempt < max_attempts;
+// attempt number stays), as the next ordinary attempt, or not at all
+// (core/retry_policy.h); nothing of its last attempt may still live.
+Reattempt reclaim_kind(const Run& run, TimeMs now, Liveness alive, int max_attempts) {
   if (run.status == RunStatus::kRunning || run.status == RunStatus::kAbandoned) {
-    if (alive != Liveness::kNothing) return Reclaim::kNone;
+    if (alive != Liveness::kNothing) return Reattempt::kNone;
   }
-  if (run.status == RunStatus::kRunning) {
-    if (!run.lease_expires_at || *run.lease_expires_at > now) return Reclaim::kNone;
-  } else if (!is_retryable(run.status)) {
-    return Reclaim::kNone;
-  } else if (!run.usage_limited && run.status != RunStatus::kAbandoned) {
-    return attempts_left ? Reclaim::kOrdinary : Reclaim::kNone;
-  }
-  // An expired lease (reclaimed directly, or abandoned by recovery first) or
-  // a usage limit: free while free re-attempts remain.
-  if (free_left) return Reclaim::kFree;
-  return attempts_left ? Reclaim::kOrdinary : Reclaim::kNone;
+  const bool lease_expired = run.lease_expires_at && *run.lease_expires_at <= now;
+  return reattempt_kind(run, max_attempts, lease_expired);
 }
 
 // The outcome columns a finished run gets, one list for both finalize_run
@@ -276,8 +264,8 @@ Result<std::optional<ClaimedRun>> SqliteStore::claim_in_transaction(const SlotRe
   } else {
     const Run& run = **existing;
     run_id = run.id;
-    const Reclaim kind = reclaim_kind(run, now, liveness(run, *probe_), (*loop)->max_attempts);
-    if (kind == Reclaim::kNone) return Claimed{};
+    const Reattempt kind = reclaim_kind(run, now, liveness(run, *probe_), (*loop)->max_attempts);
+    if (kind == Reattempt::kNone) return Claimed{};
     // Guarded by what was read: status, attempt and free re-attempts (and,
     // for a running row, an expired lease).
     auto update = db_->prepare(
@@ -297,9 +285,9 @@ Result<std::optional<ClaimedRun>> SqliteStore::claim_in_transaction(const SlotRe
         .bind(2, now)
         .bind(3, claimant)
         .bind(4, random_hex(10))
-        .bind(6, kind == Reclaim::kOrdinary ? 1 : 0)
+        .bind(6, kind == Reattempt::kOrdinary ? 1 : 0)
         .bind(7, lease_until)
-        .bind(8, kind == Reclaim::kFree ? 1 : 0)
+        .bind(8, kind == Reattempt::kFree ? 1 : 0)
         .bind(9, run_status_name(run.status))
         .bind(10, run.attempt)
         .bind(11, run.free_reattempts);

@@ -40,6 +40,8 @@ class SqliteStore final : public Store {
   Result<std::vector<Loop>> list_loops(const LoopFilter& filter) override;
   Result<std::int64_t> count_loops(const LoopFilter& filter) override;
   Result<std::vector<DueLoop>> due_loops(TimeMs now, int limit) override;
+  Status update_loop_parts(const Loop& loop, LoopParts parts, const Fence& fence,
+                           TimeMs now) override;
   Status update_loop(const Loop& loop, TimeMs expected_updated_at, const Fence& fence,
                      TimeMs now) override;
   Result<std::vector<std::string>> delete_loop(const std::string& id) override;
@@ -58,6 +60,15 @@ class SqliteStore final : public Store {
   Status finalize_run(const Claim& claim, const RunOutcome& outcome, TimeMs now) override;
   Status finalize_expired_run(const std::string& run_id, const std::string& claim_token,
                               const RunOutcome& outcome, TimeMs finished_at, TimeMs now) override;
+  Result<std::vector<LoopPlanResult>> commit_plans(const std::vector<LoopPlanCommit>& plans,
+                                                   const std::string& claimant, TimeMs now,
+                                                   const Fence& fence) override;
+  Result<std::vector<Run>> unsettled_runs(int limit) override;
+  Status settle_run(const std::string& run_id, std::int64_t state_version,
+                    const ScheduleState& state, TimeMs now, const Fence& fence) override;
+  Result<std::vector<Run>> active_runs(int limit) override;
+  Status set_run_next_in(const std::string& run_id, DurationMs delay, TimeMs now) override;
+  Result<WakeTimes> wake_times(TimeMs now) override;
   Result<Run> record_skipped(const Loop& loop, TimeMs slot, const std::string& reason, TimeMs now,
                              const Fence& fence) override;
   Result<std::optional<Run>> get_run(const std::string& id) override;
