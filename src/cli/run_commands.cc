@@ -18,8 +18,10 @@
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/store_access.h"
+#include "cli/trigger_overlap.h"
 #include "core/duration.h"
 #include "core/text.h"
+#include "engine/wake.h"
 #include "exec/claim_keeper.h"
 #include "exec/clock.h"
 #include "exec/kept_outcome.h"
@@ -279,6 +281,14 @@ std::string next_runs_page(const RunsArgs& args, const std::optional<std::string
 
 }  // namespace
 
+void print_run_document(const Context& context, const Run& run) {
+  if (context.globals.json) {
+    *context.out << json_text(run_json(run, true)) << '\n';
+  } else {
+    print_run(context, run);
+  }
+}
+
 Result<int> trigger_loop(const TriggerArgs& args, const Context& context) {
   auto opened = open_store(context);
   if (!opened) return opened.error();
@@ -286,6 +296,10 @@ Result<int> trigger_loop(const TriggerArgs& args, const Context& context) {
   if (!loop) return loop.error();
   if (loop->archived)
     return conflict_error("cannot trigger loop " + loop->name + ": it is archived");
+  auto overlap =
+      apply_trigger_overlap(*opened->store, opened->home, *loop, args.force, args.wait, context);
+  if (!overlap) return overlap.error();
+  if (*overlap == TriggerGoOn::kDone) return kExitOk;
   const std::string claimant =
       "trigger@" + SystemProcessProbe().host_name() + ":" + std::to_string(getpid());
   std::optional<ClaimedRun> claimed;
@@ -295,6 +309,7 @@ Result<int> trigger_loop(const TriggerArgs& args, const Context& context) {
     claimed = *attempt;
   }
   if (!claimed) return conflict_error("could not claim a manual slot for loop " + loop->name);
+  notify_daemon(opened->home);
   Store& store = *opened->store;
   const std::string dir = run_directory(opened->home, claimed->run.id);
   if (auto made = prepare_data_dir(dir); !made)
