@@ -33,6 +33,21 @@ Result<Run> current_run(Store& store) {
   return **run;
 }
 
+// "an --every", "a --cron", "an --at": how the schedule was given.
+std::string schedule_option(ScheduleType type) {
+  switch (type) {
+    case ScheduleType::kInterval:
+      return "an --every";
+    case ScheduleType::kCron:
+      return "a --cron";
+    case ScheduleType::kOnce:
+      return "an --at";
+    case ScheduleType::kDynamic:
+      break;
+  }
+  return "a --dynamic";
+}
+
 std::string choice_text(DurationMs chosen, const Schedule& schedule) {
   const DurationMs effective = std::clamp(chosen, schedule.min_ms, schedule.max_ms);
   std::string text = format_duration(effective) + " after this run finishes";
@@ -61,8 +76,8 @@ Result<int> run_next_in_command(const NextInArgs& args, const Context& context) 
   if (!loop->has_value()) return not_found_error("the loop of run " + run->id + " is gone");
   const Loop& owner = **loop;
   if (owner.schedule.type != ScheduleType::kDynamic) {
-    return usage_error("run next-in works only for a --dynamic loop; loop " + owner.name +
-                       " has a " + schedule_type_name(owner.schedule.type) + " schedule");
+    return usage_error("run next-in works only for a --dynamic loop; loop " + owner.name + " has " +
+                       schedule_option(owner.schedule.type) + " schedule");
   }
   if (auto stored = opened->store->set_run_next_in(run->id, *delay, context.now); !stored) {
     if (stored.error().code == ErrorCode::kConflict) {

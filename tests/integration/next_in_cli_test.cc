@@ -1,0 +1,111 @@
+// Black-box tests of `orrery run next-in DURATION` (docs/cli.md): it works
+// only inside a running run of a dynamic loop (found through ORRERY_RUN_ID);
+// anything else, and every bad duration, is exit 2 with nothing changed.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "cli_fixture.h"
+
+namespace orrery {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+class NextInCli : public CliFixture {
+ protected:
+  // A dynamic loop whose target runs `orrery run next-in ARGS` (and prints what it says).
+  void add_chooser(const std::string& name, const std::string& args,
+                   const Args& schedule = {"--dynamic", "--min", "1m", "--max", "2h"}) const {
+    Args full = schedule;
+    full.insert(full.end(), {"--env", std::string("ORRERY_BIN=") + ORRERY_BINARY, "--shell",
+                             "\"$ORRERY_BIN\" run next-in " + args});
+    add(name, full);
+  }
+};
+
+// Outside any run: exit 2, and the data directory is not even created.
+TEST_F(NextInCli, OutsideARunIsRefused) {
+  const std::string error = expect_error({"run", "next-in", "20m"}, 2);
+  EXPECT_EQ(error,
+            "orrery: run next-in works only inside a running run (ORRERY_RUN_ID is not set)\n");
+  EXPECT_FALSE(fs::exists(home_));
+}
+
+// ORRERY_RUN_ID naming no run, or a run that is not running.
+TEST_F(NextInCli, ARunThatIsNotRunningIsRefused) {
+  add("dyn", {"--dynamic", "--", "true"});
+  const json done = json_of({"trigger", "dyn", "--wait"});
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"01a2d2d4f0d3a2c86a0ad4bc7b0a41e5", "names no run: '01a2d2d4f0d3a2c86a0ad4bc7b0a41e5'"},
+      {"nonsense", "names no run: 'nonsense'"},
+      {done["id"].get<std::string>(),
+       "names run " + done["id"].get<std::string>() + ", which is succeeded"},
+  };
+  for (const auto& [id, why] : cases) {
+    const RunResult result = run({"run", "next-in", "20m"}, {{"ORRERY_RUN_ID", id}});
+    EXPECT_EQ(result.exit_code, 2) << result.err;
+    EXPECT_EQ(result.out, "");
+    EXPECT_EQ(result.err,
+              "orrery: run next-in works only inside a running run (ORRERY_RUN_ID " + why + ")\n");
+  }
+}
+
+// Bad durations are refused before anything is looked at.
+TEST_F(NextInCli, BadDurationsAreRefused) {
+  for (const std::string& bad : {"-5m", "abc", "5x", "400d", "1h-", "9999999999999999d"}) {
+    const RunResult result =
+        run({"run", "next-in", bad}, {{"ORRERY_RUN_ID", "01a2d2d4f0d3a2c86a0ad4bc7b0a41e5"}});
+    EXPECT_EQ(result.exit_code, 2) << bad << ": " << result.err;
+    EXPECT_EQ(result.out, "") << bad;
+    EXPECT_EQ(lines(result.err).size(), 1u) << bad << ": " << result.err;
+    EXPECT_FALSE(fs::exists(home_)) << bad;
+  }
+  const std::string empty = expect_error({"run", "next-in", ""}, 2);
+  EXPECT_TRUE(contains(empty, "cannot be empty")) << empty;
+  const std::string missing = expect_error({"run", "next-in"}, 2);
+  EXPECT_TRUE(contains(missing, "DURATION")) << missing;
+}
+
+// Inside a run of a dynamic loop the choice is stored and reported, clamped
+// to the loop's --min and --max.
+TEST_F(NextInCli, InsideARunTheChoiceIsStored) {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"20m", "the next slot of loop c20m: 20m after this run finishes\n"},
+      {"1h30m", "the next slot of loop c1h30m: 1h30m after this run finishes\n"},
+      {"5s",
+       "the next slot of loop c5s: 1m after this run finishes (5s clamped to the loop's "
+       "--min 1m)\n"},
+      {"0",
+       "the next slot of loop c0: 1m after this run finishes (0s clamped to the loop's --min "
+       "1m)\n"},
+      {"1d",
+       "the next slot of loop c1d: 2h after this run finishes (1d clamped to the loop's "
+       "--max 2h)\n"},
+  };
+  for (const auto& [choice, said] : cases) {
+    add_chooser("c" + choice, choice);
+    const json run = json_of({"trigger", "c" + choice, "--wait"});
+    EXPECT_EQ(run["status"], "succeeded") << run.dump();
+    EXPECT_EQ(run["stdout"], said);
+    EXPECT_EQ(run["stderr"], "");
+  }
+}
+
+// A loop that is not dynamic has no use for the choice: the command fails in the run.
+TEST_F(NextInCli, OnlyADynamicLoopTakesAChoice) {
+  add_chooser("hourly", "20m", {"--every", "1h"});
+  const json run = json_of({"trigger", "hourly", "--wait"}, 1);
+  EXPECT_EQ(run["exit_code"], 2);
+  EXPECT_EQ(run["stderr"],
+            "orrery: run next-in works only for a --dynamic loop; loop hourly has an --every "
+            "schedule\n");
+  add_chooser("bad", "400d");
+  const json bad = json_of({"trigger", "bad", "--wait"}, 1);
+  EXPECT_EQ(bad["exit_code"], 2);
+}
+
+}  // namespace
+}  // namespace orrery
