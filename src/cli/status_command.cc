@@ -104,10 +104,6 @@ Result<Snapshot> read_snapshot(Store& store, TimeMs now) {
   return snapshot;
 }
 
-nlohmann::json time_or_null(const std::optional<TimeMs>& time) {
-  return time ? nlohmann::json(format_time(*time)) : nlohmann::json(nullptr);
-}
-
 nlohmann::json daemon_json(const Snapshot& snapshot, TimeMs now) {
   const auto& lease = snapshot.lease;
   if (!lease) {

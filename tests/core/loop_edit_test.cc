@@ -127,10 +127,10 @@ TEST(LoopEdit, TheSpecOfALoopBuildsTheSameLoop) {
   dynamic.dynamic = true;
   dynamic.min = "10s";
   dynamic.max = "2h";
-  dynamic.agent = "claude";
+  dynamic.agent = "codex";
   dynamic.prompt = "review the diff";
   dynamic.model = "sonnet";
-  dynamic.permission_mode = "plan";
+  dynamic.effort = "high";
   dynamic.add_dirs = {"/srv/a", "/srv/b"};
   specs.push_back(dynamic);
   LoopSpec once = spec_named("once");

@@ -55,7 +55,7 @@ TEST_F(NextInCli, ARunThatIsNotRunningIsRefused) {
 
 // Bad durations are refused before anything is looked at.
 TEST_F(NextInCli, BadDurationsAreRefused) {
-  for (const std::string& bad : {"-5m", "abc", "5x", "400d", "1h-", "9999999999999999d"}) {
+  for (const std::string bad : {"-5m", "abc", "5x", "400d", "1h-", "9999999999999999d"}) {
     const RunResult result =
         run({"run", "next-in", bad}, {{"ORRERY_RUN_ID", "01a2d2d4f0d3a2c86a0ad4bc7b0a41e5"}});
     EXPECT_EQ(result.exit_code, 2) << bad << ": " << result.err;
@@ -64,7 +64,7 @@ TEST_F(NextInCli, BadDurationsAreRefused) {
     EXPECT_FALSE(fs::exists(home_)) << bad;
   }
   const std::string empty = expect_error({"run", "next-in", ""}, 2);
-  EXPECT_TRUE(contains(empty, "cannot be empty")) << empty;
+  EXPECT_TRUE(contains(empty, "run next-in: invalid duration ''")) << empty;
   const std::string missing = expect_error({"run", "next-in"}, 2);
   EXPECT_TRUE(contains(missing, "DURATION")) << missing;
 }

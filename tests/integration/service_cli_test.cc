@@ -27,6 +27,18 @@ class ServiceCli : public CliFixture {
   std::string default_home() const { return tmp_ + "/data/orrery"; }
   EnvVars env() const { return {{"XDG_CONFIG_HOME", config()}, {"XDG_DATA_HOME", tmp_ + "/data"}}; }
 
+  // `--json ARGS` without the fixture's --home; the document on stdout.
+  json json_in(const Args& args, int exit_code = 0) const {
+    Args full{"--json"};
+    full.insert(full.end(), args.begin(), args.end());
+    const RunResult result = run_orrery(full, env());
+    EXPECT_EQ(result.exit_code, exit_code) << describe(full, result);
+    EXPECT_EQ(result.err, "") << describe(full, result);
+    json document = json::parse(result.out, nullptr, /*allow_exceptions=*/false);
+    EXPECT_FALSE(document.is_discarded()) << describe(full, result);
+    return document;
+  }
+
   RunResult install(const std::string& home, const Args& more = {}) const {
     Args args{"--home", home, "install-service"};
     args.insert(args.end(), more.begin(), more.end());
@@ -58,7 +70,7 @@ TEST_F(ServiceCli, WritesTheUnitForTheDefaultDataDirectory) {
 TEST_F(ServiceCli, OtherDataDirectoriesGetTheirOwnUnits) {
   std::set<std::string> names;
   for (const std::string& home : {tmp_ + "/a", tmp_ + "/b", tmp_ + "/c/orrery"}) {
-    const json doc = json_of({"--home", home, "install-service"}, 0, env());
+    const json doc = json_in({"--home", home, "install-service"});
     const std::string name = doc["name"].get<std::string>();
     EXPECT_EQ(name.size(), std::string("orrery-12345678.service").size()) << name;
     EXPECT_EQ(name.substr(7, 8).find_first_not_of("0123456789abcdef"), std::string::npos) << name;
@@ -70,7 +82,7 @@ TEST_F(ServiceCli, OtherDataDirectoriesGetTheirOwnUnits) {
     EXPECT_TRUE(contains(read_file(unit_dir() + "/" + name), " --home " + home + " daemon\n"));
     names.insert(name);
     // The same directory again: the same name, already installed.
-    EXPECT_EQ(json_of({"--home", home, "install-service"}, 0, env())["name"], name);
+    EXPECT_EQ(json_in({"--home", home, "install-service"})["name"], name);
   }
   EXPECT_EQ(names.size(), 3u);
 }
@@ -84,7 +96,7 @@ TEST_F(ServiceCli, TheSameUnitIsAlreadyInstalled) {
   EXPECT_TRUE(contains(again.out, "orrery.service is already installed at " + path + "\n"))
       << again.out;
   EXPECT_EQ(read_file(path), before);
-  const json doc = json_of({"--home", default_home(), "install-service"}, 0, env());
+  const json doc = json_in({"--home", default_home(), "install-service"});
   EXPECT_EQ(doc["written"], false);
 }
 
@@ -128,7 +140,7 @@ TEST_F(ServiceCli, PathsAreQuotedForSystemd) {
       {tmp_ + "/say \"hi\"", "\"" + tmp_ + "/say \\\"hi\\\"\""},
   };
   for (const auto& [home, quoted] : cases) {
-    const json doc = json_of({"--home", home, "install-service", "--print"}, 0, env());
+    const json doc = json_in({"--home", home, "install-service", "--print"});
     EXPECT_TRUE(contains(doc["unit"].get<std::string>(), " --home " + quoted + " daemon\n"))
         << doc["unit"];
   }
@@ -136,8 +148,8 @@ TEST_F(ServiceCli, PathsAreQuotedForSystemd) {
 
 // --db is passed on by its absolute path; a refused --db writes nothing.
 TEST_F(ServiceCli, TheDatabaseIsPassedOn) {
-  const json doc = json_of(
-      {"--home", default_home(), "--db", tmp_ + "/x/../other.db", "install-service"}, 0, env());
+  const json doc =
+      json_in({"--home", default_home(), "--db", tmp_ + "/x/../other.db", "install-service"});
   EXPECT_TRUE(contains(doc["unit"].get<std::string>(),
                        " --home " + default_home() + " --db " + tmp_ + "/other.db daemon\n"))
       << doc["unit"];
