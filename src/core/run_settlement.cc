@@ -30,6 +30,10 @@ bool holds_other_retry(const Loop& loop, const Run& run) {
 
 Result<ScheduleState> settle_finished_run(const Loop& loop, const SlotSeries& series,
                                           const Run& run, const SettleInput& input) {
+  if (!is_terminal(run.status)) {
+    return internal_error(std::string("run ") + run.id + " is " + run_status_name(run.status) +
+                          ", not finished: there is nothing to settle");
+  }
   ScheduleState state = schedule_state(loop);
   const TimeMs finish = run.finished_at.value_or(input.now);
   const bool live = loop.status == LoopStatus::kActive && !loop.archived;

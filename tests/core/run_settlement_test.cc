@@ -300,5 +300,18 @@ TEST(RunSettlement, AFixedRateOrCronLoopIsLeftAsPlanned) {
   }
 }
 
+TEST(RunSettlement, ARunThatHasNotFinishedIsNotSettled) {
+  const Loop loop = fixed_delay();
+  auto series = SlotSeries::compile(loop.schedule, loop.id);
+  ASSERT_TRUE(series.ok());
+  for (RunStatus status : {RunStatus::kRunning, RunStatus::kQueued}) {
+    orrery::Run run = finished(status);
+    run.finished_at.reset();
+    auto state = settle_finished_run(loop, *series, run, SettleInput{});
+    ASSERT_FALSE(state.ok()) << run_status_name(status);
+    EXPECT_EQ(state.error().code, ErrorCode::kInternal);
+  }
+}
+
 }  // namespace
 }  // namespace orrery
