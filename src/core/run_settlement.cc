@@ -50,7 +50,10 @@ Result<ScheduleState> settle_finished_run(const Loop& loop, const SlotSeries& se
     state.next_run_at = *next;
     return state;
   }
-  if (live && loop.schedule.type == ScheduleType::kOnce) {
+  // A once loop paused while its slot ran completes all the same: resuming
+  // it would give it no slot to run.
+  const bool pausable = loop.status == LoopStatus::kActive || loop.status == LoopStatus::kPaused;
+  if (pausable && !loop.archived && loop.schedule.type == ScheduleType::kOnce) {
     auto slot = series.initial(run.scheduled_for);
     if (!slot) return slot.error();
     if (*slot == run.scheduled_for) {

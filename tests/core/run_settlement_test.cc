@@ -263,7 +263,8 @@ TEST(RunSettlement, AOnceLoopIgnoresARunOfAnotherSlot) {
   EXPECT_EQ(settle(once(), other), schedule_state(once()));
 }
 
-TEST(RunSettlement, APausedOrArchivedLoopKeepsItsStateButAWaitingOneGetsItsNextSlot) {
+TEST(RunSettlement,
+     APausedOrArchivedLoopKeepsItsStateButAWaitingOneGetsItsNextSlotAndAPausedOnceLoopCompletes) {
   auto pause = [](Loop loop, bool archive) {
     loop.status = LoopStatus::kPaused;
     loop.archived = archive;
@@ -274,7 +275,11 @@ TEST(RunSettlement, APausedOrArchivedLoopKeepsItsStateButAWaitingOneGetsItsNextS
     const Loop rate = pause(loop_every_ten_minutes(), archive);
     EXPECT_EQ(settle(rate, finished(RunStatus::kFailed)), schedule_state(rate)) << archive;
     const Loop single = pause(once(), archive);
-    EXPECT_EQ(settle(single, finished(RunStatus::kSucceeded)), schedule_state(single));
+    if (archive) {
+      EXPECT_EQ(settle(single, finished(RunStatus::kSucceeded)), schedule_state(single));
+    } else {  // a paused once loop completes: resuming it would give it nothing to run
+      EXPECT_EQ(settle(single, finished(RunStatus::kSucceeded)).status, LoopStatus::kCompleted);
+    }
     const Loop delay = pause(fixed_delay(), archive);
     EXPECT_EQ(settle(delay, finished(RunStatus::kFailed)), with_next(delay, t("10:12:00")));
     const Loop chosen = pause(dynamic(), archive);
