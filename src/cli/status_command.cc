@@ -160,7 +160,7 @@ std::string daemon_line(const Snapshot& snapshot, TimeMs now) {
            wall_and_relative(lease.expires_at, now) + ")";
   }
   return "running: " + who + " since " + wall_and_relative(lease.acquired_at, now) +
-         "; lease until " + format_relative(lease.expires_at, now) + ", generation " +
+         "; lease expires " + format_relative(lease.expires_at, now) + ", generation " +
          std::to_string(lease.generation);
 }
 
