@@ -352,8 +352,8 @@ int run(int argc, char** argv) {
   Command command;
   add_global_options(app, context.globals);
   add_add_command(app, args, command);
-  add_edit_command(app, args, command);
   add_loop_commands(app, args, command);
+  add_edit_command(app, args, command);
   add_run_commands(app, args, command);
   add_recover_command(app, command);
   add_daemon_tools(app, args, command);
