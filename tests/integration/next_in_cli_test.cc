@@ -2,8 +2,10 @@
 // only inside a running run of a dynamic loop (found through ORRERY_RUN_ID);
 // anything else, and every bad duration, is exit 2 with nothing changed.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "cli_fixture.h"
@@ -16,6 +18,25 @@ namespace fs = std::filesystem;
 
 class NextInCli : public CliFixture {
  protected:
+  // The choice stored on the run (read under the binary, as the daemon reads it).
+  std::optional<std::int64_t> stored_choice(const std::string& run_id) const {
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open_v2((home_ + "/orrery.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr),
+              SQLITE_OK);
+    sqlite3_stmt* statement = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db, "SELECT next_in_ms FROM runs WHERE id = ?1", -1, &statement,
+                                 nullptr),
+              SQLITE_OK);
+    sqlite3_bind_text(statement, 1, run_id.c_str(), -1, SQLITE_TRANSIENT);
+    std::optional<std::int64_t> choice;
+    if (sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_type(statement, 0) != SQLITE_NULL) {
+      choice = sqlite3_column_int64(statement, 0);
+    }
+    sqlite3_finalize(statement);
+    sqlite3_close(db);
+    return choice;
+  }
+
   // A dynamic loop whose target runs `orrery run next-in ARGS` (and prints what it says).
   void add_chooser(const std::string& name, const std::string& args,
                    const Args& schedule = {"--dynamic", "--min", "1m", "--max", "2h"}) const {
@@ -85,13 +106,27 @@ TEST_F(NextInCli, InsideARunTheChoiceIsStored) {
        "the next slot of loop c1d: 2h after this run finishes (1d clamped to the loop's "
        "--max 2h)\n"},
   };
-  for (const auto& [choice, said] : cases) {
+  const std::vector<std::int64_t> stored{1'200'000, 5'400'000, 5'000, 0, 86'400'000};
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const auto& [choice, said] = cases[i];
     add_chooser("c" + choice, choice);
     const json run = json_of({"trigger", "c" + choice, "--wait"});
     EXPECT_EQ(run["status"], "succeeded") << run.dump();
     EXPECT_EQ(run["stdout"], said);
     EXPECT_EQ(run["stderr"], "");
+    EXPECT_EQ(stored_choice(run["id"].get<std::string>()), stored[i]) << choice;
   }
+}
+
+// The last choice of a run wins; a run that chooses nothing stores nothing.
+TEST_F(NextInCli, TheLastChoiceWins) {
+  add_chooser("twice", "5m >/dev/null && \"$ORRERY_BIN\" run next-in 7m");
+  const json run = json_of({"trigger", "twice", "--wait"});
+  EXPECT_EQ(run["stdout"], "the next slot of loop twice: 7m after this run finishes\n");
+  EXPECT_EQ(stored_choice(run["id"].get<std::string>()), 420'000);
+  add("silent", {"--dynamic", "--", "true"});
+  const json quiet = json_of({"trigger", "silent", "--wait"});
+  EXPECT_EQ(stored_choice(quiet["id"].get<std::string>()), std::nullopt);
 }
 
 // A loop that is not dynamic has no use for the choice: the command fails in the run.
