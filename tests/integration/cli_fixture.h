@@ -3,11 +3,16 @@
 // process groups a test started killed in TearDown whatever its outcome.
 #pragma once
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 #include "home_fixture.h"
@@ -19,8 +24,59 @@ class CliFixture : public HomeFixture {
   using json = nlohmann::json;
 
   void TearDown() override {
+    stop_daemon();
     for (int pgid : groups_to_kill_) ::kill(-pgid, SIGKILL);
     HomeFixture::TearDown();
+  }
+
+  // Starts `orrery daemon` on the test's data directory (its stderr in a
+  // file) and waits until it says it is ready; its pid.
+  int start_daemon() {
+    daemon_log_ = tmp_ + "/daemon.log";
+    std::vector<std::string> args{ORRERY_BINARY, "--home", home_, "daemon", "--lease-ttl", "3s"};
+    daemon_pid_ = fork();
+    if (daemon_pid_ == 0) {
+      const int null = open("/dev/null", O_RDWR);
+      const int log = open(daemon_log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      dup2(null, STDIN_FILENO);
+      dup2(null, STDOUT_FILENO);
+      dup2(log, STDERR_FILENO);
+      std::vector<char*> argv;
+      for (std::string& arg : args) argv.push_back(arg.data());
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (daemon_log().find("ready") == std::string::npos &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_NE(daemon_log().find("ready"), std::string::npos) << daemon_log();
+    return daemon_pid_;
+  }
+
+  std::string daemon_log() const {
+    std::ifstream file(daemon_log_);
+    std::ostringstream text;
+    text << file.rdbuf();
+    return text.str();
+  }
+
+  // SIGTERM, then SIGKILL if it has not exited within 10 s.
+  void stop_daemon() {
+    if (daemon_pid_ <= 0) return;
+    ::kill(daemon_pid_, SIGTERM);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (waitpid(daemon_pid_, nullptr, WNOHANG) != daemon_pid_) {
+      if (std::chrono::steady_clock::now() >= deadline) {
+        ::kill(daemon_pid_, SIGKILL);
+        waitpid(daemon_pid_, nullptr, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    daemon_pid_ = -1;
   }
 
   // Runs `args` with --json in front, expects `exit_code` and nothing on
@@ -82,6 +138,8 @@ class CliFixture : public HomeFixture {
   }
 
   std::vector<int> groups_to_kill_;
+  int daemon_pid_ = -1;
+  std::string daemon_log_;
 };
 
 inline bool contains(const std::string& text, const std::string& part) {

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "cli_fixture.h"
 #include "support/test_files.h"
@@ -172,6 +173,22 @@ TEST_F(EditCli, ATargetReplacesTheTarget) {
   const json command = edit("t", {"--", "/bin/echo", "three"});
   EXPECT_EQ(command["target"]["shell"], false);
   EXPECT_EQ(json_of({"trigger", "t", "--wait"})["stdout"], "three\n");
+}
+
+// The daemon is woken by the edit: the new schedule runs without waiting
+// for the old one's slot an hour away.
+TEST_F(EditCli, TheDaemonFollowsAnEdit) {
+  start_daemon();
+  add("e", {"--every", "1h", "--", "true"});
+  edit("e", {"--every", "1s"});
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  json runs = json_of({"runs", "e"});
+  while (runs.empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    runs = json_of({"runs", "e"});
+  }
+  ASSERT_FALSE(runs.empty()) << daemon_log();
+  EXPECT_EQ(finished(runs.back()["id"].get<std::string>())["status"], "succeeded");
 }
 
 }  // namespace

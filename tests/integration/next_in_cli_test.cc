@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "cli_fixture.h"
 
@@ -140,6 +143,31 @@ TEST_F(NextInCli, OnlyADynamicLoopTakesAChoice) {
   add_chooser("bad", "400d");
   const json bad = json_of({"trigger", "bad", "--wait"}, 1);
   EXPECT_EQ(bad["exit_code"], 2);
+}
+
+// The daemon plans a dynamic loop's next slot from its run's choice.
+TEST_F(NextInCli, TheDaemonHonoursTheChoice) {
+  start_daemon();
+  add_chooser("dyn", "30m", {"--dynamic", "--min", "1s", "--max", "1h"});
+  json runs;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  json loop;
+  while (std::chrono::steady_clock::now() < deadline) {
+    runs = json_of({"runs", "dyn"});
+    loop = show_loop("dyn");
+    if (!runs.empty() && runs[0]["status"] == "succeeded" && loop["next_run_at"].is_string()) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_FALSE(runs.empty()) << daemon_log();
+  ASSERT_EQ(runs[0]["status"], "succeeded") << runs.dump() << daemon_log();
+  ASSERT_TRUE(loop["next_run_at"].is_string()) << loop.dump() << daemon_log();
+  const std::int64_t finished = time_ms(runs[0]["finished_at"].get<std::string>());
+  const std::int64_t next = time_ms(loop["next_run_at"].get<std::string>());
+  EXPECT_GE(next, finished + 30 * 60'000 - 1000) << loop.dump();
+  EXPECT_LE(next, finished + 30 * 60'000 + 1000) << loop.dump();
+  EXPECT_EQ(runs.size(), 1u);
 }
 
 }  // namespace

@@ -166,5 +166,21 @@ TEST_F(StatusCli, ShowsTheCooldownsInForce) {
   EXPECT_FALSE(contains(human.out, "codex")) << human.out;
 }
 
+// With a daemon running, status names it; after it stops, it is not running.
+TEST_F(StatusCli, ShowsTheRunningDaemon) {
+  const int pid = start_daemon();
+  const json daemon = status()["daemon"];
+  EXPECT_EQ(daemon["held"], true) << daemon.dump();
+  EXPECT_EQ(daemon["pid"], pid);
+  EXPECT_TRUE(daemon["host"].is_string() && !daemon["host"].get<std::string>().empty());
+  EXPECT_GE(daemon["generation"].get<std::int64_t>(), 1);
+  EXPECT_GT(time_ms(daemon["expires_at"].get<std::string>()), wall_now_ms());
+  const RunResult human = run({"status"});
+  EXPECT_TRUE(contains(human.out, "daemon     running: pid " + std::to_string(pid) + " on "))
+      << human.out;
+  stop_daemon();
+  EXPECT_EQ(status()["daemon"]["held"], false);
+}
+
 }  // namespace
 }  // namespace orrery

@@ -5,7 +5,10 @@
 // sleeping target with trigger, then triggers again.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <fstream>
 #include <string>
+#include <thread>
 
 #include "cli_fixture.h"
 
@@ -130,6 +133,24 @@ TEST_F(TriggerOverlap, WithoutARunInProgressEveryPolicyRuns) {
     EXPECT_EQ(run["status"], "succeeded") << policy;
     EXPECT_EQ(json_of({"trigger", "idle-" + policy, "--wait"})["status"], "succeeded") << policy;
   }
+}
+
+// A queued run is the daemon's to start: when the running run ends, it runs.
+TEST_F(TriggerOverlap, TheDaemonStartsTheQueuedRunWhenTheRunningOneEnds) {
+  start_daemon();
+  const std::string gate = tmp_ + "/gate";
+  add("queuer", {"--every", "1h", "--overlap", "queue", "--shell",
+                 "while [ ! -e '" + gate + "' ]; do sleep 0.02; done; echo \"$ORRERY_RUN_ID\""});
+  const std::string first = trigger("queuer");
+  ASSERT_EQ(started(first)["status"], "running");
+  const json queued = json_of({"trigger", "queuer"});
+  const std::string id = queued["run_id"].get<std::string>();
+  EXPECT_EQ(show_run(id)["status"], "queued");
+  std::ofstream(gate).put('\n');
+  EXPECT_EQ(finished(first)["status"], "succeeded");
+  const json second = finished(id);
+  EXPECT_EQ(second["status"], "succeeded") << second.dump() << daemon_log();
+  EXPECT_EQ(second["stdout"], id + "\n");
 }
 
 }  // namespace
