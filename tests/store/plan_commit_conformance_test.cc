@@ -339,12 +339,19 @@ TEST_P(PlanCommitConformance, AClaimOfAQueuedRowStartsItAsItsFirstAttempt) {
   EXPECT_FALSE(run.claim_token.empty());
   EXPECT_EQ(run.lease_expires_at, kNow + 30 + kMinute);
   EXPECT_FALSE(run.settled);
-  // ...a manual claim starts the second (settled), and the claim holds.
+  // ...a manual claim starts the second, and the claim holds. A queued row
+  // is a slot the daemon planned: whoever starts it, its finish is settled
+  // (a fixed-delay loop that queued it waits for it to get its next slot).
   const ClaimedRun manual = claim(loop, kNow + kMinute, "trigger", kNow + 40);
   EXPECT_EQ(manual.run.id, queued[0].queued[1].id);
   EXPECT_EQ(manual.run.attempt, 1);
-  EXPECT_TRUE(manual.run.settled);
+  EXPECT_FALSE(manual.run.settled);
   EXPECT_TRUE(store_->heartbeat_run(manual.claim, kMinute, kNow + 41).ok());
+  finish(manual.claim, RunStatus::kSucceeded, kNow + 42);
+  auto unsettled = store_->unsettled_runs(10);
+  ASSERT_TRUE(unsettled.ok()) << unsettled.error().message;
+  ASSERT_EQ(unsettled->size(), 1u);
+  EXPECT_EQ(unsettled->front().id, manual.run.id);
   // A started row is not started again.
   EXPECT_FALSE(claimable(loop, kNow, kNow + 50));
 }
