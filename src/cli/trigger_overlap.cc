@@ -68,6 +68,11 @@ Status replace_runs(Store& store, const std::vector<Run>& running) {
 Result<Run> queue_slot(Store& store, const Loop& read, TimeMs now) {
   Loop loop = read;
   for (int tries = 0; tries < kSlotTries; ++tries) {
+    // A slot that has a row already is passed over: a plan commit would hand
+    // that row to settlement (docs/storage.md, "Plan commits").
+    auto taken = store.get_run_by_slot(loop.id, now + tries);
+    if (!taken) return taken.error();
+    if (taken->has_value()) continue;
     LoopPlanCommit plan;
     plan.loop_id = loop.id;
     plan.state_version = loop.state_version;
