@@ -78,6 +78,8 @@ class Daemon {
         log("wake-ups are off (" + listener.error().message + "); timers still run every loop");
       }
       sd_notify("READY=1\nSTATUS=running loops\nMAINPID=" + std::to_string(getpid()));
+      log("ready: running loops (max " + std::to_string(options_.max_running) +
+          " at once; wake-ups on " + wake_socket_path(options_.location.home) + ")");
       if (watchdog_) next_watchdog_ = Steady::now();
     }
     return Ok{};
