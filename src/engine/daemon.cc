@@ -24,6 +24,7 @@ namespace {
 using Steady = std::chrono::steady_clock;
 
 constexpr DurationMs kConflictRetryMs = 100;  // a plan or settle that conflicted
+constexpr DurationMs kLeaseRecheckMs = 1000;  // a run lease end that has passed
 
 std::chrono::milliseconds ms(DurationMs value) { return std::chrono::milliseconds(value); }
 
@@ -256,8 +257,10 @@ class Daemon {
     }
     if (!options_.once) {
       consider(wake_.next_due);
-      consider(wake_.lease_expiry);
       consider(wake_.cooldown_end);
+      // A lease end already past is being recovered (or deferred): look
+      // again a little later, never in a tight loop.
+      if (wake_.lease_expiry) consider(std::max(*wake_.lease_expiry, now + kLeaseRecheckMs));
     }
     return earliest;
   }

@@ -101,7 +101,9 @@ Result<TickReport> plan_due_loops(Store& store, const TickSettings& settings,
   TickReport report;
   auto due = store.due_loops(times.plan_now, kDueBatch);
   if (!due) return due.error();
-  report.more = int(due->size()) >= kDueBatch;
+  // More due loops than one read: another tick at once, but only after this
+  // one made progress (loops that wait stay due and would be read again).
+  const bool batch_full = int(due->size()) >= kDueBatch;
   auto activity = read_activity(store);
   if (!activity) return activity.error();
   const std::vector<Candidate> list = candidates(*due, *activity);
@@ -162,6 +164,7 @@ Result<TickReport> plan_due_loops(Store& store, const TickSettings& settings,
       continue;
     }
     log_result(commits[at->second], result, extra, log);
+    report.more = batch_full;
     for (ClaimedRun& claimed : result.claimed) report.claimed.push_back(std::move(claimed));
     report.replaced.insert(report.replaced.end(), extra.to_stop.begin(), extra.to_stop.end());
   }

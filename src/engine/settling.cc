@@ -84,6 +84,7 @@ Result<SettleResult> settle_runs(Store& store, const CooldownMap& cooldowns, Tim
     auto settled = store.settle_run(run.id, version, after, now, fence);
     if (!settled) {
       if (is_lease_lost(settled.error())) return settled.error();
+      if (settled.error().code == ErrorCode::kNotFound) continue;  // deleted meanwhile (rm)
       if (settled.error().code != ErrorCode::kConflict) return settled.error();
       result.retry_soon = true;  // the loop moved meanwhile: next tick
       continue;
