@@ -107,6 +107,7 @@ class Daemon {
 
   Status run_forever() {
     while (!stopping_) {
+      if (auto retaken = retake_lease_after_suspend(); !retaken) return retaken;
       if (auto beat = heartbeat_if_due(); !beat) return beat;
       if (auto ticked = tick(); !ticked) return ticked;
       auto events = loop_.wait(next_deadline());
@@ -122,6 +123,7 @@ class Daemon {
   Status run_once() {
     recover_ = true;
     while (true) {
+      if (auto retaken = retake_lease_after_suspend(); !retaken) return retaken;
       if (auto beat = heartbeat_if_due(); !beat) return beat;
       if (auto ticked = tick(); !ticked) return ticked;
       if (ours_.empty() && !more_ && !retry_at_) break;
@@ -134,6 +136,32 @@ class Daemon {
         break;
       }
     }
+    return Ok{};
+  }
+
+  // A suspend longer than the ttl let the lease expire while nobody could
+  // use it: the daemon takes it again (a new generation) unless another
+  // daemon took it meanwhile, which is a lost lease.
+  Status retake_lease_after_suspend() {
+    if (!suspended_) return Ok{};
+    suspended_ = false;
+    auto lease = acquire_lease(store_, current_process(), options_.lease_ttl_ms, wall_clock_now());
+    if (!lease) {
+      if (lease.error().code == ErrorCode::kConflict) {
+        return conflict_error("daemon lease lost during a suspend: " + lease.error().message);
+      }
+      log("the lease could not be renewed after the suspend (" + lease.error().message +
+          "); heartbeats go on");
+      return Ok{};
+    }
+    if (lease->lease_id != lease_.lease_id) {
+      log("lease " + lease->lease_id + " taken again after the suspend (generation " +
+          std::to_string(lease->generation) + ")");
+    }
+    lease_ = *lease;
+    settings_.fence = Fence{lease_.lease_id};
+    heartbeat_backoff_.reset();
+    next_heartbeat_ = Steady::now() + ms(heartbeat_interval(options_.lease_ttl_ms));
     return Ok{};
   }
 
@@ -279,6 +307,7 @@ class Daemon {
     if (events.clock_stepped) log("the wall clock was set; looking again");
     if (const DurationMs slept = detector_.slept(read_clock_pair()); slept > 0) {
       watching_since_ = wall_clock_now();
+      suspended_ = true;
       log("the machine was suspended for " + format_duration(slept) +
           "; slots that fell due meanwhile are missed");
     }
@@ -325,6 +354,7 @@ class Daemon {
   bool recover_ = true;
   bool more_ = false;
   bool stopping_ = false;
+  bool suspended_ = false;
   std::unordered_set<pid_t> ours_;
   std::vector<PendingKill> kills_;
   DaemonResult result_;
