@@ -280,7 +280,7 @@ class DaemonCatchUp : public DaemonCli {
   std::string missed_loop(const std::string& policy) {
     const std::string loop =
         add_loop({"behind", "--every", "1s", "--catch-up", policy, "--", "true"});
-    set_next_run_at(loop, now_ms() - 4'500);
+    set_next_run_at(loop, now_ms() - 4'100);  // the sixth slot is 900 ms ahead
     return loop;
   }
 };
