@@ -58,7 +58,7 @@ std::string finished_line(const Run& run) {
                      run_status_name(run.status) + " (slot " + format_time(run.scheduled_for) +
                      ", attempt " + std::to_string(run.attempt);
   if (run.duration_ms) line += ", " + format_duration(*run.duration_ms);
-  if (run.exit_code) line += ", exit " + std::to_string(*run.exit_code);
+  if (run.exit_code && *run.exit_code != 0) line += ", exit " + std::to_string(*run.exit_code);
   line += ")";
   if (!run.error.empty() && run.error.rfind("exit status", 0) != 0) line += ": " + run.error;
   return line;

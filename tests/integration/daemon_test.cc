@@ -117,8 +117,8 @@ class DaemonCli : public HomeFixture {
   }
 
   json ok_json(const Args& args) {
-    Args full = args;
-    full.push_back("--json");
+    Args full{"--json"};  // before the command: a target's arguments follow --
+    full.insert(full.end(), args.begin(), args.end());
     const RunResult result = run(full);
     EXPECT_EQ(result.exit_code, 0) << describe(with_home(full), result);
     return json::parse(result.out.empty() ? "null" : result.out);
