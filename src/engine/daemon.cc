@@ -91,8 +91,8 @@ class Daemon {
     if (!options_.once) sd_notify("STOPPING=1");
     const bool lost = !ended && is_lease_lost(ended.error());
     if (lost) {
-      log("daemon lease lost: " + ended.error().message + "; stopping at once, " +
-          std::to_string(ours_.size()) + " runs continue under their supervisors");
+      log(ended.error().message + "; stopping at once, " + std::to_string(ours_.size()) +
+          " runs continue under their supervisors");
       return;
     }
     if (auto released = store_.release_daemon_lease(lease_.lease_id); !released) {
@@ -195,8 +195,8 @@ class Daemon {
                            [this](const std::string& line) { log(line); });
     if (report) {
       recover_ = false;
+      stop_replaced(report->replaced);  // the old run stops before its replacement starts
       launch(report->claimed);
-      stop_replaced(report->replaced);
       more_ = report->more;
       if (report->retry_soon) retry_at_ = Steady::now() + ms(kConflictRetryMs);
       auto wake = store_.wake_times(now);
