@@ -128,12 +128,16 @@ class DaemonCli : public HomeFixture {
 
   // Moves a loop's next slot into the past, as if no daemon had run then.
   void set_next_run_at(const std::string& loop_id, std::int64_t at) {
+    execute_sql("UPDATE loops SET next_run_at = " + std::to_string(at) + " WHERE id = '" + loop_id +
+                "'");
+  }
+
+  // Changes the database under the binary (what another daemon would do).
+  void execute_sql(const std::string& sql) {
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open_v2((home_ + "/orrery.db").c_str(), &db, SQLITE_OPEN_READWRITE, nullptr),
               SQLITE_OK);
     sqlite3_busy_timeout(db, 5000);
-    const std::string sql =
-        "UPDATE loops SET next_run_at = " + std::to_string(at) + " WHERE id = '" + loop_id + "'";
     char* error = nullptr;
     EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
         << (error ? error : "");
@@ -244,6 +248,26 @@ TEST_F(DaemonCli, SighupReopensTheLogFile) {
   for (const std::string& line : lines(read_file(path + ".1") + read_file(path))) {
     EXPECT_TRUE(is_time_text(line.substr(0, 24))) << line;
   }
+}
+
+TEST_F(DaemonCli, ALostLeaseStopsTheDaemonWithExit4AndLeavesItsRunsRunning) {
+  const std::string loop = add_loop({"slow", "--every", "1s", "--", "sleep", "1"});
+  auto daemon = start_daemon();
+  ASSERT_TRUE(daemon->wait_for_log(" started (slot ", std::chrono::seconds(10))) << daemon->log();
+  // Another daemon took the lease over (a new generation).
+  execute_sql("UPDATE daemon_lease SET lease_id = 'L99-other', generation = 99");
+  EXPECT_EQ(daemon->stop(0, std::chrono::seconds(10)), 4) << daemon->log();
+  EXPECT_NE(daemon->log().find("daemon lease lost"), std::string::npos) << daemon->log();
+  EXPECT_NE(daemon->log().find("runs continue under their supervisors"), std::string::npos);
+  // The run it started finishes under its supervisor and is recorded.
+  const auto give_up = Clock::now() + std::chrono::seconds(10);
+  bool finished = false;
+  while (!finished && Clock::now() < give_up) {
+    const json runs = runs_of(loop);
+    finished = !runs.empty() && runs.back()["status"] == "succeeded";
+    if (!finished) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(finished) << runs_of(loop).dump(2);
 }
 
 // ---------------------------------------------------------------------------
