@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <optional>
 #include <unordered_set>
 
@@ -363,6 +364,8 @@ class Daemon {
 }  // namespace
 
 Result<DaemonResult> run_daemon(Store& store, const DaemonOptions& options, DaemonLog& log) {
+  // A log reader that went away (a closed pipe) is a dropped line, not a death.
+  std::signal(SIGPIPE, SIG_IGN);
   auto loop = EventLoop::create();
   if (!loop) return loop.error();
   Daemon daemon(store, options, log, std::move(*loop));

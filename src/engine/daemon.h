@@ -15,7 +15,8 @@
 // - any other store error is logged and retried with a backoff (100 ms
 //   doubling to 30 s); the lease is kept while heartbeats succeed;
 // - SIGTERM and SIGINT stop claiming, release the lease and exit 0,
-//   leaving supervisors running; SIGHUP reopens the log;
+//   leaving supervisors running; SIGHUP reopens the log; SIGPIPE is ignored
+//   (a log reader that went away costs lines, not the daemon);
 // - a suspend of the machine (engine/suspend_detector.h) restarts watching:
 //   slots that fell due while it slept are missed.
 #pragma once
