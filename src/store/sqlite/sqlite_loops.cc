@@ -154,7 +154,10 @@ Result<std::vector<DueLoop>> SqliteStore::due_loops(TimeMs now, int limit) {
 // version as read (`loop`'s); false when the version moved or the loop is gone.
 Result<bool> SqliteStore::write_loop_part(const Loop& loop, sqlite::LoopPart part, TimeMs now) {
   const bool state = part == sqlite::LoopPart::kState;
-  auto update = db_->prepare(sqlite::loop_part_update_sql(part));
+  // Built once: a tick writes the state of every loop it plans.
+  static const std::string kConfigSql = sqlite::loop_part_update_sql(sqlite::LoopPart::kConfig);
+  static const std::string kStateSql = sqlite::loop_part_update_sql(sqlite::LoopPart::kState);
+  auto update = db_->prepare(state ? kStateSql : kConfigSql);
   if (!update) return update.error();
   sqlite::bind_loop_part(**update, loop, part);
   (*update)

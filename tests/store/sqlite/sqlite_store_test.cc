@@ -1,7 +1,8 @@
 // SqliteStore beyond the conformance suite: faults injected under SQLite (a
 // full disk, a failed write), a damaged file that prune must not touch, the
-// upgrade of a populated version-1 database, and the query plans that keep
-// expiry and pruning proportional to what they touch.
+// upgrade of populated version-1 and version-3 databases, and the query plans
+// that keep expiry, pruning and the daemon's reads proportional to what they
+// touch.
 #include "store/sqlite/sqlite_store.h"
 
 #include <gtest/gtest.h>
