@@ -7,7 +7,7 @@
 #include <chrono>
 #include <csignal>
 #include <optional>
-#include <unordered_set>
+#include <unordered_map>
 
 #include "core/duration.h"
 #include "engine/daemon_lease.h"
@@ -181,6 +181,7 @@ class Daemon {
     heartbeat_backoff_.reset();
     next_heartbeat_ = Steady::now() + ms(heartbeat_interval(options_.lease_ttl_ms));
     recover_ = true;  // a supervisor started by an earlier daemon may be gone
+    expire_ = true;
     return Ok{};
   }
 
@@ -192,10 +193,12 @@ class Daemon {
     more_ = false;
     const TimeMs now = wall_clock_now();
     TickTimes times{now, options_.once ? options_.started_at : now, watching_since_};
-    auto report = run_tick(store_, probe_, settings_, times, recover_,
+    if (!exited_runs_.empty()) note_unfinished_runs();
+    auto report = run_tick(store_, probe_, settings_, times, {recover_, expire_},
                            [this](const std::string& line) { log(line); });
     if (report) {
       recover_ = false;
+      expire_ = false;
       stop_replaced(report->replaced);  // the old run stops before its replacement starts
       launch(report->claimed);
       more_ = report->more;
@@ -215,6 +218,16 @@ class Daemon {
     return Ok{};
   }
 
+  // A supervisor that exited leaving its run `running` died: recovery
+  // finishes the run at once (one read per exit, not a scan of every run).
+  void note_unfinished_runs() {
+    for (const std::string& id : exited_runs_) {
+      auto run = store_.get_run(id);
+      if (!run || (run->has_value() && (*run)->status == RunStatus::kRunning)) recover_ = true;
+    }
+    exited_runs_.clear();
+  }
+
   void launch(std::vector<ClaimedRun>& claimed) {
     for (const ClaimedRun& run : claimed) {
       auto pid = launch_run(store_, options_.location, run, /*detach=*/true);
@@ -223,7 +236,7 @@ class Daemon {
         log(pid.error().message);
         continue;
       }
-      ours_.insert(*pid);
+      ours_.emplace(*pid, run.run.id);
       loop_.watch_process(*pid);
       log("run " + run.run.id + " of loop " + run.run.loop_name + " started (slot " +
           format_time(run.run.scheduled_for) + ", attempt " + std::to_string(run.run.attempt) +
@@ -302,8 +315,10 @@ class Daemon {
     }
     if (events.readable && listener_) listener_->drain();
     for (pid_t pid : events.exited) {
-      ours_.erase(pid);
-      recover_ = true;  // one that died without finishing its run is recovered at once
+      const auto found = ours_.find(pid);
+      if (found == ours_.end()) continue;
+      exited_runs_.push_back(found->second);
+      ours_.erase(found);
     }
     if (events.clock_stepped) log("the wall clock was set; looking again");
     if (const DurationMs slept = detector_.slept(read_clock_pair()); slept > 0) {
@@ -353,10 +368,12 @@ class Daemon {
   std::optional<Steady::time_point> retry_at_;
   WakeTimes wake_;
   bool recover_ = true;
+  bool expire_ = true;
   bool more_ = false;
   bool stopping_ = false;
   bool suspended_ = false;
-  std::unordered_set<pid_t> ours_;
+  std::unordered_map<pid_t, std::string> ours_;  // supervisor -> its run
+  std::vector<std::string> exited_runs_;         // runs whose supervisor exited
   std::vector<PendingKill> kills_;
   DaemonResult result_;
 };

@@ -45,18 +45,20 @@ std::optional<TimeMs> cooldown_of(const CooldownMap& cooldowns, const Loop& loop
 }
 
 Result<TickReport> run_tick(Store& store, const ProcessProbe& probe, const TickSettings& settings,
-                            const TickTimes& times, bool recover, const EventSink& log) {
-  if (recover) {
+                            const TickTimes& times, TickSteps steps, const EventSink& log) {
+  if (steps.recover) {
     auto recovered = recover_runs(store, probe, settings.location.home, times.now,
                                   RecoveryOptions{}, settings.fence);
     if (!recovered) return recovered.error();
     log_recovery(*recovered, log);
   }
-  auto expired = store.expire_loops(times.now, settings.fence);
-  if (!expired) return expired.error();
-  if (*expired > 0) {
-    log(std::to_string(*expired) + (*expired == 1 ? " loop" : " loops") +
-        " expired (past expires_at)");
+  if (steps.expire) {
+    auto expired = store.expire_loops(times.now, settings.fence);
+    if (!expired) return expired.error();
+    if (*expired > 0) {
+      log(std::to_string(*expired) + (*expired == 1 ? " loop" : " loops") +
+          " expired (past expires_at)");
+    }
   }
   auto cooldowns = read_cooldowns(store, times.now);
   if (!cooldowns) return cooldowns.error();

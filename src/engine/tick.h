@@ -1,9 +1,11 @@
 // The daemon's tick (docs/daemon.md, "The tick"): everything one wake-up
 // of the daemon does with the store, in order:
 //   1. recover runs whose supervisor is gone or whose lease expired
-//      (exec/recovery.h), when asked (at start, after a supervisor exits, a
-//      lease deadline, each lease heartbeat);
-//   2. expire loops past expires_at;
+//      (exec/recovery.h), when asked (at start, after a supervisor exited
+//      without finishing its run, a run lease's end, each lease heartbeat);
+//   2. expire loops past expires_at, when asked (at start and each lease
+//      heartbeat: a claim refuses an expired loop in any case, so this only
+//      brings the status up to date);
 //   3. settle finished runs (engine/settling.h): retries, the next slot of
 //      fixed-delay and dynamic loops, once loops completed;
 //   4. plan every due loop and every loop holding queued rows, oldest due
@@ -53,6 +55,13 @@ struct TickReport {
   bool retry_soon = false;          // a conflict to retry shortly
 };
 
+// The steps of a tick that are not done every time (each reads or writes
+// more than a tick otherwise needs).
+struct TickSteps {
+  bool recover = false;
+  bool expire = false;
+};
+
 // One line of the daemon's log.
 using EventSink = std::function<void(const std::string&)>;
 
@@ -61,6 +70,6 @@ using CooldownMap = std::unordered_map<std::string, TimeMs>;
 std::optional<TimeMs> cooldown_of(const CooldownMap& cooldowns, const Loop& loop);
 
 Result<TickReport> run_tick(Store& store, const ProcessProbe& probe, const TickSettings& settings,
-                            const TickTimes& times, bool recover, const EventSink& log);
+                            const TickTimes& times, TickSteps steps, const EventSink& log);
 
 }  // namespace orrery

@@ -48,8 +48,8 @@ class Tick : public ::testing::Test {
     return loop;
   }
 
-  Result<TickReport> tick(TimeMs now, bool recover = false) {
-    return run_tick(*store_, *probe_, settings_, {now, now, kNow - 3'600'000}, recover,
+  Result<TickReport> tick(TimeMs now, bool recover = false, bool expire = true) {
+    return run_tick(*store_, *probe_, settings_, {now, now, kNow - 3'600'000}, {recover, expire},
                     [this](const std::string& line) { log_.push_back(line); });
   }
 
@@ -182,6 +182,9 @@ TEST_F(Tick, LoopsPastTheirExpiryExpire) {
   Loop expiring = add_loop("expiring", kNow + kMinute);
   expiring.expires_at = kNow - 1;
   ASSERT_TRUE(store_->update_loop_parts(expiring, {true, false}, {}, kNow - 600).ok());
+  auto skipped = tick(kNow, /*recover=*/false, /*expire=*/false);
+  ASSERT_TRUE(skipped.ok()) << skipped.error().message;
+  EXPECT_EQ(loop(expiring.id).status, LoopStatus::kActive);
   auto report = tick(kNow);
   ASSERT_TRUE(report.ok()) << report.error().message;
   EXPECT_EQ(loop(expiring.id).status, LoopStatus::kExpired);
