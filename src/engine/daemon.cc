@@ -77,7 +77,8 @@ class Daemon {
           log("wake-ups are off: " + watched.error().message);
         }
       } else {
-        log("wake-ups are off (" + listener.error().message + "); timers still run every loop");
+        log("wake-ups are off (" + listener.error().message +
+            "); changes are seen at the next heartbeat or due slot");
       }
       sd_notify("READY=1\nSTATUS=running loops\nMAINPID=" + std::to_string(getpid()));
       log("ready: running loops (max " + std::to_string(options_.max_running) +
@@ -172,7 +173,9 @@ class Daemon {
         store_.heartbeat_daemon_lease(lease_.lease_id, options_.lease_ttl_ms, wall_clock_now());
     if (!beat) {
       if (is_lease_lost(beat.error())) return beat;
-      const DurationMs delay = heartbeat_backoff_.next();
+      // Within the heartbeat interval: the lease must not run out between tries.
+      const DurationMs delay =
+          std::min(heartbeat_backoff_.next(), heartbeat_interval(options_.lease_ttl_ms));
       log("lease heartbeat failed (" + beat.error().message + "); retrying in " +
           format_duration(delay));
       next_heartbeat_ = Steady::now() + ms(delay);
