@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,12 +44,14 @@ std::int64_t now_ms() {
 // `orrery daemon` in the background, its stderr in a file.
 class DaemonProcess {
  public:
-  DaemonProcess(const std::vector<std::string>& args, const std::string& log_path)
+  DaemonProcess(const std::vector<std::string>& args, const std::string& log_path,
+                const EnvVars& env = {})
       : log_path_(log_path) {
     std::vector<std::string> full{ORRERY_BINARY};
     full.insert(full.end(), args.begin(), args.end());
     pid_ = fork();
     if (pid_ == 0) {
+      for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
       const int null = open("/dev/null", O_RDWR);
       const int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
       dup2(null, STDIN_FILENO);
@@ -268,6 +272,35 @@ TEST_F(DaemonCli, ALostLeaseStopsTheDaemonWithExit4AndLeavesItsRunsRunning) {
     if (!finished) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   EXPECT_TRUE(finished) << runs_of(loop).dump(2);
+}
+
+TEST_F(DaemonCli, TellsSystemdReadyWatchdogAndStopping) {
+  // A datagram socket standing in for systemd's $NOTIFY_SOCKET.
+  const std::string address = tmp_ + "/notify";
+  const int systemd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  sockaddr_un bound{};
+  bound.sun_family = AF_UNIX;
+  std::snprintf(bound.sun_path, sizeof bound.sun_path, "%s", address.c_str());
+  ASSERT_EQ(bind(systemd, reinterpret_cast<sockaddr*>(&bound), sizeof bound), 0);
+  timeval timeout{5, 0};
+  setsockopt(systemd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  const auto receive = [systemd] {
+    char buffer[512];
+    const ssize_t got = recv(systemd, buffer, sizeof buffer, 0);
+    return got > 0 ? std::string(buffer, size_t(got)) : std::string();
+  };
+  DaemonProcess daemon(with_home({"daemon", "--lease-ttl", "3s"}), tmp_ + "/daemon.log",
+                       {{"NOTIFY_SOCKET", address}, {"WATCHDOG_USEC", "200000"}});
+  EXPECT_EQ(receive().rfind("READY=1", 0), 0u) << daemon.log();
+  for (int ping = 0; ping < 3; ++ping) EXPECT_EQ(receive(), "WATCHDOG=1") << ping;
+  EXPECT_EQ(daemon.stop(SIGTERM), 0) << daemon.log();
+  std::string last;
+  for (std::string message = receive(); !message.empty(); message = receive()) {
+    last = message;
+    if (last == "STOPPING=1") break;
+  }
+  EXPECT_EQ(last, "STOPPING=1");
+  close(systemd);
 }
 
 // ---------------------------------------------------------------------------
