@@ -16,9 +16,11 @@
 // - anything else leaves the state as it is (fixed-rate and cron loops
 //   advanced when the slot was planned).
 // A paused, archived, expired or completed loop keeps its state, except that
-// a fixed-delay or dynamic loop waiting for the run gets its next slot and a
-// once loop paused while its slot ran completes (resuming it would give it
-// nothing to run).
+// a paused or archived fixed-delay or dynamic loop waiting for the run gets
+// its next slot and a once loop paused while its slot ran completes
+// (resuming it would give it nothing to run). An expired or completed loop
+// (also one archived from those) never gets a next slot: it will not run
+// again.
 // The retry is due at the run's finish (or `now` when it has none) plus
 // retry_delay(base, backoff, run.attempt, random). A run that is running or
 // queued has nothing to settle: an internal error.

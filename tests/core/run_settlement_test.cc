@@ -292,6 +292,21 @@ TEST(RunSettlement,
   }
 }
 
+// An expired (or completed) loop will not run again: a run that finishes
+// after the loop expired gives it no next slot, whatever it was waiting for.
+TEST(RunSettlement, AnExpiredOrCompletedLoopGetsNoNextSlotFromARunThatFinishedLate) {
+  for (LoopStatus status : {LoopStatus::kExpired, LoopStatus::kCompleted}) {
+    for (Loop loop : {fixed_delay(), dynamic(), once()}) {
+      SCOPED_TRACE(std::string(loop_status_name(status)) + " " +
+                   schedule_type_name(loop.schedule.type));
+      loop.status = status;
+      for (RunStatus finish : {RunStatus::kSucceeded, RunStatus::kFailed}) {
+        EXPECT_EQ(settle(loop, finished(finish)), schedule_state(loop)) << run_status_name(finish);
+      }
+    }
+  }
+}
+
 TEST(RunSettlement, AFixedRateOrCronLoopIsLeftAsPlanned) {
   Loop cron = loop_every_ten_minutes();
   cron.schedule.type = ScheduleType::kCron;
