@@ -11,6 +11,7 @@
 #include <typeinfo>
 
 #include "cli/command.h"
+#include "cli/daemon_command.h"
 #include "cli/edit_command.h"
 #include "cli/exit_codes.h"
 #include "cli/json_views.h"
@@ -51,6 +52,7 @@ struct Arguments {
   RunArgs run;
   NextInArgs next_in;
   ServiceArgs service;
+  DaemonArgs daemon;
 };
 
 // A repeatable option taking one value per occurrence: --env A=1 --env B=2.
@@ -206,6 +208,17 @@ void add_daemon_tools(CLI::App& app, Arguments& args, Command& command) {
   });
 }
 
+void add_daemon_command(CLI::App& app, DaemonArgs& a, Command& command) {
+  CLI::App* daemon = app.add_subcommand("daemon", "Run loops on their schedules (foreground)");
+  daemon->add_flag("--once", a.once, "run what is due now, wait for it, print the runs");
+  daemon->add_option("--lease-ttl", a.lease_ttl, "daemon lease ttl, 3s-1h (default 30s)");
+  add_number(
+      daemon, "--max-running", [&a](int n) { a.max_running = n; },
+      "runs at once, 1-10000 (default 64)");
+  daemon->add_option("--log", a.log, "append the log to FILE (reopened on SIGHUP)");
+  daemon->callback([&] { command = [&a](const Context& c) { return daemon_command(a, c); }; });
+}
+
 void add_recover_command(CLI::App& app, Command& command) {
   CLI::App* recover = app.add_subcommand(
       "recover", "Finish runs whose supervisor is gone; kill what they left running");
@@ -356,6 +369,7 @@ int run(int argc, char** argv) {
   add_edit_command(app, args, command);
   add_run_commands(app, args, command);
   add_recover_command(app, command);
+  add_daemon_command(app, args.daemon, command);
   add_daemon_tools(app, args, command);
   add_cron_commands(app, args, command);
   add_schedule_commands(app, args, command);

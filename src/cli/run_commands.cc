@@ -27,40 +27,13 @@
 #include "exec/kept_outcome.h"
 #include "exec/process_identity.h"
 #include "exec/recovery.h"
+#include "exec/run_launch.h"
 #include "exec/supervisor.h"
 #include "exec/supervisor_start.h"
 #include "store/data_dir.h"
 
 namespace orrery::cli {
 namespace {
-
-SupervisorLaunch supervisor_launch(const OpenedStore& opened, const Context& context,
-                                   const ClaimedRun& claimed, bool wait) {
-  SupervisorLaunch launch;
-  launch.executable = self_executable();
-  launch.global_args = {"--home", opened.home};
-  if (!context.globals.db.empty()) {
-    launch.global_args.insert(launch.global_args.end(), {"--db", context.globals.db});
-  }
-  launch.run_id = claimed.run.id;
-  launch.token = claimed.claim.token;
-  launch.log_path = run_directory(opened.home, claimed.run.id) + "/supervisor.log";
-  launch.detach = !wait;
-  return launch;
-}
-
-// A claimed run whose supervisor could not start fails at once, with the
-// reason (docs/execution.md): nothing is left `running`.
-Error fail_unstarted(Store& store, const ClaimedRun& claimed, const Error& why) {
-  RunOutcome outcome;
-  outcome.status = RunStatus::kFailed;
-  outcome.error = "the supervisor could not start: " + why.message;
-  std::string message = "run " + claimed.run.id + " failed: " + outcome.error;
-  if (auto failed = store.finalize_run(claimed.claim, outcome, wall_clock_now()); !failed) {
-    message += " (and the run could not be marked failed: " + failed.error().message + ")";
-  }
-  return Error{why.code, message};
-}
 
 // The error for a run left `running` by a supervisor that is gone.
 Error supervisor_gone_error(const std::string& home, const Run& run, int pid) {
@@ -311,16 +284,9 @@ Result<int> trigger_loop(const TriggerArgs& args, const Context& context) {
   if (!claimed) return conflict_error("could not claim a manual slot for loop " + loop->name);
   notify_daemon(opened->home);
   Store& store = *opened->store;
-  const std::string dir = run_directory(opened->home, claimed->run.id);
-  if (auto made = prepare_data_dir(dir); !made)
-    return fail_unstarted(store, *claimed, made.error());
-  auto started = start_supervisor(supervisor_launch(*opened, context, *claimed, args.wait));
-  if (!started) return fail_unstarted(store, *claimed, started.error());
-  // Recorded before the supervisor records anything itself, so that one which
-  // dies at once is noticed by recover, --wait and --follow. If the supervisor
-  // already finished the run, the claim is gone and there is nothing to add.
-  (void)store.record_supervisor(claimed->claim, {*started, process_start_time(*started)},
-                                wall_clock_now());
+  auto started =
+      launch_run(store, {opened->home, context.globals.db}, *claimed, /*detach=*/!args.wait);
+  if (!started) return started.error();
   if (!args.wait) {
     if (context.globals.json) {
       *context.out << json_text({{"run_id", claimed->run.id}}) << '\n';

@@ -49,6 +49,9 @@ Result<ScheduleState> settle_finished_run(const Loop& loop, const SlotSeries& se
   if (live && reattempt_kind(run, loop.max_attempts) != Reattempt::kNone &&
       !holds_other_retry(loop, run)) {
     state.retry_scheduled_for = run.scheduled_for;
+    // The series keeps the position it reached: after the retry, planning
+    // resumes there, not at the slot after the retried one.
+    state.series_resume_at = loop.retry_scheduled_for ? loop.series_resume_at : loop.next_run_at;
     state.next_run_at = retry_due(loop, run, finish, input);
     return state;
   }

@@ -4,7 +4,8 @@
 //
 // Rules, for an active, unarchived loop:
 // - a retryable slot (core/retry_policy.h) is retried: retry_scheduled_for
-//   is the run's slot and next_run_at the run's finish plus the retry delay
+//   is the run's slot, series_resume_at the loop's next_run_at (where the
+//   series had got to) and next_run_at the run's finish plus the retry delay
 //   (a usage-limited run: the end of its account's cooldown, no backoff) —
 //   unless the loop already holds another pending retry, in which case the
 //   slot stays as it finished;

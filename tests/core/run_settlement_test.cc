@@ -92,6 +92,22 @@ TEST(RunSettlement, AFailedSlotWithAttemptsLeftIsRetriedAfterTheFixedDelay) {
   }
 }
 
+TEST(RunSettlement, ARetryKeepsWhereTheSeriesHadGotTo) {
+  for (const char* next : {"10:10:00", "10:20:00", "10:50:00"}) {
+    Loop loop = loop_every_ten_minutes();
+    loop.next_run_at = t(next);
+    const ScheduleState first = settle(loop, finished(RunStatus::kFailed, 1));
+    EXPECT_EQ(first.series_resume_at, t(next)) << next;
+    // The retry was claimed (the tick left next_run_at at the resume point)
+    // and failed again: the position is kept, not the retry's due time.
+    Loop retried = loop;
+    retried.next_run_at = t(next);
+    const ScheduleState second = settle(retried, finished(RunStatus::kFailed, 2));
+    EXPECT_EQ(second.series_resume_at, t(next));
+    EXPECT_EQ(second.retry_scheduled_for, t("10:00:00"));
+  }
+}
+
 TEST(RunSettlement, ExponentialRetryDelaysStayWithinBaseAndAGrowingCeiling) {
   Loop loop = loop_every_ten_minutes();
   loop.retry_backoff = RetryBackoff::kExponential;
