@@ -164,7 +164,10 @@ std::string systemd_word(const std::string& word) {
 
 std::string service_unit(const std::vector<std::string>& command, const std::string& home) {
   std::string exec;
-  for (const std::string& word : command) exec += (exec.empty() ? "" : " ") + systemd_word(word);
+  for (const std::string& word : command) {
+    if (!exec.empty()) exec += ' ';
+    exec += systemd_word(word);
+  }
   return "[Unit]\n"
          "Description=orrery scheduler daemon (" +
          setting_text(home) +
