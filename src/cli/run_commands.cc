@@ -273,6 +273,7 @@ Result<int> trigger_loop(const TriggerArgs& args, const Context& context) {
       apply_trigger_overlap(*opened->store, opened->home, *loop, args.force, args.wait, context);
   if (!overlap) return overlap.error();
   if (*overlap == TriggerGoOn::kDone) return kExitOk;
+  if (*overlap == TriggerGoOn::kDoneFailed) return kExitWorkFailed;
   const std::string claimant =
       "trigger@" + SystemProcessProbe().host_name() + ":" + std::to_string(getpid());
   std::optional<ClaimedRun> claimed;

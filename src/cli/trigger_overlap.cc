@@ -93,15 +93,31 @@ Result<Run> queue_slot(Store& store, const Loop& read, TimeMs now) {
   return conflict_error("could not queue a manual slot for loop " + read.name);
 }
 
-// Waits for the daemon to start and finish the queued run; prints it.
-Result<int> wait_for_queued(Store& store, const std::string& run_id, const Context& context) {
+// Whether a daemon holds a live lease, to start a queued run.
+Result<bool> daemon_running(Store& store, TimeMs now) {
+  auto lease = store.get_daemon_lease();
+  if (!lease) return lease.error();
+  return lease->has_value() && (*lease)->expires_at > now;
+}
+
+// Waits for the daemon to start and finish the queued run; prints it. The
+// wait ends with an error when no daemon holds the lease any more.
+Result<TriggerGoOn> wait_for_queued(Store& store, const std::string& run_id,
+                                    const Context& context) {
   while (true) {
     auto run = store.get_run(run_id);
     if (!run) return run.error();
     if (!run->has_value()) return not_found_error("queued run " + run_id + " was deleted");
     if (is_terminal((*run)->status)) {
       print_run_document(context, **run);
-      return (*run)->status == RunStatus::kSucceeded ? 0 : 1;
+      return (*run)->status == RunStatus::kSucceeded ? TriggerGoOn::kDone
+                                                     : TriggerGoOn::kDoneFailed;
+    }
+    auto daemon = daemon_running(store, wall_clock_now());
+    if (!daemon) return daemon.error();
+    if (!*daemon && (*run)->status == RunStatus::kQueued) {
+      return unavailable_error("no daemon is running to start queued run " + run_id +
+                               "; it stays queued until one starts (orrery daemon)");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
@@ -116,14 +132,19 @@ Result<TriggerGoOn> queue_behind(Store& store, const std::string& home, const Lo
                           queued->front().id + ") behind its run in progress (" + running.id +
                           "); --force runs anyway");
   }
+  if (wait) {
+    auto daemon = daemon_running(store, context.now);
+    if (!daemon) return daemon.error();
+    if (!*daemon) {
+      return conflict_error("loop " + loop.name + " has a run in progress (" + running.id +
+                            ") and no daemon is running to start a queued run after it; start "
+                            "one (orrery daemon), or use --force to run now");
+    }
+  }
   auto run = queue_slot(store, loop, context.now);
   if (!run) return run.error();
   notify_daemon(home);
-  if (wait) {
-    auto waited = wait_for_queued(store, run->id, context);
-    if (!waited) return waited.error();
-    return TriggerGoOn::kDone;
-  }
+  if (wait) return wait_for_queued(store, run->id, context);
   if (context.globals.json) {
     *context.out << json_text({{"run_id", run->id}, {"status", "queued"}, {"behind", running.id}})
                  << '\n';

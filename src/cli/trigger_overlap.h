@@ -20,10 +20,12 @@
 
 namespace orrery::cli {
 
-enum class TriggerGoOn { kRunNow, kDone };
+enum class TriggerGoOn { kRunNow, kDone, kDoneFailed };
 
 // kRunNow: trigger claims and runs its slot now; kDone: the slot was queued
-// and printed (with `wait`, also waited for). A refusal is an Error.
+// and printed (with `wait`, also waited for: kDoneFailed when that run did
+// not succeed). A refusal is an Error. With `wait`, a queued run needs a
+// running daemon to start it: without one nothing is queued (a conflict).
 Result<TriggerGoOn> apply_trigger_overlap(Store& store, const std::string& home, const Loop& loop,
                                           bool force, bool wait, const Context& context);
 

@@ -153,5 +153,24 @@ TEST_F(TriggerOverlap, TheDaemonStartsTheQueuedRunWhenTheRunningOneEnds) {
   EXPECT_EQ(second["stdout"], id + "\n");
 }
 
+// trigger --wait on a queued run: it needs a daemon to start the run.
+// Without one nothing is queued; with one, the exit status is the run's.
+TEST_F(TriggerOverlap, WaitingOnAQueuedRunNeedsADaemonAndReportsTheRunsOutcome) {
+  const std::string first = start_sleeper("queuer", "queue");
+  const std::string refused = expect_error({"trigger", "queuer", "--wait"}, 4);
+  EXPECT_NE(refused.find("no daemon is running"), std::string::npos) << refused;
+  EXPECT_EQ(count(runs_of("queuer"), "queued"), 0u);
+
+  start_daemon();
+  const std::string gate = tmp_ + "/gate";
+  add("failer", {"--every", "1h", "--overlap", "queue", "--shell",
+                 "while [ ! -e '" + gate + "' ]; do sleep 0.02; done; exit 5"});
+  const std::string running = trigger("failer");
+  ASSERT_EQ(started(running)["status"], "running");
+  std::ofstream(gate).put('\n');
+  const RunResult waited = run({"trigger", "failer", "--wait"});
+  EXPECT_EQ(waited.exit_code, 1) << waited.out << waited.err << daemon_log();
+}
+
 }  // namespace
 }  // namespace orrery
