@@ -164,6 +164,7 @@ Result<TickReport> plan_due_loops(Store& store, const TickSettings& settings,
       continue;
     }
     log_result(commits[at->second], result, extra, log);
+    if (result.claimed.size() < commits[at->second].claim.size()) report.handed_over = true;
     report.more = batch_full;
     for (ClaimedRun& claimed : result.claimed) report.claimed.push_back(std::move(claimed));
     report.replaced.insert(report.replaced.end(), extra.to_stop.begin(), extra.to_stop.end());

@@ -66,6 +66,14 @@ Result<TickReport> run_tick(Store& store, const ProcessProbe& probe, const TickS
   if (!settled) return settled.error();
   auto report = plan_due_loops(store, settings, times, *cooldowns, log);
   if (!report) return report.error();
+  if (report->handed_over) {
+    // Slots found taken are settled now, so a loop waiting for them (a
+    // fixed-delay, dynamic or once loop) does not wait for another wake-up.
+    auto again = settle_runs(store, *cooldowns, times.now, settings.fence, log);
+    if (!again) return again.error();
+    settled->more = settled->more || again->more;
+    settled->retry_soon = settled->retry_soon || again->retry_soon;
+  }
   report->more = report->more || settled->more;
   report->retry_soon = report->retry_soon || settled->retry_soon;
   return report;

@@ -53,6 +53,9 @@ struct TickReport {
   std::vector<Run> replaced;        // running runs to stop (overlap `replace`)
   bool more = false;                // work was left for another tick at once
   bool retry_soon = false;          // a conflict to retry shortly
+  // A planned slot was found taken: the store handed its row to settlement
+  // (Store::commit_plans), which the tick then does at once.
+  bool handed_over = false;
 };
 
 // The steps of a tick that are not done every time (each reads or writes

@@ -53,6 +53,7 @@ class Tick : public ::testing::Test {
                     [this](const std::string& line) { log_.push_back(line); });
   }
 
+  Loop loop_of(const std::string& id) { return loop(id); }
   Loop loop(const std::string& id) {
     auto found = store_->get_loop(id);
     EXPECT_TRUE(found.ok() && found->has_value());
@@ -80,6 +81,27 @@ class Tick : public ::testing::Test {
   std::vector<std::string> log_;
   int loops_ = 0;
 };
+
+// A fixed-delay loop whose due slot was already taken by a manual run: the
+// slot is handed to settlement and settled in the same tick, so the loop
+// gets its next slot without waiting for another wake-up.
+TEST_F(Tick, ASlotFoundTakenIsSettledInTheSameTick) {
+  for (RunStatus status : {RunStatus::kSucceeded, RunStatus::kCancelled}) {
+    Loop loop = add_loop(std::string("taken-") + run_status_name(status), kNow - 1'000);
+    loop.schedule.anchor = IntervalAnchor::kFixedDelay;
+    loop.config_version = 1;
+    ASSERT_TRUE(store_->update_loop_parts(loop, {true, false}, {}, kNow - 900).ok());
+    auto manual = store_->claim_slot({loop.id, kNow - 1'000, true}, "trigger", kNow - 900, {});
+    ASSERT_TRUE(manual.ok() && manual->has_value());
+    finish(**manual, status, kNow - 500);
+    auto report = tick(kNow);
+    ASSERT_TRUE(report.ok()) << report.error().message;
+    EXPECT_TRUE(report->claimed.empty());
+    const Loop after = loop_of(loop.id);
+    ASSERT_TRUE(after.next_run_at.has_value()) << run_status_name(status);
+    EXPECT_EQ(*after.next_run_at, kNow - 500 + kMinute) << run_status_name(status);
+  }
+}
 
 TEST_F(Tick, DueLoopsAreClaimedOldestDueFirstWithinTheCap) {
   const Loop newest = add_loop("newest", kNow - 1'000);
