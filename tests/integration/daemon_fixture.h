@@ -210,8 +210,10 @@ class DaemonFixture : public HomeFixture {
         [&] {
           if (exited(index)) return false;
           const json state = status();
-          return state.contains("daemon") && state["daemon"].value("held", false) &&
-                 state["daemon"].value("pid", 0) == pid_of(index);
+          if (!state.is_object() || !state.contains("daemon")) return false;
+          const json& daemon = state["daemon"];
+          return daemon.is_object() && daemon.value("held", false) && daemon.contains("pid") &&
+                 daemon.at("pid") == pid_of(index);
         },
         milliseconds(10'000), milliseconds(20));
   }

@@ -165,3 +165,28 @@ TEST_F(DaemonOverlap, ReplaceStopsTheRunningRunAndStartsTheNewSlot) {
 
 }  // namespace
 }  // namespace orrery
+
+namespace orrery {
+namespace {
+
+// --max-running: slots beyond the cap wait (neither skipped nor lost) and
+// start as capacity frees.
+TEST_F(DaemonOverlap, MaxRunningCapsTheRunsAndTheOtherSlotsWait) {
+  for (int i = 0; i < 3; ++i) {
+    add("capped-" + std::to_string(i),
+        {"--every", "1s", "--overlap", "allow", "--shell", "sleep 1.2"});
+  }
+  const size_t daemon = start_held_daemon({"--max-running", "1"});
+  std::this_thread::sleep_for(milliseconds(4500));
+  EXPECT_EQ(stop_daemon(daemon), 0) << log_of(daemon);
+  ASSERT_TRUE(eventually([&] { return with_status(runs(), "running").empty(); }));
+  const json all = runs();
+  EXPECT_EQ(most_at_once(all), 1) << all.dump(1);
+  EXPECT_GE(with_status(all, "succeeded").size(), 3u) << all.dump(1);
+  for (const json& run : all) {
+    EXPECT_TRUE(run["status"] == "succeeded" || run["status"] == "queued") << run.dump();
+  }
+}
+
+}  // namespace
+}  // namespace orrery

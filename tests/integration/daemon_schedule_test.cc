@@ -111,7 +111,7 @@ TEST_F(DaemonSchedule, AnEverySecondLoopRunsOncePerSlotWhileTheDaemonRuns) {
 // a minute, so its slots are made to fall due in the past: an hourly loop
 // whose next slot is moved back about five hours, caught up with `all`.
 TEST_F(DaemonSchedule, ACronLoopRunsTheSlotsNextLists) {
-  for (const std::string& expression : {"0 * * * *", "15,45 * * * *"}) {
+  for (const std::string expression : {"0 * * * *", "15,45 * * * *"}) {
     SCOPED_TRACE(expression);
     const std::string name = "cron-" + std::to_string(expression.size());
     add(name, {"--cron", expression, "--tz", "UTC", "--catch-up", "all", "--", "true"});
@@ -249,7 +249,9 @@ TEST_F(DaemonSchedule, CatchUpLimitAndWindowAreHonouredAndMissedCountCountsTheRe
     EXPECT_EQ(slots_of(all, "succeeded"), expected_run) << all.dump(1);
     EXPECT_EQ(slots_of(all, "skipped"), expected_skipped) << all.dump(1);
     for (const json& run : all) {
-      if (run["status"] == "skipped") EXPECT_EQ(run["skip_reason"], "missed");
+      if (run["status"] == "skipped") {
+        EXPECT_EQ(run["skip_reason"], "missed");
+      }
     }
     EXPECT_EQ(loop(c.name)["missed_count"], c.missed_count);
   }
