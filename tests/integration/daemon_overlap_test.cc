@@ -182,7 +182,7 @@ TEST_F(DaemonOverlap, MaxRunningCapsTheRunsAndTheOtherSlotsWait) {
   ASSERT_TRUE(eventually([&] { return with_status(runs(), "running").empty(); }));
   const json all = runs();
   EXPECT_EQ(most_at_once(all), 1) << all.dump(1);
-  EXPECT_GE(with_status(all, "succeeded").size(), 3u) << all.dump(1);
+  EXPECT_GE(with_status(all, "succeeded").size(), 2u) << all.dump(1);
   for (const json& run : all) {
     EXPECT_TRUE(run["status"] == "succeeded" || run["status"] == "queued") << run.dump();
   }
