@@ -55,6 +55,14 @@ class DaemonSchedule : public DaemonFixture {
     return slots;
   }
 
+  static json of_loop(const json& runs, const std::string& name) {
+    json chosen = json::array();
+    for (const json& run : runs) {
+      if (run["loop_name"] == name) chosen.push_back(run);
+    }
+    return chosen;
+  }
+
   static std::vector<TimeMs> slots_of(const json& runs, const std::string& status = "") {
     std::vector<TimeMs> slots;
     for (const json& run : runs) {
@@ -182,15 +190,19 @@ TEST_F(DaemonSchedule, EachCatchUpPolicyRunsItsShareOfFiveMissedSlots) {
       {"all", {0, 1, 2, 3, 4}, {}},
       {"none", {}, {0, 1, 2, 3, 4}},
   };
+  std::vector<std::vector<TimeMs>> slots;
   for (const Case& c : cases) {
+    slots.push_back(five_missed_minutes(c.policy, {"--catch-up", c.policy}));
+  }
+  const Once ran = once();  // one tick plans every loop
+  EXPECT_EQ(ran.exit_code, 0);
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const Case& c = cases[k];
     SCOPED_TRACE(c.policy);
-    const std::vector<TimeMs> slots = five_missed_minutes(c.policy, {"--catch-up", c.policy});
-    const Once ran = once();
-    EXPECT_EQ(ran.exit_code, 0);
     std::vector<TimeMs> expected_run, expected_skipped;
-    for (const int i : c.run) expected_run.push_back(slots[size_t(i)]);
-    for (const int i : c.skipped) expected_skipped.push_back(slots[size_t(i)]);
-    EXPECT_EQ(slots_of(ran.runs), expected_run) << ran.runs.dump(1);
+    for (const int i : c.run) expected_run.push_back(slots[k][size_t(i)]);
+    for (const int i : c.skipped) expected_skipped.push_back(slots[k][size_t(i)]);
+    EXPECT_EQ(slots_of(of_loop(ran.runs, c.policy)), expected_run) << ran.runs.dump(1);
     const json all = runs(c.policy);
     EXPECT_EQ(slots_of(all, "succeeded"), expected_run) << all.dump(1);
     EXPECT_EQ(slots_of(all, "skipped"), expected_skipped) << all.dump(1);
@@ -203,12 +215,13 @@ TEST_F(DaemonSchedule, EachCatchUpPolicyRunsItsShareOfFiveMissedSlots) {
     }
     const json after = loop(c.policy);
     EXPECT_EQ(after["missed_count"], c.skipped.size()) << after.dump();
-    EXPECT_EQ(ms_of(after["next_run_at"]), slots.back() + kMinute);
-    // A second --once has nothing left to catch up.
-    const Once again = once();
-    EXPECT_EQ(again.runs, json::array()) << again.runs.dump(1);
-    EXPECT_EQ(runs(c.policy).size(), all.size());
+    EXPECT_EQ(ms_of(after["next_run_at"]), slots[k].back() + kMinute);
   }
+  // A second --once has nothing left to catch up.
+  const size_t rows = runs().size();
+  const Once again = once();
+  EXPECT_EQ(again.runs, json::array()) << again.runs.dump(1);
+  EXPECT_EQ(runs().size(), rows);
 }
 
 // catch_up_limit: `all` runs only the newest N; skipped rows are at most N
@@ -236,15 +249,17 @@ TEST_F(DaemonSchedule, CatchUpLimitAndWindowAreHonouredAndMissedCountCountsTheRe
        {1, 2},
        3},
   };
-  for (const Case& c : cases) {
+  std::vector<std::vector<TimeMs>> slots;
+  for (const Case& c : cases) slots.push_back(five_missed_minutes(c.name, c.options));
+  const Once ran = once();  // one tick plans every loop
+  EXPECT_EQ(ran.exit_code, 0);
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const Case& c = cases[k];
     SCOPED_TRACE(c.name);
-    const std::vector<TimeMs> slots = five_missed_minutes(c.name, c.options);
-    const Once ran = once();
-    EXPECT_EQ(ran.exit_code, 0);
     std::vector<TimeMs> expected_run, expected_skipped;
-    for (const int i : c.run) expected_run.push_back(slots[size_t(i)]);
-    for (const int i : c.skipped) expected_skipped.push_back(slots[size_t(i)]);
-    EXPECT_EQ(slots_of(ran.runs), expected_run) << ran.runs.dump(1);
+    for (const int i : c.run) expected_run.push_back(slots[k][size_t(i)]);
+    for (const int i : c.skipped) expected_skipped.push_back(slots[k][size_t(i)]);
+    EXPECT_EQ(slots_of(of_loop(ran.runs, c.name)), expected_run) << ran.runs.dump(1);
     const json all = runs(c.name);
     EXPECT_EQ(slots_of(all, "succeeded"), expected_run) << all.dump(1);
     EXPECT_EQ(slots_of(all, "skipped"), expected_skipped) << all.dump(1);
