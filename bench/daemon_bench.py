@@ -161,7 +161,7 @@ def peak_rss_kib(args):
 def wait_quiet(home, limit=120):
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
-        if not home.query("SELECT 1 FROM runs WHERE status IN ('running', 'queued') LIMIT 1"):
+        if not home.query("SELECT 1 FROM runs WHERE status = 'running' LIMIT 1"):
             return
         time.sleep(0.2)
 
