@@ -195,21 +195,37 @@ Status remove_run_directories(const std::string& home, const std::vector<std::st
                         (failed == 1 ? "y" : "ies") + " (" + failures + ")");
 }
 
-// Resolves the loop, applies a transition, stores it guarded by updated_at;
-// with `show_next`, says when the loop runs next.
+// How often a transition is re-applied when the loop changed under it (a
+// daemon tick advancing its schedule state, another command).
+constexpr int kTransitionTries = 3;
+
+// Resolves the loop, applies a transition and stores the part it changes,
+// guarded by that part's version (docs/storage.md, "Loop versions"); when
+// the loop changed meanwhile, re-reads it and applies the transition again.
+// With `show_next`, says when the loop runs next.
 Result<int> transition(const LoopArgs& args, const Context& context, const char* done,
-                       const std::function<Result<Loop>(Loop)>& change, bool show_next = false) {
+                       LoopParts parts, const std::function<Result<Loop>(Loop)>& change,
+                       bool show_next = false) {
   auto opened = open_store(context);
   if (!opened) return opened.error();
   auto loop = opened->store->resolve_loop(args.loop);
   if (!loop) return loop.error();
-  const TimeMs read_at = loop->updated_at;
-  auto changed = change(*loop);
-  if (!changed) return changed.error();
-  if (changed->updated_at <= read_at) changed->updated_at = read_at + 1;
-  if (auto stored = opened->store->update_loop(*changed, read_at, {}, context.now); !stored) {
-    return stored.error();
+  Result<Loop> changed = change(*loop);
+  for (int tries = 1;; ++tries) {
+    if (!changed) return changed.error();
+    auto stored = opened->store->update_loop_parts(*changed, parts, {}, context.now);
+    if (stored) break;
+    if (stored.error().code != ErrorCode::kConflict || tries == kTransitionTries) {
+      return stored.error();
+    }
+    auto reread = opened->store->get_loop(loop->id);
+    if (!reread) return reread.error();
+    if (!reread->has_value()) return not_found_error("no loop has the id '" + loop->id + "'");
+    changed = change(**reread);
   }
+  changed->updated_at = context.now;
+  if (parts.config) ++changed->config_version;
+  if (parts.state) ++changed->state_version;
   if (context.globals.json) {
     print_loop_json(context, *changed);
   } else {
@@ -350,29 +366,29 @@ Result<int> show_loop(const LoopArgs& args, const Context& context) {
 }
 
 Result<int> pause_loop_command(const LoopArgs& args, const Context& context) {
-  return transition(args, context, "paused",
+  return transition(args, context, "paused", {.state = true},
                     [&](Loop loop) { return pause_loop(std::move(loop), context.now); });
 }
 
 Result<int> resume_loop_command(const LoopArgs& args, const Context& context) {
   return transition(
-      args, context, "resumed",
+      args, context, "resumed", {.state = true},
       [&](Loop loop) { return resume_loop(std::move(loop), context.now); }, true);
 }
 
 Result<int> archive_loop_command(const LoopArgs& args, const Context& context) {
-  return transition(args, context, "archived",
+  return transition(args, context, "archived", {.state = true},
                     [&](Loop loop) { return archive_loop(std::move(loop), context.now); });
 }
 
 Result<int> unarchive_loop_command(const LoopArgs& args, const Context& context) {
   return transition(
-      args, context, "unarchived",
+      args, context, "unarchived", {.state = true},
       [&](Loop loop) { return unarchive_loop(std::move(loop), context.now); }, true);
 }
 
 Result<int> rename_loop_command(const LoopArgs& args, const Context& context) {
-  return transition(args, context, "renamed", [&](Loop loop) {
+  return transition(args, context, "renamed", {.config = true}, [&](Loop loop) {
     return rename_loop(std::move(loop), args.new_name, context.now);
   });
 }

@@ -16,7 +16,12 @@
 // - anything else leaves the state as it is (fixed-rate and cron loops
 //   advanced when the slot was planned).
 // A paused, archived, expired or completed loop keeps its state, except that
-// a fixed-delay or dynamic loop waiting for the run gets its next slot.
+// a fixed-delay or dynamic loop waiting for the run gets its next slot and a
+// once loop paused while its slot ran completes (resuming it would give it
+// nothing to run).
+// The retry is due at the run's finish (or `now` when it has none) plus
+// retry_delay(base, backoff, run.attempt, random). A run that is running or
+// queued has nothing to settle: an internal error.
 #pragma once
 
 #include <cstdint>

@@ -13,9 +13,11 @@
 // 3. With no capacity left it waits (kCapacity): its slots stay due, neither
 //    skipped nor lost, and start as capacity frees.
 // 4. Queued rows start first, oldest slot first: one when nothing of the
-//    loop runs (any number, within capacity, with overlap `allow`).
-// 5. A pending retry slot that is due runs before new slots; while another
-//    run of the loop runs (overlap other than `allow`) it waits (kBusy).
+//    loop runs (any number, within capacity, with overlap `allow`); rows
+//    left waiting make the plan's wait kBusy (kCapacity with `allow`).
+// 5. A pending retry slot that is due runs before new slots, alone; while
+//    another run of the loop runs (overlap other than `allow`) it waits
+//    (kBusy), and without capacity left (after rule 4) it waits (kCapacity).
 // 6. Due slots are planned by plan_slots (core/slot_plan.h): missed ones by
 //    the catch-up policy, recorded skipped (`missed`) or counted. Of the
 //    slots to run, the missed ones (catch-up backlog) run one after another:
@@ -28,13 +30,21 @@
 //               when none is held yet, the rest are skipped (`overlap`);
 //      allow    all are claimed within capacity, the rest queued;
 //      replace  the newest runs, older ones are skipped (`overlap`), and
-//               every running run of the loop is stopped.
-//    Claims never exceed the capacity; a claim that does not fit is queued.
+//               every running run of the loop is stopped; when this plan
+//               already claimed a slot (a queued row or the backlog) the
+//               newest is queued behind it instead.
+//    "Idle" counts this plan's claims; "held" counts the loop's queued rows
+//    and this plan's. Claims never exceed the capacity; a claim that does
+//    not fit is queued.
 // 7. The state left: next_run_at is plan_slots' next slot, except for
 //    fixed-delay, dynamic and once loops that claimed or queued a slot
 //    (empty: the next slot is set when the run is settled,
 //    core/run_settlement.h); a consumed retry clears retry_scheduled_for;
-//    missed_count grows by the plan's missed slots.
+//    missed_count grows by the plan's missed slots. A once loop whose slot
+//    was skipped (nothing claimed or queued) becomes completed; a dynamic
+//    loop whose slot was skipped gets its next slot as if a run had
+//    finished at `now` (now + min).
+// A loop that waits (rules 2, 3, a waiting retry) keeps its state.
 #pragma once
 
 #include <string>
@@ -64,7 +74,7 @@ struct TickInput {
 enum class TickWait { kNone, kCooldown, kCapacity, kBusy };
 
 struct LoopTickPlan {
-  TickWait wait = TickWait::kNone;   // why the loop planned nothing (or only queued rows)
+  TickWait wait = TickWait::kNone;   // why something due did not start (rules 2-5)
   std::vector<TimeMs> claim;         // slots to claim now (queued rows, a retry, new slots)
   std::vector<TimeMs> queue;         // new slots to hold as queued rows
   std::vector<SkippedSlot> skipped;  // slots to record skipped, oldest first

@@ -184,11 +184,6 @@ class Store {
   // what planning needs first (a covering-index read); load a loop with
   // get_loop when its slots are planned.
   virtual Result<std::vector<DueLoop>> due_loops(TimeMs now, int limit) = 0;
-  // Replaces the loop's mutable fields when its updated_at still equals
-  // `expected_updated_at` (optimistic concurrency), fenced at `now`.
-  // (To be replaced by the versioned form below.)
-  virtual Status update_loop(const Loop& loop, TimeMs expected_updated_at, const Fence& fence,
-                             TimeMs now) = 0;
   // Replaces the given parts of the loop when each part's version still
   // equals the loop's (as read), bumping each version written; updated_at
   // becomes `now`. A moved version is a conflict ("changed while it was being
@@ -232,24 +227,27 @@ class Store {
                                       TimeMs now) = 0;
   // The daemon's tick: every loop's plan in one transaction, fenced. A loop
   // whose state version moved is left out (applied = false); the others are
-  // written whole: claims (scheduled runs, settled = false), queued rows,
-  // skipped rows (inserted or already there), and the new schedule state
-  // with the state version bumped.
+  // written whole: the new schedule state with the state version bumped,
+  // queued rows, skipped rows (inserted or already there), and claims
+  // (scheduled runs, settled = false; a claimed queued row starts with
+  // attempt 1), under the claim rules above.
   virtual Result<std::vector<LoopPlanResult>> commit_plans(const std::vector<LoopPlanCommit>& plans,
                                                            const std::string& claimant, TimeMs now,
                                                            const Fence& fence) = 0;
-  // Finished runs not yet settled, oldest finish first.
+  // Finished runs not yet settled (without tails), oldest finish first.
   virtual Result<std::vector<Run>> unsettled_runs(int limit) = 0;
   // Marks the run settled and gives its loop `state`, in one transaction,
   // when the run is finished and unsettled and the loop's state version is
-  // still `state_version`; otherwise a conflict and nothing changes. A run
-  // whose loop is gone is simply marked settled.
+  // still `state_version`; otherwise a conflict (an unknown run: not_found)
+  // and nothing changes. A run whose loop is gone is simply marked settled.
   virtual Status settle_run(const std::string& run_id, std::int64_t state_version,
                             const ScheduleState& state, TimeMs now, const Fence& fence) = 0;
   // Running and queued runs (without tails), oldest slot first.
   virtual Result<std::vector<Run>> active_runs(int limit) = 0;
   // Stores a running run's own choice of the delay to its loop's next slot
-  // (`orrery run next-in`); a conflict when the run is not running.
+  // (`orrery run next-in`); a conflict when the run is not running, not_found
+  // when there is no such run, a usage error for a delay outside 0 to
+  // kMaxDynamicDelayMs (365 days). A new attempt of the slot clears it.
   virtual Status set_run_next_in(const std::string& run_id, DurationMs delay, TimeMs now) = 0;
   virtual Result<WakeTimes> wake_times(TimeMs now) = 0;
   virtual Result<Run> record_skipped(const Loop& loop, TimeMs slot, const std::string& reason,

@@ -24,10 +24,6 @@ class ForwardingStore : public Store {
   Result<std::vector<DueLoop>> due_loops(TimeMs now, int limit) override {
     return inner_.due_loops(now, limit);
   }
-  Status update_loop(const Loop& loop, TimeMs expected_updated_at, const Fence& fence,
-                     TimeMs now) override {
-    return inner_.update_loop(loop, expected_updated_at, fence, now);
-  }
   Status update_loop_parts(const Loop& loop, LoopParts parts, const Fence& fence,
                            TimeMs now) override {
     return inner_.update_loop_parts(loop, parts, fence, now);

@@ -112,6 +112,19 @@ DROP INDEX runs_loop_created;
 CREATE INDEX runs_loop_created ON runs(loop_id, created_at, id);
 )sql";
 
+// The daemon (docs/storage.md, "Loop versions", "Plan commits", "Settling a
+// finished run"): a version per part of a loop, whether a finished run's
+// effect on its loop is applied, a run's own choice of its loop's next
+// delay, and partial indexes for the runs the daemon looks at.
+constexpr const char* kDaemon = R"sql(
+ALTER TABLE loops ADD COLUMN config_version INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE loops ADD COLUMN state_version INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE runs ADD COLUMN settled INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE runs ADD COLUMN next_in_ms INTEGER;
+CREATE INDEX runs_unsettled ON runs(finished_at, id) WHERE settled = 0;
+CREATE INDEX runs_active ON runs(loop_id, scheduled_for) WHERE status IN ('running', 'queued');
+)sql";
+
 // The schema version and whether the file holds any table, read together
 // (one statement, one snapshot: another process's migration cannot fall
 // between the two).
@@ -196,6 +209,7 @@ const std::vector<Migration>& migrations() {
       {1, "loops, runs and the daemon lease", kInitialSchema},
       {2, "usage limits: usage-limited runs and provider cooldowns", kUsageLimits},
       {3, "log limits, free re-attempts, expiry and pruning indexes", kLimitsAndIndexes},
+      {4, "the daemon: loop versions, settled runs, next-in choices, active-run indexes", kDaemon},
   };
   return list;
 }

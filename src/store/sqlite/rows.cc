@@ -1,6 +1,8 @@
 #include "store/sqlite/rows.h"
 
 #include <algorithm>
+#include <set>
+#include <string_view>
 
 #include "core/limits.h"
 #include "core/loop_spec.h"
@@ -247,6 +249,16 @@ const std::vector<LoopColumn> kLoopColumns = {
        l.updated_at = r.int64(c);
        return Ok{};
      }},
+    {"config_version", [](S& s, int i, const Loop& l) { s.bind(i, l.config_version); },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.config_version = r.int64(c);
+       return Ok{};
+     }},
+    {"state_version", [](S& s, int i, const Loop& l) { s.bind(i, l.state_version); },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.state_version = r.int64(c);
+       return Ok{};
+     }},
 };
 
 const std::vector<RunColumn> kRunColumns = {
@@ -400,7 +412,27 @@ const std::vector<RunColumn> kRunColumns = {
        run.free_reattempts = int(r.int64(c));
        return Ok{};
      }},
+    {"settled", false,
+     [](const S& r, int c, Run& run) -> Status {
+       run.settled = r.int64(c) != 0;
+       return Ok{};
+     }},
+    {"next_in_ms", false,
+     [](const S& r, int c, Run& run) -> Status {
+       if (auto delay = r.optional_int64(c)) {
+         run.next_in_ms = stored_duration(*delay, 0, kMaxDynamicDelayMs);
+       }
+       return Ok{};
+     }},
 };
+
+// The columns of a loop's schedule state (ScheduleState); the columns
+// neither of the state nor of the bookkeeping are its configuration.
+const std::set<std::string_view> kStateColumns = {
+    "status",      "archived", "archived_from_status", "next_run_at", "retry_scheduled_for",
+    "missed_count"};
+const std::set<std::string_view> kBookkeepingColumns = {"id", "created_at", "updated_at",
+                                                        "config_version", "state_version"};
 
 Result<Run> read_run_columns(const Statement& row, bool with_tails) {
   Run run;
@@ -433,16 +465,36 @@ std::string loop_insert_sql() {
   return "INSERT INTO loops (" + loop_select_list() + ") VALUES (" + values + ")";
 }
 
-int loop_update_guard() { return int(kLoopColumns.size()) + 1; }
+LoopPart loop_column_part(const LoopColumn& column) {
+  if (kStateColumns.count(column.name) > 0) return LoopPart::kState;
+  if (kBookkeepingColumns.count(column.name) > 0) return LoopPart::kBookkeeping;
+  return LoopPart::kConfig;
+}
 
-std::string loop_update_sql() {
-  std::string assignments;
-  for (size_t i = 1; i < kLoopColumns.size(); ++i) {
-    assignments +=
-        (i == 1 ? "" : ", ") + std::string(kLoopColumns[i].name) + " = ?" + std::to_string(i + 1);
+int loop_part_now_parameter() { return int(kLoopColumns.size()) + 1; }
+int loop_part_version_parameter() { return int(kLoopColumns.size()) + 2; }
+
+std::string loop_part_update_sql(LoopPart part) {
+  const std::string version = part == LoopPart::kState ? "state_version" : "config_version";
+  std::string sql = "UPDATE loops SET ";
+  for (size_t i = 0; i < kLoopColumns.size(); ++i) {
+    if (loop_column_part(kLoopColumns[i]) != part) continue;
+    sql.append(kLoopColumns[i].name).append(" = ?").append(std::to_string(i + 1)).append(", ");
   }
-  return "UPDATE loops SET " + assignments + " WHERE id = ?1 AND updated_at = ?" +
-         std::to_string(loop_update_guard());
+  sql.append(version).append(" = ").append(version).append(" + 1, updated_at = ?");
+  sql.append(std::to_string(loop_part_now_parameter()));
+  sql.append(" WHERE id = ?1 AND ").append(version).append(" = ?");
+  sql.append(std::to_string(loop_part_version_parameter()));
+  return sql;
+}
+
+void bind_loop_part(Statement& statement, const Loop& loop, LoopPart part) {
+  statement.bind(1, loop.id);
+  for (size_t i = 0; i < kLoopColumns.size(); ++i) {
+    if (loop_column_part(kLoopColumns[i]) == part) {
+      kLoopColumns[i].bind(statement, int(i + 1), loop);
+    }
+  }
 }
 
 void bind_loop(Statement& statement, const Loop& loop) {

@@ -37,13 +37,25 @@ const std::vector<LoopColumn>& loop_columns();
 std::string loop_select_list();
 // INSERT of every column, ?1.. in table order.
 std::string loop_insert_sql();
-// UPDATE of every column but id, guarded by ?1 = id and the parameter
-// loop_update_guard() = the expected updated_at.
-std::string loop_update_sql();
-int loop_update_guard();
+// A loop's columns fall in parts (docs/storage.md, "Loop versions"): its
+// configuration, its schedule state, and bookkeeping (id, times, versions).
+enum class LoopPart { kConfig, kState, kBookkeeping };
+LoopPart loop_column_part(const LoopColumn& column);
+// UPDATE of one part's columns (kConfig or kState), each bound at its table
+// position by bind_loop_part, with ?1 = id: the part's version is bumped and
+// updated_at set to loop_part_now_parameter(), guarded by the part's version
+// = loop_part_version_parameter() (the version as read).
+std::string loop_part_update_sql(LoopPart part);
+int loop_part_now_parameter();
+int loop_part_version_parameter();
+void bind_loop_part(Statement& statement, const Loop& loop, LoopPart part);
 // Binds every column of the loop to ?1.. in table order.
 void bind_loop(Statement& statement, const Loop& loop);
 Result<Loop> read_loop(const Statement& row);
+
+// The terminal run statuses (core/run.h is_terminal) as an SQL list.
+inline constexpr const char* kTerminalRunStatuses =
+    "('succeeded', 'failed', 'timed_out', 'abandoned', 'skipped', 'cancelled')";
 
 // Every run column; `with_tails` false leaves out stdout and stderr.
 std::string run_select_list(bool with_tails);

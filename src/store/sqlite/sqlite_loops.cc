@@ -57,9 +57,13 @@ Result<std::vector<Loop>> SqliteStore::query_loops(const std::string& sql, const
 
 Status SqliteStore::create_loop(const Loop& loop) {
   if (loop.name.empty()) return usage_error("a loop name cannot be empty");
+  // A new loop's parts start at version 1 (docs/storage.md, "Loop versions").
+  Loop stored = loop;
+  stored.config_version = 1;
+  stored.state_version = 1;
   auto insert = db_->prepare(sqlite::loop_insert_sql());
   if (!insert) return insert.error();
-  sqlite::bind_loop(**insert, loop);
+  sqlite::bind_loop(**insert, stored);
   if (auto status = (*insert)->run(); !status) return status;
   if (db_->changes() != 1) return internal_error("loop " + loop.id + " was not stored");
   return Ok{};
@@ -146,18 +150,52 @@ Result<std::vector<DueLoop>> SqliteStore::due_loops(TimeMs now, int limit) {
   }
 }
 
-Status SqliteStore::update_loop(const Loop& loop, TimeMs expected_updated_at, const Fence& fence,
-                                TimeMs now) {
-  if (loop.name.empty()) return usage_error("a loop name cannot be empty");
+// Within an open transaction: one part of the loop, guarded by that part's
+// version as read (`loop`'s); false when the version moved or the loop is gone.
+Result<bool> SqliteStore::write_loop_part(const Loop& loop, sqlite::LoopPart part, TimeMs now) {
+  const bool state = part == sqlite::LoopPart::kState;
+  // Built once: a tick writes the state of every loop it plans.
+  static const std::string kConfigSql = sqlite::loop_part_update_sql(sqlite::LoopPart::kConfig);
+  static const std::string kStateSql = sqlite::loop_part_update_sql(sqlite::LoopPart::kState);
+  auto update = db_->prepare(state ? kStateSql : kConfigSql);
+  if (!update) return update.error();
+  sqlite::bind_loop_part(**update, loop, part);
+  (*update)
+      ->bind(sqlite::loop_part_now_parameter(), now)
+      .bind(sqlite::loop_part_version_parameter(),
+            state ? loop.state_version : loop.config_version);
+  if (auto status = (*update)->run(); !status) return status.error();
+  return db_->changes() == 1;
+}
+
+Result<bool> SqliteStore::write_schedule_state(const std::string& loop_id,
+                                               std::int64_t state_version,
+                                               const ScheduleState& state, TimeMs now) {
+  Loop loop;
+  loop.id = loop_id;
+  loop.state_version = state_version;
+  set_schedule_state(loop, state);
+  return write_loop_part(loop, sqlite::LoopPart::kState, now);
+}
+
+Status SqliteStore::update_loop_parts(const Loop& loop, LoopParts parts, const Fence& fence,
+                                      TimeMs now) {
+  if (!parts.config && !parts.state) {
+    return usage_error("an update of loop " + loop.name + " names no part to write");
+  }
+  if (parts.config && loop.name.empty()) return usage_error("a loop name cannot be empty");
   auto transaction = sqlite::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
   if (auto fenced = check_fence(fence, now); !fenced) return fenced;
-  auto update = db_->prepare(sqlite::loop_update_sql());
-  if (!update) return update.error();
-  sqlite::bind_loop(**update, loop);
-  (*update)->bind(sqlite::loop_update_guard(), expected_updated_at);
-  if (auto status = (*update)->run(); !status) return status;
-  if (db_->changes() != 1) {
+  bool written = true;
+  for (const auto& [wanted, part] : {std::pair{parts.config, sqlite::LoopPart::kConfig},
+                                     std::pair{parts.state, sqlite::LoopPart::kState}}) {
+    if (!wanted || !written) continue;
+    auto one = write_loop_part(loop, part, now);
+    if (!one) return one.error();
+    written = *one;
+  }
+  if (!written) {
     auto current = get_loop(loop.id);
     if (!current) return current.error();
     if (!current->has_value()) return not_found_error("no loop has the id '" + loop.id + "'");
@@ -218,14 +256,39 @@ Result<std::vector<std::string>> SqliteStore::delete_loop(const std::string& id)
   return run_ids;
 }
 
+namespace {
+
+// What expiry writes: the loop's schedule state (its version bumped), and
+// its queued runs become skipped (docs/storage.md, "Expiry"). ?1 is now; the
+// loops are those matching the condition, with ?2 a loop id when one is named.
+constexpr const char* kExpiringLoops = "status = 'active' AND expires_at <= ?1 AND archived = 0";
+
+std::string expire_queued_runs_sql(const std::string& which) {
+  return "UPDATE runs SET status = 'skipped', skip_reason = 'expired', finished_at = ?1, "
+         "updated_at = ?1 WHERE status IN ('running', 'queued') AND status = 'queued' AND "
+         "loop_id IN (SELECT id FROM loops WHERE " +
+         which + ")";
+}
+
+std::string expire_loops_sql(const std::string& which) {
+  return "UPDATE loops SET status = 'expired', next_run_at = NULL, "
+         "state_version = state_version + 1, updated_at = ?1 WHERE " +
+         which;
+}
+
+}  // namespace
+
 // Within an open transaction: one active loop past its expiry becomes
 // expired (guarded by its status and expiry, the row count checked).
 Status SqliteStore::expire_loop(const std::string& id, TimeMs now) {
-  auto update = db_->prepare(
-      "UPDATE loops SET status = 'expired', next_run_at = NULL, updated_at = ?2 "
-      "WHERE id = ?1 AND status = 'active' AND expires_at <= ?2 AND archived = 0");
+  const std::string which = std::string(kExpiringLoops) + " AND id = ?2";
+  auto queued = db_->prepare(expire_queued_runs_sql(which));
+  if (!queued) return queued.error();
+  (*queued)->bind(1, now).bind(2, id);
+  if (auto status = (*queued)->run(); !status) return status;
+  auto update = db_->prepare(expire_loops_sql(which));
   if (!update) return update.error();
-  (*update)->bind(1, id).bind(2, now);
+  (*update)->bind(1, now).bind(2, id);
   if (auto status = (*update)->run(); !status) return status;
   if (db_->changes() != 1) return conflict_error("loop " + id + " changed while it expired");
   return Ok{};
@@ -250,10 +313,13 @@ Result<int> SqliteStore::expire_loops(TimeMs now, const Fence& fence) {
   auto transaction = sqlite::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
   if (auto fenced = check_fence(fence, now); !fenced) return fenced.error();
-  // Reads the index loops_expiry (status, expires_at): only the loops expiring.
-  auto update = db_->prepare(
-      "UPDATE loops SET status = 'expired', next_run_at = NULL, updated_at = ?1 "
-      "WHERE status = 'active' AND expires_at <= ?1 AND archived = 0");
+  // Both read the index loops_expiry (status, expires_at): only the loops
+  // expiring. Their queued runs first, while the loops still match.
+  auto queued = db_->prepare(expire_queued_runs_sql(kExpiringLoops));
+  if (!queued) return queued.error();
+  (*queued)->bind(1, now);
+  if (auto status = (*queued)->run(); !status) return status.error();
+  auto update = db_->prepare(expire_loops_sql(kExpiringLoops));
   if (!update) return update.error();
   (*update)->bind(1, now);
   if (auto status = (*update)->run(); !status) return status.error();

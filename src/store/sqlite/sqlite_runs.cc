@@ -18,9 +18,6 @@ constexpr const char* kClaimGuard =
     " WHERE id = ?1 AND status = 'running' AND claimed_by = ?2 AND claim_token = ?3 "
     "AND lease_expires_at > ?4";
 
-constexpr const char* kTerminalStatuses =
-    "('succeeded', 'failed', 'timed_out', 'abandoned', 'skipped', 'cancelled')";
-
 // What a claim needs of its loop: read without decoding the whole loop,
 // since claims are the store's hottest path.
 struct ClaimTerms {
@@ -223,7 +220,7 @@ Result<std::int64_t> SqliteStore::count_runs(std::optional<RunStatus> status) {
 // the loop's status forbids it.
 Result<std::optional<ClaimedRun>> SqliteStore::claim_in_transaction(const SlotRequest& request,
                                                                     const std::string& claimant,
-                                                                    TimeMs now,
+                                                                    TimeMs now, bool settled,
                                                                     std::string& refused) {
   using Claimed = std::optional<ClaimedRun>;
   auto loop = claim_terms(*db_, request.loop_id);
@@ -246,8 +243,8 @@ Result<std::optional<ClaimedRun>> SqliteStore::claim_in_transaction(const SlotRe
     const std::string token = "g1-" + random_hex(10);
     auto insert = db_->prepare(
         "INSERT INTO runs (id, loop_id, loop_name, scheduled_for, attempt, status, started_at, "
-        "claimed_by, claim_token, claim_generation, lease_expires_at, created_at, updated_at) "
-        "VALUES (?1, ?2, ?3, ?4, 1, 'running', ?5, ?6, ?7, 1, ?8, ?5, ?5) "
+        "claimed_by, claim_token, claim_generation, lease_expires_at, settled, created_at, "
+        "updated_at) VALUES (?1, ?2, ?3, ?4, 1, 'running', ?5, ?6, ?7, 1, ?8, ?9, ?5, ?5) "
         "ON CONFLICT (loop_id, scheduled_for) DO NOTHING");
     if (!insert) return insert.error();
     (*insert)
@@ -258,8 +255,27 @@ Result<std::optional<ClaimedRun>> SqliteStore::claim_in_transaction(const SlotRe
         .bind(5, now)
         .bind(6, claimant)
         .bind(7, token)
-        .bind(8, lease_until);
+        .bind(8, lease_until)
+        .bind(9, settled ? 1 : 0);
     if (auto status = (*insert)->run(); !status) return status.error();
+    if (db_->changes() != 1) return Claimed{};
+  } else if ((*existing)->status == RunStatus::kQueued) {
+    // A queued slot starts: its first attempt, nothing of it ran yet.
+    run_id = (*existing)->id;
+    auto start = db_->prepare(
+        "UPDATE runs SET status = 'running', started_at = ?2, claimed_by = ?3, "
+        "claim_generation = claim_generation + 1, "
+        "claim_token = 'g' || (claim_generation + 1) || '-' || ?4, lease_expires_at = ?5, "
+        "settled = ?6, updated_at = ?2 WHERE id = ?1 AND status = 'queued'");
+    if (!start) return start.error();
+    (*start)
+        ->bind(1, run_id)
+        .bind(2, now)
+        .bind(3, claimant)
+        .bind(4, random_hex(10))
+        .bind(5, lease_until)
+        .bind(6, settled ? 1 : 0);
+    if (auto status = (*start)->run(); !status) return status.error();
     if (db_->changes() != 1) return Claimed{};
   } else {
     const Run& run = **existing;
@@ -267,7 +283,8 @@ Result<std::optional<ClaimedRun>> SqliteStore::claim_in_transaction(const SlotRe
     const Reattempt kind = reclaim_kind(run, now, liveness(run, *probe_), (*loop)->max_attempts);
     if (kind == Reattempt::kNone) return Claimed{};
     // Guarded by what was read: status, attempt and free re-attempts (and,
-    // for a running row, an expired lease).
+    // for a running row, an expired lease). A slot whose finish is not yet
+    // settled stays unsettled, so that its effect on the loop is not lost.
     auto update = db_->prepare(
         "UPDATE runs SET status = 'running', attempt = attempt + ?6, "
         "free_reattempts = free_reattempts + ?8, started_at = ?2, finished_at = NULL, "
@@ -276,8 +293,9 @@ Result<std::optional<ClaimedRun>> SqliteStore::claim_in_transaction(const SlotRe
         "pid = NULL, process_started_at = NULL, pgid = NULL, supervisor_pid = NULL, "
         "supervisor_started_at = NULL, exit_code = NULL, signal = NULL, duration_ms = NULL, "
         "error = '', skip_reason = '', stdout = '', stderr = '', input_tokens = NULL, "
-        "output_tokens = NULL, cost_usd = NULL, usage_limited = 0, updated_at = ?2 "
-        "WHERE id = ?1 AND status = ?9 AND attempt = ?10 AND free_reattempts = ?11 "
+        "output_tokens = NULL, cost_usd = NULL, usage_limited = 0, next_in_ms = NULL, "
+        "settled = MIN(settled, ?12), updated_at = ?2 WHERE id = ?1 AND status = ?9 AND attempt = "
+        "?10 AND free_reattempts = ?11 "
         "AND (status != 'running' OR lease_expires_at <= ?2)");
     if (!update) return update.error();
     (*update)
@@ -290,7 +308,8 @@ Result<std::optional<ClaimedRun>> SqliteStore::claim_in_transaction(const SlotRe
         .bind(8, kind == Reattempt::kFree ? 1 : 0)
         .bind(9, run_status_name(run.status))
         .bind(10, run.attempt)
-        .bind(11, run.free_reattempts);
+        .bind(11, run.free_reattempts)
+        .bind(12, settled ? 1 : 0);
     if (auto status = (*update)->run(); !status) return status.error();
     if (db_->changes() != 1) return Claimed{};
   }
@@ -330,7 +349,7 @@ Result<std::vector<ClaimedRun>> SqliteStore::claim_batch(const std::vector<SlotR
   std::vector<ClaimedRun> claimed;
   for (const SlotRequest& slot : slots) {
     std::string refused;
-    auto one = claim_in_transaction(slot, claimant, now, refused);
+    auto one = claim_in_transaction(slot, claimant, now, /*settled=*/true, refused);
     if (!one) return one.error();
     if (one->has_value()) claimed.push_back(std::move(**one));
     if (first_refusal.empty()) first_refusal = refused;
@@ -492,7 +511,7 @@ Result<std::int64_t> SqliteStore::prune_loop_batch(const std::string& loop_id,
       std::string(
           "SELECT id FROM runs WHERE loop_id = ?1 AND (created_at, id) < (?2, ?3) "
           "AND status IN ") +
-      kTerminalStatuses;
+      sqlite::kTerminalRunStatuses;
   auto statement =
       db_->prepare(options.dry_run ? "SELECT COUNT(*) FROM (" + candidates + ")"
                                    : "DELETE FROM runs WHERE id IN (" + candidates +

@@ -13,6 +13,9 @@
 #include "store/store.h"
 
 namespace orrery {
+namespace sqlite {
+enum class LoopPart;  // store/sqlite/rows.h
+}
 
 // A database another process holds is retried this long, then the operation
 // fails as unavailable (exit 75; docs/storage.md).
@@ -42,8 +45,6 @@ class SqliteStore final : public Store {
   Result<std::vector<DueLoop>> due_loops(TimeMs now, int limit) override;
   Status update_loop_parts(const Loop& loop, LoopParts parts, const Fence& fence,
                            TimeMs now) override;
-  Status update_loop(const Loop& loop, TimeMs expected_updated_at, const Fence& fence,
-                     TimeMs now) override;
   Result<std::vector<std::string>> delete_loop(const std::string& id) override;
   Result<int> expire_loops(TimeMs now, const Fence& fence) override;
 
@@ -100,12 +101,23 @@ class SqliteStore final : public Store {
 
   std::string new_id(TimeMs now);
   Status expire_loop(const std::string& id, TimeMs now);
+  Result<bool> write_loop_part(const Loop& loop, sqlite::LoopPart part, TimeMs now);
+  // Within an open transaction: the loop's schedule state, guarded by its
+  // state version; false when the version moved or the loop is gone.
+  Result<bool> write_schedule_state(const std::string& loop_id, std::int64_t state_version,
+                                    const ScheduleState& state, TimeMs now);
+  Status commit_loop_plan(const LoopPlanCommit& plan, const std::string& claimant, TimeMs now,
+                          LoopPlanResult& result);
+  Result<bool> insert_planned_row(const std::string& loop_id, TimeMs slot, RunStatus status,
+                                  const std::string& skip_reason, TimeMs now, std::string& run_id);
   Result<std::string> deletion_refusal(const std::string& id);
   Result<bool> any_loop_to_expire(TimeMs now);
   std::string random_hex(int bytes);
+  // `settled`: what a claim sets runs.settled to (false for the daemon's
+  // planned runs, docs/storage.md "Settling a finished run").
   Result<std::optional<ClaimedRun>> claim_in_transaction(const SlotRequest& slot,
                                                          const std::string& claimant, TimeMs now,
-                                                         std::string& refused);
+                                                         bool settled, std::string& refused);
   Result<std::vector<ClaimedRun>> claim_batch(const std::vector<SlotRequest>& slots,
                                               const std::string& claimant, TimeMs now,
                                               const Fence& fence, std::string& first_refusal);

@@ -1,7 +1,8 @@
 // SqliteStore beyond the conformance suite: faults injected under SQLite (a
 // full disk, a failed write), a damaged file that prune must not touch, the
-// upgrade of a populated version-1 database, and the query plans that keep
-// expiry and pruning proportional to what they touch.
+// upgrade of populated version-1 and version-3 databases, and the query plans
+// that keep expiry, pruning and the daemon's reads proportional to what they
+// touch.
 #include "store/sqlite/sqlite_store.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 #include "core/loop_spec.h"
 #include "store/sqlite/fault_vfs.h"
 #include "store/sqlite/migrations.h"
+#include "store/sqlite/rows.h"
 #include "support/fake_probe.h"
 #include "support/temp_dir.h"
 #include "support/test_files.h"
@@ -344,6 +346,77 @@ TEST(SqliteStoreUpgrade, APopulatedVersionOneDatabaseMigratesWithItsRowsIntact) 
   EXPECT_EQ((*versions)->int64(3), sqlite::latest_schema_version());
 }
 
+// A version-3 database (before the daemon's migration 4) with a loop, a
+// finished run and a running one.
+constexpr const char* kVersion3Rows = R"sql(
+INSERT INTO loops (id, name, status, schedule_type, schedule_every_ms, schedule_anchor,
+  target_json, next_run_at, catch_up, catch_up_limit, overlap, max_attempts, retry_delay_ms,
+  retry_backoff, lease_ms, missed_count, created_at, updated_at, log_limit_bytes)
+VALUES ('0193a1b2c3d4e5f60718293a4b5c6d70', 'hourly', 'active', 'interval', 3600000,
+  'fixed_rate', '{"type":"command","argv":["/bin/true"],"shell":false,"command_line":"","cwd":"","env":[],"secret_env":[]}',
+  1780000000000, 'latest', 50, 'queue', 2, 60000, 'fixed', 1800000, 4, 1770000000000,
+  1770000000005, 1048576);
+INSERT INTO runs (id, loop_id, loop_name, scheduled_for, attempt, status, started_at,
+  finished_at, exit_code, created_at, updated_at, free_reattempts)
+VALUES ('0193a1b2c3d4e5f60718293a4b5c6d71', '0193a1b2c3d4e5f60718293a4b5c6d70', 'hourly',
+  1779990000000, 1, 'failed', 1779990000100, 1779990000900, 1, 1779990000100, 1779990000900, 1);
+INSERT INTO runs (id, loop_id, loop_name, scheduled_for, attempt, status, started_at,
+  claimed_by, claim_token, claim_generation, lease_expires_at, created_at, updated_at)
+VALUES ('0193a1b2c3d4e5f60718293a4b5c6d72', '0193a1b2c3d4e5f60718293a4b5c6d70', 'hourly',
+  1779993600000, 1, 'running', 1779993600100, 'cli', 'g1-abc', 1, 1779995400100,
+  1779993600100, 1779993600100);
+)sql";
+
+TEST(SqliteStoreUpgrade, AVersionThreeDatabaseGainsLoopVersionsAndSettledRuns) {
+  TempDir dir;
+  const std::string path = dir.file("orrery.db");
+  {
+    auto db = sqlite::Database::open(path, sqlite::Synchronous::kNormal, 1000);
+    ASSERT_TRUE(db.ok());
+    const std::vector<sqlite::Migration> up_to_3(sqlite::migrations().begin(),
+                                                 sqlite::migrations().begin() + 3);
+    ASSERT_EQ(up_to_3.back().version, 3);
+    ASSERT_TRUE(sqlite::migrate_with(**db, up_to_3, 1).ok());
+    auto rows = (*db)->exec(kVersion3Rows);
+    ASSERT_TRUE(rows.ok()) << rows.error().message;
+  }
+  auto store = open_store(path);
+  ASSERT_NE(store, nullptr);
+  auto loop = store->get_loop("0193a1b2c3d4e5f60718293a4b5c6d70");
+  ASSERT_TRUE(loop.ok() && loop->has_value()) << (loop ? "" : loop.error().message);
+  EXPECT_EQ((*loop)->name, "hourly");
+  EXPECT_EQ((*loop)->overlap, OverlapPolicy::kQueue);
+  EXPECT_EQ((*loop)->missed_count, 4);
+  EXPECT_EQ((*loop)->log_limit_bytes, 1 << 20);
+  EXPECT_EQ((*loop)->updated_at, 1'770'000'000'005);
+  EXPECT_EQ((*loop)->config_version, 1);
+  EXPECT_EQ((*loop)->state_version, 1);
+  // Runs recorded before migration 4 are settled (nothing is left to apply)
+  // and made no next-in choice.
+  for (const char* id : {"0193a1b2c3d4e5f60718293a4b5c6d71", "0193a1b2c3d4e5f60718293a4b5c6d72"}) {
+    auto run = store->get_run(id);
+    ASSERT_TRUE(run.ok() && run->has_value());
+    EXPECT_TRUE((*run)->settled);
+    EXPECT_FALSE((*run)->next_in_ms.has_value());
+  }
+  EXPECT_EQ((*store->get_run("0193a1b2c3d4e5f60718293a4b5c6d71"))->free_reattempts, 1);
+  EXPECT_TRUE(store->unsettled_runs(10)->empty());
+  EXPECT_EQ(store->active_runs(10)->size(), 1u);
+  // Versioned writes work on the upgraded rows.
+  Loop paused = **loop;
+  paused.status = LoopStatus::kPaused;
+  ASSERT_TRUE(store->update_loop_parts(paused, {.state = true}, {}, kNow).ok());
+  EXPECT_EQ((*store->get_loop(paused.id))->state_version, 2);
+  auto schema = store->database().prepare(
+      "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name IN "
+      "('runs_unsettled', 'runs_active')");
+  ASSERT_TRUE((*schema)->step().ok());
+  EXPECT_EQ((*schema)->int64(0), 2);
+  auto version = store->database().prepare("PRAGMA user_version");
+  ASSERT_TRUE((*version)->step().ok());
+  EXPECT_EQ((*version)->int64(0), 4);
+}
+
 // ---------------------------------------------------------------------------
 // Proportional queries.
 
@@ -373,6 +446,37 @@ TEST(SqliteStorePlans, ExpiryAndPruningReadOnlyTheirIndexRanges) {
       "LIMIT 1");
   EXPECT_NE(any.find("USING INDEX loops_expiry (status=? AND expires_at<?)"), std::string::npos)
       << any;
+}
+
+// The statements of sqlite_daemon.cc's reads.
+TEST(SqliteStorePlans, TheDaemonsReadsUseTheirIndexes) {
+  TempDir dir;
+  auto store = open_store(dir.file("orrery.db"));
+  ASSERT_NE(store, nullptr);
+  const auto uses = [&](const std::string& sql, const std::string& index, bool sorted = true) {
+    const std::string plan = query_plan(*store, sql);
+    EXPECT_NE(plan.find(index), std::string::npos) << plan;
+    EXPECT_EQ(plan.find("SCAN runs\n"), std::string::npos) << plan;
+    EXPECT_EQ(plan.find("SCAN loops\n"), std::string::npos) << plan;
+    if (sorted) {
+      EXPECT_EQ(plan.find("TEMP B-TREE"), std::string::npos) << plan;
+    }
+  };
+  uses(std::string("SELECT id FROM runs INDEXED BY runs_unsettled WHERE settled = 0 AND "
+                   "status IN ") +
+           sqlite::kTerminalRunStatuses + " ORDER BY finished_at, id LIMIT 10",
+       "USING INDEX runs_unsettled");
+  // The active runs are few: they are sorted after the read.
+  uses(
+      "SELECT id FROM runs INDEXED BY runs_active WHERE status IN ('running', 'queued') "
+      "ORDER BY scheduled_for, id LIMIT 10",
+      "USING INDEX runs_active", false);
+  uses(
+      "SELECT MIN(next_run_at) FROM loops WHERE status = 'active' AND archived = 0 AND "
+      "next_run_at > ?1",
+      "COVERING INDEX loops_due (status=? AND archived=? AND next_run_at>?)");
+  uses("SELECT MIN(lease_expires_at) FROM runs WHERE status = 'running'",
+       "COVERING INDEX runs_status_lease (status=?)");
 }
 
 TEST(SqliteStorePlans, ListingWithManyLimitsPreparesOneStatement) {

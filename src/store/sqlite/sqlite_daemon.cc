@@ -1,0 +1,220 @@
+// SqliteStore: what the daemon's tick needs — plan commits, settling
+// finished runs, a run's own next-in choice, and the reads that tell the
+// daemon what is active and when to wake (docs/storage.md, "Plan commits",
+// "Queued runs", "Settling a finished run").
+#include <algorithm>
+
+#include "core/duration.h"
+#include "core/limits.h"
+#include "store/sqlite/rows.h"
+#include "store/sqlite/sqlite_store.h"
+
+namespace orrery {
+namespace {
+
+// The rows the daemon's reads return at most per call.
+constexpr int kMaxRowsPerRead = 10'000;
+
+int clamp_limit(int limit) { return std::clamp(limit, 0, kMaxRowsPerRead); }
+
+std::string select_summaries(const std::string& where) {
+  return "SELECT " + sqlite::run_select_list(false) + " FROM runs " + where;
+}
+
+// The first column of the first row of a bound query, if any.
+Result<std::optional<std::int64_t>> first_value(sqlite::Statement& query) {
+  auto row = query.step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<std::int64_t>{};
+  return query.optional_int64(0);
+}
+
+}  // namespace
+
+// Within an open transaction: a queued or skipped row for a slot that has
+// none (the loop's name copied from its row); false when the slot already
+// has a row. `run_id` is the new row's id.
+Result<bool> SqliteStore::insert_planned_row(const std::string& loop_id, TimeMs slot,
+                                             RunStatus status, const std::string& skip_reason,
+                                             TimeMs now, std::string& run_id) {
+  const bool skipped = status == RunStatus::kSkipped;
+  auto insert = db_->prepare(
+      "INSERT INTO runs (id, loop_id, loop_name, scheduled_for, attempt, status, finished_at, "
+      "skip_reason, created_at, updated_at) SELECT ?1, id, name, ?3, 1, ?4, ?5, ?6, ?7, ?7 "
+      "FROM loops WHERE id = ?2 ON CONFLICT (loop_id, scheduled_for) DO NOTHING");
+  if (!insert) return insert.error();
+  run_id = new_id(now);
+  (*insert)
+      ->bind(1, run_id)
+      .bind(2, loop_id)
+      .bind(3, slot)
+      .bind(4, run_status_name(status))
+      .bind(5, skipped ? std::optional<TimeMs>(now) : std::nullopt)
+      .bind(6, skip_reason)
+      .bind(7, now);
+  if (auto done = (*insert)->run(); !done) return done.error();
+  return db_->changes() == 1;
+}
+
+// Within the tick's transaction: one loop's plan, whole or not at all. The
+// guarded state write comes first; when the loop's state version moved (or
+// the loop is gone) nothing else of the plan is written.
+Status SqliteStore::commit_loop_plan(const LoopPlanCommit& plan, const std::string& claimant,
+                                     TimeMs now, LoopPlanResult& result) {
+  auto written = write_schedule_state(plan.loop_id, plan.state_version, plan.state, now);
+  if (!written) return written.error();
+  if (!*written) return Ok{};
+  result.applied = true;
+  std::vector<std::string> queued_ids;
+  for (TimeMs slot : plan.queue) {
+    std::string run_id;
+    auto inserted = insert_planned_row(plan.loop_id, slot, RunStatus::kQueued, "", now, run_id);
+    if (!inserted) return inserted.error();
+    if (*inserted) queued_ids.push_back(run_id);
+  }
+  for (const SkippedSlot& skipped : plan.skipped) {
+    std::string run_id;
+    auto inserted = insert_planned_row(plan.loop_id, skipped.slot, RunStatus::kSkipped,
+                                       skip_reason_name(skipped.reason), now, run_id);
+    if (!inserted) return inserted.error();
+    if (*inserted) ++result.skipped_inserted;
+  }
+  for (TimeMs slot : plan.claim) {
+    std::string refused;
+    auto claimed = claim_in_transaction({plan.loop_id, slot, false}, claimant, now,
+                                        /*settled=*/false, refused);
+    if (!claimed) return claimed.error();
+    if (claimed->has_value()) result.claimed.push_back(std::move(**claimed));
+    if (!refused.empty()) break;  // the loop cannot be claimed (it may have expired now)
+  }
+  // Read last: a claim that expired the loop has turned its queued rows skipped.
+  for (const std::string& id : queued_ids) {
+    auto run = get_run(id);
+    if (!run) return run.error();
+    if (run->has_value()) result.queued.push_back(std::move(**run));
+  }
+  return Ok{};
+}
+
+Result<std::vector<LoopPlanResult>> SqliteStore::commit_plans(
+    const std::vector<LoopPlanCommit>& plans, const std::string& claimant, TimeMs now,
+    const Fence& fence) {
+  if (claimant.empty()) return usage_error("a claimant cannot be empty");
+  auto transaction = sqlite::Transaction::begin(*db_);
+  if (!transaction) return transaction.error();
+  if (auto fenced = check_fence(fence, now); !fenced) return fenced.error();
+  std::vector<LoopPlanResult> results;
+  results.reserve(plans.size());
+  for (const LoopPlanCommit& plan : plans) {
+    LoopPlanResult result;
+    result.loop_id = plan.loop_id;
+    if (auto status = commit_loop_plan(plan, claimant, now, result); !status) {
+      return status.error();
+    }
+    results.push_back(std::move(result));
+  }
+  if (auto status = (*transaction)->commit(); !status) return status.error();
+  return results;
+}
+
+Result<std::vector<Run>> SqliteStore::unsettled_runs(int limit) {
+  // Reads the partial index runs_unsettled (finished_at, id) WHERE settled = 0,
+  // in its order (named: without statistics SQLite would rather read every
+  // terminal run through runs_status_lease).
+  return query_runs(
+      select_summaries(std::string("INDEXED BY runs_unsettled WHERE settled = 0 AND status IN ") +
+                       sqlite::kTerminalRunStatuses + " ORDER BY finished_at, id LIMIT ?1"),
+      [&](sqlite::Statement& s) { s.bind(1, clamp_limit(limit)); }, false);
+}
+
+Status SqliteStore::settle_run(const std::string& run_id, std::int64_t state_version,
+                               const ScheduleState& state, TimeMs now, const Fence& fence) {
+  auto transaction = sqlite::Transaction::begin(*db_);
+  if (!transaction) return transaction.error();
+  if (auto fenced = check_fence(fence, now); !fenced) return fenced;
+  std::optional<std::string> loop_id;
+  {
+    auto settle = db_->prepare(std::string("UPDATE runs SET settled = 1, updated_at = ?2 "
+                                           "WHERE id = ?1 AND settled = 0 AND status IN ") +
+                               sqlite::kTerminalRunStatuses + " RETURNING loop_id");
+    if (!settle) return settle.error();
+    (*settle)->bind(1, run_id).bind(2, now);
+    auto row = (*settle)->step();
+    if (!row) return row.error();
+    if (*row) loop_id = (*settle)->text(0);
+    if (auto rest = (*settle)->run(); !rest) return rest;
+  }
+  if (!loop_id) {
+    auto run = get_run(run_id);
+    if (!run) return run.error();
+    if (!run->has_value()) return not_found_error("no run has the id '" + run_id + "'");
+    return conflict_error("cannot settle run " + run_id + ": it is " +
+                          run_status_name((*run)->status) +
+                          ((*run)->settled ? " and settled already" : ", not finished"));
+  }
+  auto written = write_schedule_state(*loop_id, state_version, state, now);
+  if (!written) return written.error();
+  if (!*written) {
+    auto loop = get_loop(*loop_id);
+    if (!loop) return loop.error();
+    if (loop->has_value()) {
+      return conflict_error("loop " + (*loop)->name + " changed while run " + run_id +
+                            " was being settled; try again");
+    }
+  }
+  return (*transaction)->commit();
+}
+
+Result<std::vector<Run>> SqliteStore::active_runs(int limit) {
+  // Reads the partial index runs_active (loop_id, scheduled_for): the
+  // running and queued runs only.
+  return query_runs(
+      select_summaries("INDEXED BY runs_active WHERE status IN ('running', 'queued') "
+                       "ORDER BY scheduled_for, id LIMIT ?1"),
+      [&](sqlite::Statement& s) { s.bind(1, clamp_limit(limit)); }, false);
+}
+
+Status SqliteStore::set_run_next_in(const std::string& run_id, DurationMs delay, TimeMs now) {
+  if (delay < 0 || delay > kMaxDynamicDelayMs) {
+    return usage_error("next-in " +
+                       (delay < 0 ? std::to_string(delay) + "ms" : format_duration(delay)) +
+                       " is out of range: give a delay from 0s to " +
+                       format_duration(kMaxDynamicDelayMs) + " (365 days)");
+  }
+  auto update = db_->prepare(
+      "UPDATE runs SET next_in_ms = ?2, updated_at = ?3 WHERE id = ?1 AND status = 'running'");
+  if (!update) return update.error();
+  (*update)->bind(1, run_id).bind(2, delay).bind(3, now);
+  if (auto status = (*update)->run(); !status) return status;
+  if (db_->changes() == 1) return Ok{};
+  auto run = get_run(run_id);
+  if (!run) return run.error();
+  if (!run->has_value()) return not_found_error("no run has the id '" + run_id + "'");
+  return conflict_error("run " + run_id + " is not running (it is " +
+                        run_status_name((*run)->status) + ")");
+}
+
+Result<WakeTimes> SqliteStore::wake_times(TimeMs now) {
+  // Each is a MIN over one index range, answered by one seek: loops_due
+  // (status, archived, next_run_at, id) and runs_status_lease (status,
+  // lease_expires_at); cooldowns has one row per account.
+  const auto earliest = [&](const char* sql, bool after_now) -> Result<std::optional<TimeMs>> {
+    auto query = db_->prepare(sql);
+    if (!query) return query.error();
+    if (after_now) (*query)->bind(1, now);
+    return first_value(**query);
+  };
+  auto due = earliest(
+      "SELECT MIN(next_run_at) FROM loops WHERE status = 'active' AND archived = 0 AND "
+      "next_run_at > ?1",
+      true);
+  if (!due) return due.error();
+  // A lease already past counts too: recovery is due.
+  auto lease = earliest("SELECT MIN(lease_expires_at) FROM runs WHERE status = 'running'", false);
+  if (!lease) return lease.error();
+  auto cooldown = earliest("SELECT MIN(until_at) FROM cooldowns WHERE until_at > ?1", true);
+  if (!cooldown) return cooldown.error();
+  return WakeTimes{*due, *lease, *cooldown};
+}
+
+}  // namespace orrery
