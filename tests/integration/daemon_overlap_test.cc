@@ -78,8 +78,8 @@ class DaemonOverlap : public DaemonFixture {
 };
 
 TEST_F(DaemonOverlap, SkipRecordsTheSlotsThatFellDueWhileARunRan) {
-  const json all = watch("skipper", "skip", "sleep 2.2", 6);
-  ASSERT_GE(all.size(), 6u) << all.dump(1);
+  const json all = watch("skipper", "skip", "sleep 2.2", 5);
+  ASSERT_GE(all.size(), 5u) << all.dump(1);
   expect_one_row_per_slot(all);
   const std::vector<json> ran = with_status(all, "succeeded");
   const std::vector<json> skipped = with_status(all, "skipped");
@@ -100,12 +100,12 @@ TEST_F(DaemonOverlap, SkipRecordsTheSlotsThatFellDueWhileARunRan) {
 
 TEST_F(DaemonOverlap, QueueHoldsOneSlotAndStartsItWhenTheRunningOneEnds) {
   size_t most_queued = 0;
-  const json all = watch("queuer", "queue", "sleep 2.2", 6, [&] {
+  const json all = watch("queuer", "queue", "sleep 2.2", 5, [&] {
     size_t queued = 0;
     for (const json& run : runs("queuer")) queued += run["status"] == "queued";
     most_queued = std::max(most_queued, queued);
   });
-  ASSERT_GE(all.size(), 6u) << all.dump(1);
+  ASSERT_GE(all.size(), 5u) << all.dump(1);
   expect_one_row_per_slot(all);
   EXPECT_EQ(most_queued, 1u) << "a queued row was seen, and never two";
   const std::vector<json> ran = with_status(all, "succeeded");
@@ -136,11 +136,11 @@ TEST_F(DaemonOverlap, AllowRunsEverySlotEvenWhileEarlierRunsRun) {
 }
 
 TEST_F(DaemonOverlap, ReplaceStopsTheRunningRunAndStartsTheNewSlot) {
-  const json all = watch("replacer", "replace", "sleep 4", 5);
+  const json all = watch("replacer", "replace", "sleep 3", 5);
   ASSERT_GE(all.size(), 5u) << all.dump(1);
   expect_one_row_per_slot(all);
   // Every run but the newest was replaced by a later slot: cancelled before
-  // its target's 4 s were up, its process group gone. The newest finished
+  // its target's 3 s were up, its process group gone. The newest finished
   // after the daemon stopped. (Two slots planned together: the older one is
   // skipped, `overlap`.)
   for (size_t i = 0; i + 1 < all.size(); ++i) {
@@ -153,7 +153,7 @@ TEST_F(DaemonOverlap, ReplaceStopsTheRunningRunAndStartsTheNewSlot) {
     ASSERT_FALSE(run["started_at"].is_null()) << run.dump();
     const TimeMs started = ms_of(run["started_at"]);
     const TimeMs finished = ms_of(run["finished_at"]);
-    EXPECT_LT(finished, started + 4 * kSecond) << run.dump();
+    EXPECT_LT(finished, started + 3 * kSecond) << run.dump();
     // Stopped when the next slot fell due, not before.
     EXPECT_GE(finished, ms_of(all[i + 1]["scheduled_for"])) << all.dump(1);
     ASSERT_TRUE(run["pid"].is_number_integer()) << run.dump();
