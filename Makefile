@@ -1,11 +1,12 @@
 # The two set-up commands of the README:
-#   make run    builds orrery (release) and runs it: `make run ARGS="cron explain '0 9 * * 1-5'"`
+#   make run    builds orrery (release) and starts `orrery daemon` on the default data
+#               directory; ARGS runs something else: `make run ARGS="cron explain '0 9 * * 1-5'"`
 #   make test   builds everything under ASan+UBSan and runs every test
 # Also: make fuzz (libFuzzer, FUZZ_SECONDS each), make bench (benchmarks, release build).
 
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
-ARGS ?= --help
+ARGS ?= daemon
 GENERATOR := -G Ninja
 
 .PHONY: run build test fuzz bench deps format clean

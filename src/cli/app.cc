@@ -11,13 +11,18 @@
 #include <typeinfo>
 
 #include "cli/command.h"
+#include "cli/daemon_command.h"
+#include "cli/edit_command.h"
 #include "cli/exit_codes.h"
 #include "cli/json_views.h"
 #include "cli/loop_commands.h"
+#include "cli/next_in_command.h"
 #include "cli/parse_errors.h"
 #include "cli/recover_command.h"
 #include "cli/run_commands.h"
 #include "cli/schedule_commands.h"
+#include "cli/service_command.h"
+#include "cli/status_command.h"
 #include "core/text.h"
 #include "exec/clock.h"
 
@@ -38,12 +43,16 @@ struct Arguments {
   CronExplainArgs cron_explain;
   SchedulePreviewArgs schedule_preview;
   LoopSpec add;
+  EditArgs edit;
   ListArgs list;
   LoopArgs loop;
   PruneArgs prune;
   TriggerArgs trigger;
   RunsArgs runs;
   RunArgs run;
+  NextInArgs next_in;
+  ServiceArgs service;
+  DaemonArgs daemon;
 };
 
 // A repeatable option taking one value per occurrence: --env A=1 --env B=2.
@@ -64,56 +73,71 @@ void add_number(CLI::App* app, const std::string& name, std::function<void(int)>
       ->type_name("N");
 }
 
+// The options of `add`, which `edit` takes too (docs/cli.md): everything but
+// the loop's NAME, with the target's COMMAND after -- last.
+void add_loop_options(CLI::App* sub, LoopSpec& a) {
+  sub->add_option("--cron", a.cron, "cron expression (5 fields or a macro)");
+  sub->add_option("--every", a.every, "interval, e.g. 15m or 1h30m");
+  sub->add_flag("--fixed-delay", a.fixed_delay, "count the interval from each finish");
+  sub->add_option("--at", a.at, "run once at TIME (ISO 8601 or +10m)");
+  sub->add_flag("--dynamic", a.dynamic, "each run chooses the next (orrery run next-in)");
+  sub->add_option("--min", a.min, "dynamic: shortest delay (default 1m)");
+  sub->add_option("--max", a.max, "dynamic: longest delay (default 1d)");
+  sub->add_option("--tz", a.tz,
+                  "zone of cron and of times without an offset (default: the machine's)");
+  sub->add_option("--jitter", a.jitter, "spread slots by a per-loop offset below D");
+  sub->add_option("--catch-up", a.catch_up, "latest|all|none (default latest)");
+  add_number(
+      sub, "--catch-up-limit", [&a](int n) { a.catch_up_limit = n; }, "1-1000 (default 50)");
+  sub->add_option("--catch-up-window", a.catch_up_window, "never run a slot later than D");
+  sub->add_option("--overlap", a.overlap, "skip|queue|allow|replace (default skip)");
+  add_number(
+      sub, "--max-attempts", [&a](int n) { a.max_attempts = n; }, "attempts per slot (default 1)");
+  sub->add_option("--retry-delay", a.retry_delay, "delay before a retry (default 1m)");
+  sub->add_option("--retry-backoff", a.retry_backoff, "fixed|exponential (default fixed)");
+  sub->add_option("--lease", a.lease, "run lease (default 30m, at least 1s)");
+  sub->add_option("--timeout", a.timeout, "total timeout of a run");
+  sub->add_option("--idle-timeout", a.idle_timeout, "timeout without output");
+  sub->add_option("--expires", a.expires, "the loop expires at TIME");
+  sub->add_option("--log-limit", a.log_limit, "log size kept per stream (default 64MiB)");
+  sub->add_option("--cwd", a.cwd, "working directory of the target");
+  add_repeatable(sub, "--env", a.env, "K=V for the target (repeatable)");
+  add_repeatable(sub, "--secret-env", a.secret_env, "K=V kept out of the database (repeatable)");
+  add_repeatable(sub, "--machine", a.machine, "LABEL=VALUE a runner must have (repeatable)");
+  sub->add_option("--description", a.description, "what the loop is for");
+  sub->add_option("--shell", a.shell, "target: a command line run by /bin/sh");
+  sub->add_option("--agent", a.agent, "target: an agent provider (not yet available)");
+  sub->add_option("--workflow", a.workflow, "target: a workflow (not yet available)");
+  sub->add_option("--prompt", a.prompt, "agent: the prompt");
+  sub->add_option("--prompt-file", a.prompt_file, "agent: a file holding the prompt");
+  sub->add_option("--model", a.model, "agent: the model");
+  sub->add_option("--effort", a.effort, "agent: variant or reasoning effort");
+  sub->add_option("--permission-mode", a.permission_mode, "agent: default|plan|auto|bypass");
+  sub->add_option("--sandbox", a.sandbox, "agent: sandbox mode");
+  sub->add_option("--agent-name", a.agent_name, "agent: a named agent of the provider");
+  sub->add_option("--config-isolation", a.config_isolation, "agent: safe (default) or none");
+  add_repeatable(sub, "--add-dir", a.add_dirs, "agent: another directory it may use");
+  add_repeatable(sub, "--agent-arg", a.agent_args, "agent: an extra argument for its CLI");
+  sub->add_option("--auth-profile", a.auth_profile, "agent: codewith auth profile");
+  sub->add_option("--input", a.input, "workflow: input as a JSON object");
+  sub->add_option("COMMAND", a.command, "target after --: EXECUTABLE [ARGS...]");
+}
+
 void add_add_command(CLI::App& app, Arguments& args, Command& command) {
   CLI::App* add = app.add_subcommand("add", "Add a loop: a named schedule and target");
   LoopSpec& a = args.add;
   add->add_option("NAME", a.name, "loop name")->required();
-  add->add_option("--cron", a.cron, "cron expression (5 fields or a macro)");
-  add->add_option("--every", a.every, "interval, e.g. 15m or 1h30m");
-  add->add_flag("--fixed-delay", a.fixed_delay, "count the interval from each finish");
-  add->add_option("--at", a.at, "run once at TIME (ISO 8601 or +10m)");
-  add->add_flag("--dynamic", a.dynamic, "each run chooses the next (orrery run next-in)");
-  add->add_option("--min", a.min, "dynamic: shortest delay (default 1m)");
-  add->add_option("--max", a.max, "dynamic: longest delay (default 1d)");
-  add->add_option("--tz", a.tz,
-                  "zone of cron and of times without an offset (default: the machine's)");
-  add->add_option("--jitter", a.jitter, "spread slots by a per-loop offset below D");
-  add->add_option("--catch-up", a.catch_up, "latest|all|none (default latest)");
-  add_number(
-      add, "--catch-up-limit", [&a](int n) { a.catch_up_limit = n; }, "1-1000 (default 50)");
-  add->add_option("--catch-up-window", a.catch_up_window, "never run a slot later than D");
-  add->add_option("--overlap", a.overlap, "skip|queue|allow|replace (default skip)");
-  add_number(
-      add, "--max-attempts", [&a](int n) { a.max_attempts = n; }, "attempts per slot (default 1)");
-  add->add_option("--retry-delay", a.retry_delay, "delay before a retry (default 1m)");
-  add->add_option("--retry-backoff", a.retry_backoff, "fixed|exponential (default fixed)");
-  add->add_option("--lease", a.lease, "run lease (default 30m, at least 1s)");
-  add->add_option("--timeout", a.timeout, "total timeout of a run");
-  add->add_option("--idle-timeout", a.idle_timeout, "timeout without output");
-  add->add_option("--expires", a.expires, "the loop expires at TIME");
-  add->add_option("--log-limit", a.log_limit, "log size kept per stream (default 64MiB)");
-  add->add_option("--cwd", a.cwd, "working directory of the target");
-  add_repeatable(add, "--env", a.env, "K=V for the target (repeatable)");
-  add_repeatable(add, "--secret-env", a.secret_env, "K=V kept out of the database (repeatable)");
-  add_repeatable(add, "--machine", a.machine, "LABEL=VALUE a runner must have (repeatable)");
-  add->add_option("--description", a.description, "what the loop is for");
-  add->add_option("--shell", a.shell, "target: a command line run by /bin/sh");
-  add->add_option("--agent", a.agent, "target: an agent provider (not yet available)");
-  add->add_option("--workflow", a.workflow, "target: a workflow (not yet available)");
-  add->add_option("--prompt", a.prompt, "agent: the prompt");
-  add->add_option("--prompt-file", a.prompt_file, "agent: a file holding the prompt");
-  add->add_option("--model", a.model, "agent: the model");
-  add->add_option("--effort", a.effort, "agent: variant or reasoning effort");
-  add->add_option("--permission-mode", a.permission_mode, "agent: default|plan|auto|bypass");
-  add->add_option("--sandbox", a.sandbox, "agent: sandbox mode");
-  add->add_option("--agent-name", a.agent_name, "agent: a named agent of the provider");
-  add->add_option("--config-isolation", a.config_isolation, "agent: safe (default) or none");
-  add_repeatable(add, "--add-dir", a.add_dirs, "agent: another directory it may use");
-  add_repeatable(add, "--agent-arg", a.agent_args, "agent: an extra argument for its CLI");
-  add->add_option("--auth-profile", a.auth_profile, "agent: codewith auth profile");
-  add->add_option("--input", a.input, "workflow: input as a JSON object");
-  add->add_option("COMMAND", a.command, "target after --: EXECUTABLE [ARGS...]");
+  add_loop_options(add, a);
   add->callback([&] { command = [&a](const Context& c) { return add_loop(a, c); }; });
+}
+
+void add_edit_command(CLI::App& app, Arguments& args, Command& command) {
+  CLI::App* edit =
+      app.add_subcommand("edit", "Change a loop's options (any option of add but its name)");
+  EditArgs& a = args.edit;
+  edit->add_option("LOOP", a.loop, "loop id, id prefix (6+ characters) or name")->required();
+  add_loop_options(edit, a.spec);
+  edit->callback([&] { command = [&a](const Context& c) { return edit_loop_command(a, c); }; });
 }
 
 // A command that takes one LOOP argument.
@@ -130,6 +154,8 @@ void add_run_commands(CLI::App& app, Arguments& args, Command& command) {
   CLI::App* trigger = app.add_subcommand("trigger", "Run a loop now, as a manual slot");
   trigger->add_option("LOOP", args.trigger.loop, "loop id, id prefix or name")->required();
   trigger->add_flag("--wait", args.trigger.wait, "wait for the run; exit 1 unless it succeeds");
+  trigger->add_flag("--force", args.trigger.force,
+                    "run now even when the overlap policy would skip, queue or replace");
   trigger->callback(
       [&] { command = [&args](const Context& c) { return trigger_loop(args.trigger, c); }; });
 
@@ -146,6 +172,12 @@ void add_run_commands(CLI::App& app, Arguments& args, Command& command) {
   CLI::App* show = run->add_subcommand("show", "Show a run with its stored output");
   show->add_option("RUN", args.run.run, "run id or id prefix (6+ characters)")->required();
   show->callback([&] { command = [&args](const Context& c) { return show_run(args.run, c); }; });
+  CLI::App* next_in = run->add_subcommand(
+      "next-in", "Inside a run of a dynamic loop: its next slot DURATION after this run");
+  next_in->add_option("DURATION", args.next_in.duration, "e.g. 20m (0 to 365d)")->required();
+  next_in->callback([&] {
+    command = [&args](const Context& c) { return run_next_in_command(args.next_in, c); };
+  });
 
   CLI::App* logs = app.add_subcommand("logs", "Print a run's log (or a loop's newest run's)");
   logs->add_option("RUN_OR_LOOP", args.run.run, "run id or id prefix, or a loop")->required();
@@ -159,6 +191,32 @@ void add_run_commands(CLI::App& app, Arguments& args, Command& command) {
   supervise->add_option("--token-fd", args.run.token_fd)->required();
   supervise->callback(
       [&] { command = [&args](const Context& c) { return supervise_run(args.run, c); }; });
+}
+
+void add_daemon_tools(CLI::App& app, Arguments& args, Command& command) {
+  CLI::App* status =
+      app.add_subcommand("status", "The daemon, loops and runs by status, running runs, cooldowns");
+  status->callback([&] { command = [](const Context& c) { return status_command(c); }; });
+
+  CLI::App* service = app.add_subcommand(
+      "install-service",
+      "Write a systemd user unit that runs orrery daemon on this data directory");
+  service->add_flag("--print", args.service.print, "print the unit, write nothing");
+  service->add_flag("--force", args.service.force, "replace a different unit at its path");
+  service->callback([&] {
+    command = [&args](const Context& c) { return install_service_command(args.service, c); };
+  });
+}
+
+void add_daemon_command(CLI::App& app, DaemonArgs& a, Command& command) {
+  CLI::App* daemon = app.add_subcommand("daemon", "Run loops on their schedules (foreground)");
+  daemon->add_flag("--once", a.once, "run what is due now, wait for it, print the runs");
+  daemon->add_option("--lease-ttl", a.lease_ttl, "daemon lease ttl, 3s-1h (default 30s)");
+  add_number(
+      daemon, "--max-running", [&a](int n) { a.max_running = n; },
+      "runs at once, 1-10000 (default 64)");
+  daemon->add_option("--log", a.log, "append the log to FILE (reopened on SIGHUP)");
+  daemon->callback([&] { command = [&a](const Context& c) { return daemon_command(a, c); }; });
 }
 
 void add_recover_command(CLI::App& app, Command& command) {
@@ -308,8 +366,11 @@ int run(int argc, char** argv) {
   add_global_options(app, context.globals);
   add_add_command(app, args, command);
   add_loop_commands(app, args, command);
+  add_edit_command(app, args, command);
   add_run_commands(app, args, command);
   add_recover_command(app, command);
+  add_daemon_command(app, args.daemon, command);
+  add_daemon_tools(app, args, command);
   add_cron_commands(app, args, command);
   add_schedule_commands(app, args, command);
 

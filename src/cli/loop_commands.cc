@@ -25,6 +25,7 @@
 #include "core/limits.h"
 #include "core/loop_transitions.h"
 #include "core/text.h"
+#include "engine/wake.h"
 #include "exec/supervisor.h"
 #include "store/regular_file.h"
 #include "store/secrets.h"
@@ -91,11 +92,6 @@ Status check_executable(Target& target, const std::string& base_dir) {
   if (access(path.c_str(), X_OK) != 0)
     return refuse("is not executable (" + std::string(std::strerror(errno)) + ")");
   return Ok{};
-}
-
-std::string current_directory() {
-  char buffer[PATH_MAX];
-  return getcwd(buffer, sizeof buffer) != nullptr ? buffer : "";
 }
 
 std::string describe_schedule(const Schedule& schedule) {
@@ -202,10 +198,11 @@ constexpr int kTransitionTries = 3;
 // Resolves the loop, applies a transition and stores the part it changes,
 // guarded by that part's version (docs/storage.md, "Loop versions"); when
 // the loop changed meanwhile, re-reads it and applies the transition again.
-// With `show_next`, says when the loop runs next.
+// With `schedules` (the loop may have become due), wakes the daemon and says
+// when the loop runs next.
 Result<int> transition(const LoopArgs& args, const Context& context, const char* done,
                        LoopParts parts, const std::function<Result<Loop>(Loop)>& change,
-                       bool show_next = false) {
+                       bool schedules = false) {
   auto opened = open_store(context);
   if (!opened) return opened.error();
   auto loop = opened->store->resolve_loop(args.loop);
@@ -226,33 +223,47 @@ Result<int> transition(const LoopArgs& args, const Context& context, const char*
   changed->updated_at = context.now;
   if (parts.config) ++changed->config_version;
   if (parts.state) ++changed->state_version;
+  if (schedules) notify_daemon(opened->home);
   if (context.globals.json) {
     print_loop_json(context, *changed);
   } else {
     *context.out << done << " loop " << terminal_text(changed->name) << " (" << changed->id
                  << ")\n";
-    if (show_next) *context.out << next_run_line(*changed, context.now) << '\n';
+    if (schedules) *context.out << next_run_line(*changed, context.now) << '\n';
   }
   return kExitOk;
 }
 
 }  // namespace
 
+Status check_target_files(Target& target, const std::string& base_dir) {
+  if (!target.cwd.empty()) {
+    // Checked here, at the edge: the core does no I/O.
+    struct stat info {};
+    if (stat(target.cwd.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+      return usage_error("--cwd " + target.cwd + " is not an existing directory");
+    }
+  }
+  if (auto prompt = check_prompt_file(target); !prompt) return prompt;
+  return check_executable(target, base_dir);
+}
+
+std::string current_directory() {
+  char buffer[PATH_MAX];
+  return getcwd(buffer, sizeof buffer) != nullptr ? buffer : "";
+}
+
+void print_loop_document(const Context& context, const Loop& loop) {
+  context.globals.json ? print_loop_json(context, loop) : print_loop(context, loop);
+}
+
 Result<int> add_loop(const LoopSpec& given, const Context& context) {
   LoopSpec spec = given;
   spec.base_dir = current_directory();
   auto built = build_loop(spec, new_loop_id(context.now), context.now, TimeZone::local());
   if (!built) return built.error();
-  if (!built->loop.target.cwd.empty()) {
-    // Checked here, at the edge: the core does no I/O.
-    struct stat info {};
-    if (stat(built->loop.target.cwd.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
-      return usage_error("--cwd " + built->loop.target.cwd + " is not an existing directory");
-    }
-  }
-  if (auto prompt = check_prompt_file(built->loop.target); !prompt) return prompt.error();
-  if (auto executable = check_executable(built->loop.target, spec.base_dir); !executable) {
-    return executable.error();
+  if (auto files = check_target_files(built->loop.target, spec.base_dir); !files) {
+    return files.error();
   }
   auto opened = open_store(context);
   if (!opened) return opened.error();
@@ -264,6 +275,7 @@ Result<int> add_loop(const LoopSpec& given, const Context& context) {
     (void)remove_loop_secrets(opened->home, built->loop.id);
     return created.error();
   }
+  notify_daemon(opened->home);
   if (context.globals.json) {
     print_loop_json(context, built->loop);
   } else {
@@ -400,6 +412,7 @@ Result<int> remove_loop(const LoopArgs& args, const Context& context) {
   if (!loop) return loop.error();
   auto removed = opened->store->delete_loop(loop->id);
   if (!removed) return removed.error();
+  notify_daemon(opened->home);
   if (auto secrets = remove_loop_secrets(opened->home, loop->id); !secrets) return secrets.error();
   if (auto dirs = remove_run_directories(opened->home, *removed); !dirs) {
     return Error{dirs.error().code,

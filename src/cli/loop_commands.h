@@ -32,6 +32,15 @@ struct PruneArgs {
   bool dry_run = false;
 };
 
+// The files a target names, checked at the edge when a loop is added or
+// edited: --cwd is an existing directory, a prompt file is readable (and
+// stored by its real path), an executable given as a path is executable.
+Status check_target_files(Target& target, const std::string& base_dir);
+// The working directory of this command (relative paths are resolved against it).
+std::string current_directory();
+// The loop as `show` prints it (its JSON document with --json).
+void print_loop_document(const Context& context, const Loop& loop);
+
 Result<int> prune_runs(const PruneArgs& args, const Context& context);
 Result<int> add_loop(const LoopSpec& spec, const Context& context);
 Result<int> list_loops(const ListArgs& args, const Context& context);

@@ -18,47 +18,22 @@
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/store_access.h"
+#include "cli/trigger_overlap.h"
 #include "core/duration.h"
 #include "core/text.h"
+#include "engine/wake.h"
 #include "exec/claim_keeper.h"
 #include "exec/clock.h"
 #include "exec/kept_outcome.h"
 #include "exec/process_identity.h"
 #include "exec/recovery.h"
+#include "exec/run_launch.h"
 #include "exec/supervisor.h"
 #include "exec/supervisor_start.h"
 #include "store/data_dir.h"
 
 namespace orrery::cli {
 namespace {
-
-SupervisorLaunch supervisor_launch(const OpenedStore& opened, const Context& context,
-                                   const ClaimedRun& claimed, bool wait) {
-  SupervisorLaunch launch;
-  launch.executable = self_executable();
-  launch.global_args = {"--home", opened.home};
-  if (!context.globals.db.empty()) {
-    launch.global_args.insert(launch.global_args.end(), {"--db", context.globals.db});
-  }
-  launch.run_id = claimed.run.id;
-  launch.token = claimed.claim.token;
-  launch.log_path = run_directory(opened.home, claimed.run.id) + "/supervisor.log";
-  launch.detach = !wait;
-  return launch;
-}
-
-// A claimed run whose supervisor could not start fails at once, with the
-// reason (docs/execution.md): nothing is left `running`.
-Error fail_unstarted(Store& store, const ClaimedRun& claimed, const Error& why) {
-  RunOutcome outcome;
-  outcome.status = RunStatus::kFailed;
-  outcome.error = "the supervisor could not start: " + why.message;
-  std::string message = "run " + claimed.run.id + " failed: " + outcome.error;
-  if (auto failed = store.finalize_run(claimed.claim, outcome, wall_clock_now()); !failed) {
-    message += " (and the run could not be marked failed: " + failed.error().message + ")";
-  }
-  return Error{why.code, message};
-}
 
 // The error for a run left `running` by a supervisor that is gone.
 Error supervisor_gone_error(const std::string& home, const Run& run, int pid) {
@@ -279,6 +254,14 @@ std::string next_runs_page(const RunsArgs& args, const std::optional<std::string
 
 }  // namespace
 
+void print_run_document(const Context& context, const Run& run) {
+  if (context.globals.json) {
+    *context.out << json_text(run_json(run, true)) << '\n';
+  } else {
+    print_run(context, run);
+  }
+}
+
 Result<int> trigger_loop(const TriggerArgs& args, const Context& context) {
   auto opened = open_store(context);
   if (!opened) return opened.error();
@@ -286,6 +269,10 @@ Result<int> trigger_loop(const TriggerArgs& args, const Context& context) {
   if (!loop) return loop.error();
   if (loop->archived)
     return conflict_error("cannot trigger loop " + loop->name + ": it is archived");
+  auto overlap =
+      apply_trigger_overlap(*opened->store, opened->home, *loop, args.force, args.wait, context);
+  if (!overlap) return overlap.error();
+  if (*overlap == TriggerGoOn::kDone) return kExitOk;
   const std::string claimant =
       "trigger@" + SystemProcessProbe().host_name() + ":" + std::to_string(getpid());
   std::optional<ClaimedRun> claimed;
@@ -295,17 +282,11 @@ Result<int> trigger_loop(const TriggerArgs& args, const Context& context) {
     claimed = *attempt;
   }
   if (!claimed) return conflict_error("could not claim a manual slot for loop " + loop->name);
+  notify_daemon(opened->home);
   Store& store = *opened->store;
-  const std::string dir = run_directory(opened->home, claimed->run.id);
-  if (auto made = prepare_data_dir(dir); !made)
-    return fail_unstarted(store, *claimed, made.error());
-  auto started = start_supervisor(supervisor_launch(*opened, context, *claimed, args.wait));
-  if (!started) return fail_unstarted(store, *claimed, started.error());
-  // Recorded before the supervisor records anything itself, so that one which
-  // dies at once is noticed by recover, --wait and --follow. If the supervisor
-  // already finished the run, the claim is gone and there is nothing to add.
-  (void)store.record_supervisor(claimed->claim, {*started, process_start_time(*started)},
-                                wall_clock_now());
+  auto started =
+      launch_run(store, {opened->home, context.globals.db}, *claimed, /*detach=*/!args.wait);
+  if (!started) return started.error();
   if (!args.wait) {
     if (context.globals.json) {
       *context.out << json_text({{"run_id", claimed->run.id}}) << '\n';

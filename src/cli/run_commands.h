@@ -5,12 +5,14 @@
 #include <string>
 
 #include "cli/command.h"
+#include "core/run.h"
 
 namespace orrery::cli {
 
 struct TriggerArgs {
   std::string loop;
   bool wait = false;
+  bool force = false;  // run now whatever the loop's overlap policy says
 };
 
 struct RunsArgs {
@@ -26,6 +28,9 @@ struct RunArgs {
   bool follow = false;  // logs: keep printing while the run lives
   int token_fd = -1;    // supervise: the descriptor the claim token is read from
 };
+
+// The run as `run show` prints it (its JSON document, with output, with --json).
+void print_run_document(const Context& context, const Run& run);
 
 Result<int> trigger_loop(const TriggerArgs& args, const Context& context);
 Result<int> list_runs(const RunsArgs& args, const Context& context);

@@ -49,6 +49,7 @@ ScheduleState schedule_state(const Loop& loop) {
                        loop.archived_from_status,
                        loop.next_run_at,
                        loop.retry_scheduled_for,
+                       loop.series_resume_at,
                        loop.missed_count};
 }
 
@@ -58,6 +59,7 @@ void set_schedule_state(Loop& loop, const ScheduleState& state) {
   loop.archived_from_status = state.archived_from_status;
   loop.next_run_at = state.next_run_at;
   loop.retry_scheduled_for = state.retry_scheduled_for;
+  loop.series_resume_at = state.series_resume_at;
   loop.missed_count = state.missed_count;
 }
 

@@ -68,6 +68,10 @@ struct Loop {
   std::vector<EnvVar> machine;  // runner labels this loop needs
   std::optional<TimeMs> next_run_at;
   std::optional<TimeMs> retry_scheduled_for;
+  // While a retry is pending: the series' next slot when the retry was
+  // scheduled, where planning resumes after the retry (empty: the slot after
+  // the retried one), so slots already planned are not planned again.
+  std::optional<TimeMs> series_resume_at;
   CatchUpPolicy catch_up;
   OverlapPolicy overlap = OverlapPolicy::kSkip;
   int max_attempts = 1;
@@ -92,6 +96,7 @@ struct ScheduleState {
   std::optional<LoopStatus> archived_from_status;
   std::optional<TimeMs> next_run_at;
   std::optional<TimeMs> retry_scheduled_for;
+  std::optional<TimeMs> series_resume_at;
   std::int64_t missed_count = 0;
   friend bool operator==(const ScheduleState&, const ScheduleState&) = default;
 };

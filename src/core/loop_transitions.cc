@@ -25,6 +25,7 @@ Status reschedule(Loop& loop, TimeMs now) {
   if (!next) return next.error();
   loop.next_run_at = *next;
   loop.retry_scheduled_for.reset();
+  loop.series_resume_at.reset();
   return Ok{};
 }
 

@@ -79,7 +79,8 @@ struct Run {
   // False while a run the daemon planned has finished but its effect on the
   // loop's schedule (a retry, the next slot of a fixed-delay or dynamic
   // loop, a once loop's completion) is not yet applied (docs/storage.md,
-  // "Settling a finished run"). Manual runs are always settled.
+  // "Settling a finished run"). Manual runs are always settled, except one
+  // that started a queued row (a slot the daemon planned).
   bool settled = true;
   TimeMs created_at = 0;
   TimeMs updated_at = 0;

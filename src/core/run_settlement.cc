@@ -21,6 +21,14 @@ TimeMs retry_due(const Loop& loop, const Run& run, TimeMs finish, const SettleIn
   return add_saturating(finish, delay);
 }
 
+// Whether the loop will not run again: expired or completed (also while
+// archived, which remembers the status it had).
+bool has_ended(const Loop& loop) {
+  const LoopStatus status =
+      loop.archived ? loop.archived_from_status.value_or(loop.status) : loop.status;
+  return status == LoopStatus::kExpired || status == LoopStatus::kCompleted;
+}
+
 // Whether the loop holds a pending retry of a slot other than the run's.
 bool holds_other_retry(const Loop& loop, const Run& run) {
   return loop.retry_scheduled_for && *loop.retry_scheduled_for != run.scheduled_for;
@@ -41,10 +49,13 @@ Result<ScheduleState> settle_finished_run(const Loop& loop, const SlotSeries& se
   if (live && reattempt_kind(run, loop.max_attempts) != Reattempt::kNone &&
       !holds_other_retry(loop, run)) {
     state.retry_scheduled_for = run.scheduled_for;
+    // The series keeps the position it reached: after the retry, planning
+    // resumes there, not at the slot after the retried one.
+    state.series_resume_at = loop.retry_scheduled_for ? loop.series_resume_at : loop.next_run_at;
     state.next_run_at = retry_due(loop, run, finish, input);
     return state;
   }
-  if (counts_from_finish(loop.schedule) && !loop.next_run_at) {
+  if (counts_from_finish(loop.schedule) && !loop.next_run_at && !has_ended(loop)) {
     auto next = series.after_finish(run.scheduled_for, finish, run.next_in_ms);
     if (!next) return next.error();
     state.next_run_at = *next;

@@ -4,7 +4,8 @@
 //
 // Rules, for an active, unarchived loop:
 // - a retryable slot (core/retry_policy.h) is retried: retry_scheduled_for
-//   is the run's slot and next_run_at the run's finish plus the retry delay
+//   is the run's slot, series_resume_at the loop's next_run_at (where the
+//   series had got to) and next_run_at the run's finish plus the retry delay
 //   (a usage-limited run: the end of its account's cooldown, no backoff) —
 //   unless the loop already holds another pending retry, in which case the
 //   slot stays as it finished;
@@ -16,9 +17,11 @@
 // - anything else leaves the state as it is (fixed-rate and cron loops
 //   advanced when the slot was planned).
 // A paused, archived, expired or completed loop keeps its state, except that
-// a fixed-delay or dynamic loop waiting for the run gets its next slot and a
-// once loop paused while its slot ran completes (resuming it would give it
-// nothing to run).
+// a paused or archived fixed-delay or dynamic loop waiting for the run gets
+// its next slot and a once loop paused while its slot ran completes
+// (resuming it would give it nothing to run). An expired or completed loop
+// (also one archived from those) never gets a next slot: it will not run
+// again.
 // The retry is due at the run's finish (or `now` when it has none) plus
 // retry_delay(base, backoff, run.attempt, random). A run that is running or
 // queued has nothing to settle: an internal error.

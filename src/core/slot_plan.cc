@@ -158,7 +158,8 @@ Result<SlotPlan> plan_slots(const SlotSeries& series, const CatchUpPolicy& polic
 
   MaybeTime first = input.next_run_at;
   if (input.retry_slot) {
-    auto after_retry = series.following(*input.retry_slot);
+    Result<MaybeTime> after_retry =
+        input.resume_at ? Result<MaybeTime>(input.resume_at) : series.following(*input.retry_slot);
     if (!after_retry) return after_retry.error();
     if (!builder.too_late(input.next_run_at)) {
       builder.plan().run.push_back(*input.retry_slot);

@@ -48,6 +48,8 @@ struct CatchUpPolicy {
 struct PlanInput {
   TimeMs next_run_at = 0;            // the loop's first unplanned slot (or retry due time)
   std::optional<TimeMs> retry_slot;  // a failed slot awaiting its retry at next_run_at
+  // Where the series resumes after the retry (empty: the slot after it).
+  std::optional<TimeMs> resume_at;
   TimeMs now = 0;
   TimeMs watching_since = 0;
   std::optional<TimeMs> expires_at;  // slots at or after it are not due

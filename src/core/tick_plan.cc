@@ -154,6 +154,7 @@ Status leave_state(const Loop& loop, const SlotSeries& series, const SlotPlan& s
                    TimeMs now, ScheduleState& state) {
   state.missed_count = loop.missed_count + slots.missed_count_delta();
   state.retry_scheduled_for.reset();
+  state.series_resume_at.reset();
   state.next_run_at = slots.next_slot;
   if (started && waits_for_settlement(loop.schedule)) {
     state.next_run_at.reset();
@@ -200,6 +201,7 @@ Result<LoopTickPlan> plan_loop_tick(const Loop& loop, const SlotSeries& series,
   PlanInput plan_input;
   plan_input.next_run_at = *loop.next_run_at;
   plan_input.retry_slot = loop.retry_scheduled_for;
+  plan_input.resume_at = loop.series_resume_at;
   plan_input.now = input.now;
   plan_input.watching_since = input.watching_since;
   plan_input.expires_at = loop.expires_at;

@@ -39,7 +39,8 @@
 // 7. The state left: next_run_at is plan_slots' next slot, except for
 //    fixed-delay, dynamic and once loops that claimed or queued a slot
 //    (empty: the next slot is set when the run is settled,
-//    core/run_settlement.h); a consumed retry clears retry_scheduled_for;
+//    core/run_settlement.h); a consumed retry clears retry_scheduled_for
+//    and series_resume_at, and the series resumes at series_resume_at;
 //    missed_count grows by the plan's missed slots. A once loop whose slot
 //    was skipped (nothing claimed or queued) becomes completed; a dynamic
 //    loop whose slot was skipped gets its next slot as if a run had

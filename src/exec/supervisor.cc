@@ -23,6 +23,7 @@
 #include "core/stream_scrubber.h"
 #include "core/usage.h"
 #include "core/usage_limit.h"
+#include "engine/wake.h"
 #include "exec/claim_keeper.h"
 #include "exec/clock.h"
 #include "exec/log_file.h"
@@ -484,7 +485,9 @@ Status supervise(Store& store, const SuperviseRequest& request, Env& env) {
   // be reaped and their group seen to end.
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   Supervision supervision(store, env, request, **loop, **run);
-  return supervision.run();
+  Status done = supervision.run();
+  notify_daemon(request.home);  // the run's end may start the next (docs/daemon.md)
+  return done;
 }
 
 }  // namespace orrery

@@ -1,6 +1,7 @@
 #include "exec/supervisor_start.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,6 +35,11 @@ bool open_pipe(Pipe& pipe) {
 [[noreturn]] void exec_supervisor(char* const* argv, int log_fd, int token_fd, int report_fd,
                                   int max_fd) {
   setsid();
+  // The daemon reads its signals from a signalfd with them blocked; the
+  // supervisor starts with none blocked, whoever started it.
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
   const int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (null >= 0) dup2(null, STDIN_FILENO);
   dup2(log_fd, STDOUT_FILENO);

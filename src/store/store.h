@@ -230,7 +230,9 @@ class Store {
   // written whole: the new schedule state with the state version bumped,
   // queued rows, skipped rows (inserted or already there), and claims
   // (scheduled runs, settled = false; a claimed queued row starts with
-  // attempt 1), under the claim rules above.
+  // attempt 1), under the claim rules above. A slot to claim or queue whose
+  // row cannot be taken (finished, or held by another claim) is handed to
+  // settlement: that row becomes unsettled (docs/storage.md, "Plan commits").
   virtual Result<std::vector<LoopPlanResult>> commit_plans(const std::vector<LoopPlanCommit>& plans,
                                                            const std::string& claimant, TimeMs now,
                                                            const Fence& fence) = 0;

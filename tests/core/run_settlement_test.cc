@@ -92,6 +92,22 @@ TEST(RunSettlement, AFailedSlotWithAttemptsLeftIsRetriedAfterTheFixedDelay) {
   }
 }
 
+TEST(RunSettlement, ARetryKeepsWhereTheSeriesHadGotTo) {
+  for (const char* next : {"10:10:00", "10:20:00", "10:50:00"}) {
+    Loop loop = loop_every_ten_minutes();
+    loop.next_run_at = t(next);
+    const ScheduleState first = settle(loop, finished(RunStatus::kFailed, 1));
+    EXPECT_EQ(first.series_resume_at, t(next)) << next;
+    // The retry was claimed (the tick left next_run_at at the resume point)
+    // and failed again: the position is kept, not the retry's due time.
+    Loop retried = loop;
+    retried.next_run_at = t(next);
+    const ScheduleState second = settle(retried, finished(RunStatus::kFailed, 2));
+    EXPECT_EQ(second.series_resume_at, t(next));
+    EXPECT_EQ(second.retry_scheduled_for, t("10:00:00"));
+  }
+}
+
 TEST(RunSettlement, ExponentialRetryDelaysStayWithinBaseAndAGrowingCeiling) {
   Loop loop = loop_every_ten_minutes();
   loop.retry_backoff = RetryBackoff::kExponential;
@@ -289,6 +305,21 @@ TEST(RunSettlement,
     Loop rate = loop_every_ten_minutes();
     rate.status = status;
     EXPECT_EQ(settle(rate, finished(RunStatus::kFailed)), schedule_state(rate));
+  }
+}
+
+// An expired (or completed) loop will not run again: a run that finishes
+// after the loop expired gives it no next slot, whatever it was waiting for.
+TEST(RunSettlement, AnExpiredOrCompletedLoopGetsNoNextSlotFromARunThatFinishedLate) {
+  for (LoopStatus status : {LoopStatus::kExpired, LoopStatus::kCompleted}) {
+    for (Loop loop : {fixed_delay(), dynamic(), once()}) {
+      SCOPED_TRACE(std::string(loop_status_name(status)) + " " +
+                   schedule_type_name(loop.schedule.type));
+      loop.status = status;
+      for (RunStatus finish : {RunStatus::kSucceeded, RunStatus::kFailed}) {
+        EXPECT_EQ(settle(loop, finished(finish)), schedule_state(loop)) << run_status_name(finish);
+      }
+    }
   }
 }
 

@@ -160,6 +160,25 @@ TEST(SlotPlan, APendingRetryRunsFirstAndAlone) {
   EXPECT_EQ(p.next_slot, t("10:00"));
 }
 
+TEST(SlotPlan, AfterARetryTheSeriesResumesWhereItHadGotTo) {
+  // 09:50 failed after 10:00 and 10:10 were planned: they are not planned again.
+  for (const char* resume : {"10:20", "10:30"}) {
+    PlanInput in = input("10:25", "10:25", "09:00");
+    in.retry_slot = t("09:50");
+    in.resume_at = t(resume);
+    const SlotPlan p = plan(every(10 * kMinute), policy(CatchUpMode::kAll), in);
+    EXPECT_EQ(times(p.run), Strings{"09:50"}) << resume;
+    EXPECT_EQ(p.next_slot, t(resume));
+  }
+  PlanInput late = input("10:25", "10:45", "09:00");
+  late.retry_slot = t("09:50");
+  late.resume_at = t("10:30");
+  const SlotPlan skipped_retry =
+      plan(every(10 * kMinute), policy(CatchUpMode::kLatest, 50, 10 * kMinute), late);
+  EXPECT_EQ(times(skipped_retry.run), Strings{"10:40"});
+  EXPECT_EQ(skipped(skipped_retry), (Strings{"09:50 missed", "10:30 missed"}));
+}
+
 TEST(SlotPlan, ARetryLaterThanTheWindowIsSkippedAndPlanningGoesOn) {
   PlanInput in = input("10:00", "10:15", "09:00");
   in.retry_slot = t("09:50");

@@ -429,6 +429,16 @@ TEST(TickPlan, ADueRetryRunsFirstAndAloneAndIsConsumed) {
   }
 }
 
+TEST(TickPlan, AConsumedRetryResumesTheSeriesWhereItHadGotTo) {
+  Loop loop = with_retry(every(10 * kMinute, "10:00"), "10:00", "10:25");
+  loop.series_resume_at = t("10:20");  // 10:10 was planned before the retry was scheduled
+  const LoopTickPlan p = plan(loop, {}, tick("10:25"));
+  EXPECT_EQ(times(p.claim), Strings{"10:00"});
+  EXPECT_EQ(p.state.next_run_at, t("10:20"));
+  EXPECT_FALSE(p.state.series_resume_at);
+  EXPECT_FALSE(p.state.retry_scheduled_for);
+}
+
 TEST(TickPlan, ARetryNotYetDueWaitsQuietly) {
   const Loop loop = with_retry(every(10 * kMinute, "10:00"), "10:00", "10:25");
   for (const char* now : {"10:10", "10:24"}) {

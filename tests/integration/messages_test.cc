@@ -146,8 +146,8 @@ INSTANTIATE_TEST_SUITE_P(
                     {"--home was given 2 times ('a', 'b')"}},
         // Unknown commands list the commands.
         MessageCase{"UnknownCommand",
-                    {"daemon", "--once"},
-                    {"unknown command 'daemon'", "commands: add, ", "ls", "trigger", "schedule"}},
+                    {"launch", "--once"},
+                    {"unknown command 'launch'", "commands: add, ", "ls", "trigger", "schedule"}},
         MessageCase{"UnknownCommandAlone", {"frobnicate"}, {"unknown command 'frobnicate'"}},
         MessageCase{"UnknownSubcommand",
                     {"cron", "explian", "* * * * *"},

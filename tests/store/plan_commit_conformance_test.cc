@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/limits.h"
+#include "core/run_settlement.h"
 #include "store/store_conformance.h"
 
 namespace orrery {
@@ -229,6 +230,68 @@ TEST_P(PlanCommitConformance, AClaimThatFindsItsSlotHeldOrFinishedIsLeftOut) {
   EXPECT_EQ(run_at(loop, kNow + kMinute).claimed_by, "runner-a");
 }
 
+// A slot a plan meant to start but found taken (a finished or running row of
+// another claim, a retry no longer allowed) is handed to settlement: its
+// row is unsettled, so that settling it gives the loop what the slot's
+// finish implies, and a loop waiting for that slot is never left waiting.
+TEST_P(PlanCommitConformance, ASlotAPlanFoundTakenIsHandedToSettlement) {
+  Loop loop = make_loop("taken");
+  loop.max_attempts = 1;
+  ASSERT_TRUE(store_->create_loop(loop).ok());
+  finish(claim(loop, kNow).claim, RunStatus::kSucceeded);
+  finish(claim(loop, kNow + kMinute).claim, RunStatus::kFailed);  // no attempt left
+  const ClaimedRun running = claim(loop, kNow + 2 * kMinute);
+  ASSERT_TRUE(store_->record_skipped(loop, kNow + 3 * kMinute, "overlap", kNow, {}).ok());
+  ASSERT_TRUE(store_->unsettled_runs(100)->empty());
+  LoopPlanCommit plan = plan_for(loop);
+  plan.claim = {kNow, kNow + kMinute, kNow + 2 * kMinute};
+  plan.queue = {kNow + 3 * kMinute};
+  plan.state.next_run_at.reset();  // a fixed-delay loop waits for its slot to be settled
+  const auto results = commit({plan}, kNow + 2000);
+  ASSERT_TRUE(results[0].applied);
+  EXPECT_TRUE(results[0].claimed.empty());
+  EXPECT_TRUE(results[0].queued.empty());
+  for (TimeMs slot : {kNow, kNow + kMinute, kNow + 2 * kMinute, kNow + 3 * kMinute}) {
+    SCOPED_TRACE(slot);
+    EXPECT_FALSE(run_at(loop, slot).settled);
+  }
+  auto listed = store_->unsettled_runs(100);
+  ASSERT_TRUE(listed.ok()) << listed.error().message;
+  std::vector<TimeMs> unsettled;
+  for (const orrery::Run& run : *listed) unsettled.push_back(run.scheduled_for);
+  std::sort(unsettled.begin(), unsettled.end());
+  EXPECT_EQ(unsettled, (std::vector<TimeMs>{kNow, kNow + kMinute, kNow + 3 * kMinute}));
+  // The running one waits to be settled once it finishes; its claim holds.
+  EXPECT_EQ(run_at(loop, kNow + 2 * kMinute).claim_token, running.claim.token);
+  finish(running.claim, RunStatus::kSucceeded, kNow + 3000);
+  EXPECT_EQ(store_->unsettled_runs(100)->size(), 4u);
+}
+
+TEST_P(PlanCommitConformance, AFixedDelayLoopWhoseSlotWasTakenGetsItsNextSlotWhenSettled) {
+  Loop loop = make_loop("fixed delay");
+  loop.schedule.anchor = IntervalAnchor::kFixedDelay;
+  ASSERT_TRUE(store_->create_loop(loop).ok());
+  // A manual run of the very slot the daemon plans next.
+  const TimeMs slot = *loop.next_run_at;
+  finish(claim(loop, slot).claim, RunStatus::kSucceeded, kNow + 5000);
+  LoopPlanCommit plan = plan_for(loop);
+  plan.claim = {slot};
+  plan.state.next_run_at.reset();
+  ASSERT_TRUE(commit({plan}, slot)[0].claimed.empty());
+  auto unsettled = store_->unsettled_runs(10);
+  ASSERT_TRUE(unsettled.ok());
+  ASSERT_EQ(unsettled->size(), 1u);
+  const Loop waiting = loop_now(loop);
+  EXPECT_FALSE(waiting.next_run_at.has_value());
+  auto series = SlotSeries::compile(waiting.schedule, waiting.id);
+  ASSERT_TRUE(series.ok());
+  auto state = settle_finished_run(waiting, *series, unsettled->front(), SettleInput{slot, {}, 0});
+  ASSERT_TRUE(state.ok()) << state.error().message;
+  ASSERT_TRUE(
+      store_->settle_run(unsettled->front().id, waiting.state_version, *state, slot, {}).ok());
+  EXPECT_EQ(loop_now(loop).next_run_at, kNow + 5000 + kMinute);
+}
+
 TEST_P(PlanCommitConformance, ClaimsOfAPlanFollowTheLoopsRefusalRules) {
   struct Case {
     const char* name;
@@ -276,12 +339,19 @@ TEST_P(PlanCommitConformance, AClaimOfAQueuedRowStartsItAsItsFirstAttempt) {
   EXPECT_FALSE(run.claim_token.empty());
   EXPECT_EQ(run.lease_expires_at, kNow + 30 + kMinute);
   EXPECT_FALSE(run.settled);
-  // ...a manual claim starts the second (settled), and the claim holds.
+  // ...a manual claim starts the second, and the claim holds. A queued row
+  // is a slot the daemon planned: whoever starts it, its finish is settled
+  // (a fixed-delay loop that queued it waits for it to get its next slot).
   const ClaimedRun manual = claim(loop, kNow + kMinute, "trigger", kNow + 40);
   EXPECT_EQ(manual.run.id, queued[0].queued[1].id);
   EXPECT_EQ(manual.run.attempt, 1);
-  EXPECT_TRUE(manual.run.settled);
+  EXPECT_FALSE(manual.run.settled);
   EXPECT_TRUE(store_->heartbeat_run(manual.claim, kMinute, kNow + 41).ok());
+  finish(manual.claim, RunStatus::kSucceeded, kNow + 42);
+  auto unsettled = store_->unsettled_runs(10);
+  ASSERT_TRUE(unsettled.ok()) << unsettled.error().message;
+  ASSERT_EQ(unsettled->size(), 1u);
+  EXPECT_EQ(unsettled->front().id, manual.run.id);
   // A started row is not started again.
   EXPECT_FALSE(claimable(loop, kNow, kNow + 50));
 }

@@ -119,6 +119,7 @@ CREATE INDEX runs_loop_created ON runs(loop_id, created_at, id);
 constexpr const char* kDaemon = R"sql(
 ALTER TABLE loops ADD COLUMN config_version INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE loops ADD COLUMN state_version INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE loops ADD COLUMN series_resume_at INTEGER;
 ALTER TABLE runs ADD COLUMN settled INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE runs ADD COLUMN next_in_ms INTEGER;
 CREATE INDEX runs_unsettled ON runs(finished_at, id) WHERE settled = 0;

@@ -179,6 +179,11 @@ const std::vector<LoopColumn> kLoopColumns = {
        l.retry_scheduled_for = r.optional_int64(c);
        return Ok{};
      }},
+    {"series_resume_at", [](S& s, int i, const Loop& l) { s.bind(i, l.series_resume_at); },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.series_resume_at = r.optional_int64(c);
+       return Ok{};
+     }},
     {"catch_up", [](S& s, int i, const Loop& l) { s.bind(i, catch_up_mode_name(l.catch_up.mode)); },
      [](const S& r, int c, Loop& l) {
        return parsed_into(parse_catch_up_mode(r.text(c)), l.catch_up.mode);
@@ -429,8 +434,8 @@ const std::vector<RunColumn> kRunColumns = {
 // The columns of a loop's schedule state (ScheduleState); the columns
 // neither of the state nor of the bookkeeping are its configuration.
 const std::set<std::string_view> kStateColumns = {
-    "status",      "archived", "archived_from_status", "next_run_at", "retry_scheduled_for",
-    "missed_count"};
+    "status",           "archived",    "archived_from_status", "next_run_at", "retry_scheduled_for",
+    "series_resume_at", "missed_count"};
 const std::set<std::string_view> kBookkeepingColumns = {"id", "created_at", "updated_at",
                                                         "config_version", "state_version"};
 

@@ -56,6 +56,21 @@ Result<bool> SqliteStore::insert_planned_row(const std::string& loop_id, TimeMs 
   return db_->changes() == 1;
 }
 
+// Within an open transaction: a slot a plan meant to start (claim or queue)
+// but found taken by a row it could not take — finished, held by another
+// claim, or out of attempts — is handed to settlement: the row becomes
+// unsettled, so that settling it gives the loop what the slot's finish
+// implies and a loop left waiting for the slot gets its next one
+// (docs/storage.md, "Plan commits"). A queued row is already the daemon's.
+Status SqliteStore::hand_to_settlement(const std::string& loop_id, TimeMs slot, TimeMs now) {
+  auto update = db_->prepare(
+      "UPDATE runs SET settled = 0, updated_at = ?3 WHERE loop_id = ?1 AND scheduled_for = ?2 "
+      "AND settled = 1 AND status != 'queued'");
+  if (!update) return update.error();
+  (*update)->bind(1, loop_id).bind(2, slot).bind(3, now);
+  return (*update)->run();
+}
+
 // Within the tick's transaction: one loop's plan, whole or not at all. The
 // guarded state write comes first; when the loop's state version moved (or
 // the loop is gone) nothing else of the plan is written.
@@ -70,7 +85,11 @@ Status SqliteStore::commit_loop_plan(const LoopPlanCommit& plan, const std::stri
     std::string run_id;
     auto inserted = insert_planned_row(plan.loop_id, slot, RunStatus::kQueued, "", now, run_id);
     if (!inserted) return inserted.error();
-    if (*inserted) queued_ids.push_back(run_id);
+    if (*inserted) {
+      queued_ids.push_back(run_id);
+    } else if (auto handed = hand_to_settlement(plan.loop_id, slot, now); !handed) {
+      return handed;
+    }
   }
   for (const SkippedSlot& skipped : plan.skipped) {
     std::string run_id;
@@ -84,8 +103,12 @@ Status SqliteStore::commit_loop_plan(const LoopPlanCommit& plan, const std::stri
     auto claimed = claim_in_transaction({plan.loop_id, slot, false}, claimant, now,
                                         /*settled=*/false, refused);
     if (!claimed) return claimed.error();
-    if (claimed->has_value()) result.claimed.push_back(std::move(**claimed));
     if (!refused.empty()) break;  // the loop cannot be claimed (it may have expired now)
+    if (claimed->has_value()) {
+      result.claimed.push_back(std::move(**claimed));
+    } else if (auto handed = hand_to_settlement(plan.loop_id, slot, now); !handed) {
+      return handed;
+    }
   }
   // Read last: a claim that expired the loop has turned its queued rows skipped.
   for (const std::string& id : queued_ids) {

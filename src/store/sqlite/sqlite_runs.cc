@@ -260,21 +260,23 @@ Result<std::optional<ClaimedRun>> SqliteStore::claim_in_transaction(const SlotRe
     if (auto status = (*insert)->run(); !status) return status.error();
     if (db_->changes() != 1) return Claimed{};
   } else if ((*existing)->status == RunStatus::kQueued) {
-    // A queued slot starts: its first attempt, nothing of it ran yet.
+    // A queued slot starts: its first attempt, nothing of it ran yet. It is
+    // a slot the daemon planned, so whoever starts it (a manual claim too)
+    // its finish is settled: a loop may be waiting for it (docs/storage.md,
+    // "Queued runs").
     run_id = (*existing)->id;
     auto start = db_->prepare(
         "UPDATE runs SET status = 'running', started_at = ?2, claimed_by = ?3, "
         "claim_generation = claim_generation + 1, "
         "claim_token = 'g' || (claim_generation + 1) || '-' || ?4, lease_expires_at = ?5, "
-        "settled = ?6, updated_at = ?2 WHERE id = ?1 AND status = 'queued'");
+        "settled = 0, updated_at = ?2 WHERE id = ?1 AND status = 'queued'");
     if (!start) return start.error();
     (*start)
         ->bind(1, run_id)
         .bind(2, now)
         .bind(3, claimant)
         .bind(4, random_hex(10))
-        .bind(5, lease_until)
-        .bind(6, settled ? 1 : 0);
+        .bind(5, lease_until);
     if (auto status = (*start)->run(); !status) return status.error();
     if (db_->changes() != 1) return Claimed{};
   } else {

@@ -1,0 +1,107 @@
+#include "cli/daemon_command.h"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+
+#include "cli/exit_codes.h"
+#include "cli/human.h"
+#include "cli/json_views.h"
+#include "cli/store_access.h"
+#include "core/duration.h"
+#include "core/timezone.h"
+#include "engine/daemon.h"
+#include "engine/daemon_lease.h"
+
+namespace orrery::cli {
+namespace {
+
+// The daemon's connection gives up on a busy database well within a
+// heartbeat interval, and retries itself (docs/daemon.md).
+int busy_timeout_cap(DurationMs lease_ttl_ms) {
+  return int(std::max<DurationMs>(100, lease_ttl_ms / 6));
+}
+
+std::string outcome(const Run& run) {
+  std::string text = run_status_name(run.status);
+  if (run.duration_ms) text += " in " + format_duration(*run.duration_ms);
+  if (run.exit_code) text += ", exit " + std::to_string(*run.exit_code);
+  if (!run.error.empty() && run.error.rfind("exit status", 0) != 0) text += ": " + run.error;
+  return text;
+}
+
+void print_runs(const Context& context, const std::vector<Run>& runs) {
+  if (context.globals.json) {
+    nlohmann::json array = nlohmann::json::array();
+    for (const Run& run : runs) array.push_back(run_json(run, false));
+    *context.out << json_text({{"runs", array}}) << '\n';
+    return;
+  }
+  if (runs.empty()) {
+    *context.out << "no runs were due\n";
+    return;
+  }
+  std::vector<std::string> ids;
+  for (const Run& run : runs) ids.push_back(run.id);
+  ids = distinct_prefixes(ids);
+  const TimeZone zone = TimeZone::local();
+  std::vector<std::vector<std::string>> rows;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const Run& run = runs[i];
+    rows.push_back({ids[i], run.loop_name, format_wall(run.scheduled_for, zone),
+                    std::to_string(run.attempt), outcome(run)});
+  }
+  print_table(*context.out, {"ID", "LOOP", "SLOT", "ATTEMPT", "STATUS"}, rows);
+}
+
+Result<DaemonOptions> daemon_options(const DaemonArgs& args, const Context& context) {
+  DaemonOptions options;
+  options.once = args.once;
+  options.started_at = context.now;
+  if (!args.lease_ttl.empty()) {
+    auto ttl = parse_lease_ttl(args.lease_ttl);
+    if (!ttl) return ttl.error();
+    options.lease_ttl_ms = *ttl;
+  }
+  if (args.max_running < 1 || args.max_running > kMaxMaxRunning) {
+    return usage_error("--max-running " + std::to_string(args.max_running) + " is out of range 1-" +
+                       std::to_string(kMaxMaxRunning) + " (default " +
+                       std::to_string(kDefaultMaxRunning) + ")");
+  }
+  options.max_running = args.max_running;
+  return options;
+}
+
+}  // namespace
+
+Result<int> daemon_command(const DaemonArgs& args, const Context& context) {
+  auto options = daemon_options(args, context);
+  if (!options) return options.error();
+  std::optional<DaemonLog> file_log;
+  if (!args.log.empty()) {
+    auto file = DaemonLog::open_file(args.log);
+    if (!file) return file.error();
+    file_log.emplace(std::move(*file));
+  }
+  DaemonLog stderr_log;
+  DaemonLog& log = file_log ? *file_log : stderr_log;
+  auto opened = open_store(context, busy_timeout_cap(options->lease_ttl_ms));
+  if (!opened) return opened.error();
+  options->location = {opened->home, context.globals.db};
+  auto result = run_daemon(*opened->store, *options, log);
+  if (!result) return result.error();
+  if (!args.once) return kExitOk;
+  std::vector<Run> runs;
+  bool all_succeeded = true;
+  for (const std::string& id : result->started) {
+    auto run = opened->store->get_run(id);
+    if (!run) return run.error();
+    if (!run->has_value()) continue;
+    all_succeeded = all_succeeded && (*run)->status == RunStatus::kSucceeded;
+    runs.push_back(**run);
+  }
+  print_runs(context, runs);
+  return all_succeeded ? kExitOk : kExitWorkFailed;
+}
+
+}  // namespace orrery::cli

@@ -1,0 +1,250 @@
+#include "cli/status_command.h"
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "cli/human.h"
+#include "cli/json_views.h"
+#include "cli/store_access.h"
+#include "core/duration.h"
+#include "core/text.h"
+
+namespace orrery::cli {
+namespace {
+
+// At most this many running runs are listed; the count says how many more.
+constexpr int kRunningShown = 100;
+
+constexpr LoopStatus kLoopStatuses[] = {LoopStatus::kActive, LoopStatus::kPaused,
+                                        LoopStatus::kExpired, LoopStatus::kCompleted};
+constexpr RunStatus kRunStatuses[] = {
+    RunStatus::kRunning,  RunStatus::kQueued,    RunStatus::kSucceeded, RunStatus::kFailed,
+    RunStatus::kTimedOut, RunStatus::kAbandoned, RunStatus::kSkipped,   RunStatus::kCancelled};
+
+struct NextDue {
+  std::string loop_id;
+  std::string loop_name;
+  TimeMs at = 0;
+};
+
+struct Snapshot {
+  std::optional<DaemonLease> lease;
+  std::vector<std::pair<LoopStatus, std::int64_t>> loops;  // unarchived, by status
+  std::int64_t archived = 0;
+  std::vector<std::pair<RunStatus, std::int64_t>> runs;
+  std::vector<Run> running;  // at most kRunningShown, newest first
+  std::optional<NextDue> next_due;
+  std::vector<Cooldown> cooldowns;
+};
+
+// A lease is held while it has not expired.
+bool held(const Snapshot& snapshot, TimeMs now) {
+  return snapshot.lease && snapshot.lease->expires_at > now;
+}
+
+std::int64_t runs_with(const Snapshot& snapshot, RunStatus status) {
+  for (const auto& [each, count] : snapshot.runs) {
+    if (each == status) return count;
+  }
+  return 0;
+}
+
+Status read_loops(Store& store, Snapshot& snapshot) {
+  for (LoopStatus status : kLoopStatuses) {
+    LoopFilter filter;
+    filter.status = status;
+    auto count = store.count_loops(filter);
+    if (!count) return count.error();
+    snapshot.loops.emplace_back(status, *count);
+  }
+  LoopFilter archived;
+  archived.archived = LoopFilter::Archived::kOnly;
+  auto count = store.count_loops(archived);
+  if (!count) return count.error();
+  snapshot.archived = *count;
+  // Loops are listed by status, then next run: the first active one is due first.
+  LoopFilter active;
+  active.status = LoopStatus::kActive;
+  active.limit = 1;
+  auto first = store.list_loops(active);
+  if (!first) return first.error();
+  if (!first->empty() && first->front().next_run_at) {
+    const Loop& loop = first->front();
+    snapshot.next_due = NextDue{loop.id, loop.name, *loop.next_run_at};
+  }
+  return Ok{};
+}
+
+Status read_runs(Store& store, Snapshot& snapshot) {
+  for (RunStatus status : kRunStatuses) {
+    auto count = store.count_runs(status);
+    if (!count) return count.error();
+    snapshot.runs.emplace_back(status, *count);
+  }
+  RunFilter running;
+  running.status = RunStatus::kRunning;
+  running.limit = kRunningShown;
+  auto runs = store.list_runs(running);
+  if (!runs) return runs.error();
+  snapshot.running = std::move(*runs);
+  return Ok{};
+}
+
+Result<Snapshot> read_snapshot(Store& store, TimeMs now) {
+  Snapshot snapshot;
+  auto lease = store.get_daemon_lease();
+  if (!lease) return lease.error();
+  snapshot.lease = *lease;
+  if (auto loops = read_loops(store, snapshot); !loops) return loops.error();
+  if (auto runs = read_runs(store, snapshot); !runs) return runs.error();
+  auto cooldowns = store.active_cooldowns(now);
+  if (!cooldowns) return cooldowns.error();
+  snapshot.cooldowns = std::move(*cooldowns);
+  return snapshot;
+}
+
+nlohmann::json daemon_json(const Snapshot& snapshot, TimeMs now) {
+  const auto& lease = snapshot.lease;
+  if (!lease) {
+    return {{"held", false},    {"pid", nullptr},        {"host", nullptr},
+            {"since", nullptr}, {"expires_at", nullptr}, {"generation", nullptr}};
+  }
+  return {{"held", held(snapshot, now)},
+          {"pid", lease->holder.pid},
+          {"host", lease->host},
+          {"since", format_time(lease->acquired_at)},
+          {"expires_at", format_time(lease->expires_at)},
+          {"generation", lease->generation}};
+}
+
+nlohmann::json status_json(const Snapshot& snapshot, TimeMs now) {
+  nlohmann::json loops = nlohmann::json::object();
+  for (const auto& [status, count] : snapshot.loops) loops[loop_status_name(status)] = count;
+  loops["archived"] = snapshot.archived;
+  nlohmann::json runs = nlohmann::json::object();
+  for (const auto& [status, count] : snapshot.runs) runs[run_status_name(status)] = count;
+  nlohmann::json running = nlohmann::json::array();
+  for (const Run& run : snapshot.running) running.push_back(run_json(run, false));
+  nlohmann::json next_due = nullptr;
+  if (snapshot.next_due) {
+    next_due = {{"loop_id", snapshot.next_due->loop_id},
+                {"loop_name", snapshot.next_due->loop_name},
+                {"at", format_time(snapshot.next_due->at)}};
+  }
+  nlohmann::json cooldowns = nlohmann::json::array();
+  for (const Cooldown& cooldown : snapshot.cooldowns) {
+    cooldowns.push_back({{"account", cooldown.account},
+                         {"until", format_time(cooldown.until_at)},
+                         {"hits", cooldown.hits},
+                         {"reason", cooldown.reason}});
+  }
+  return {{"daemon", daemon_json(snapshot, now)},
+          {"loops", loops},
+          {"runs", runs},
+          {"running", running},
+          {"next_due", next_due},
+          {"cooldowns", cooldowns}};
+}
+
+std::string wall_and_relative(TimeMs time, TimeMs now) {
+  return format_wall(time, TimeZone::local()) + " (" + format_relative(time, now) + ")";
+}
+
+std::string daemon_line(const Snapshot& snapshot, TimeMs now) {
+  if (!snapshot.lease) return "not running";
+  const DaemonLease& lease = *snapshot.lease;
+  const std::string who = "pid " + std::to_string(lease.holder.pid) + " on " + lease.host;
+  if (!held(snapshot, now)) {
+    return "not running (the last daemon, " + who + ", held the lease until " +
+           wall_and_relative(lease.expires_at, now) + ")";
+  }
+  return "running: " + who + " since " + wall_and_relative(lease.acquired_at, now) +
+         "; lease expires " + format_relative(lease.expires_at, now) + ", generation " +
+         std::to_string(lease.generation);
+}
+
+std::string loops_line(const Snapshot& snapshot) {
+  std::string line;
+  for (const auto& [status, count] : snapshot.loops) {
+    line += (line.empty() ? "" : ", ") + format_count(count) + " " + loop_status_name(status);
+  }
+  return line + "; " + format_count(snapshot.archived) + " archived";
+}
+
+// Only the statuses that have runs; "none" when there are none.
+std::string runs_line(const Snapshot& snapshot) {
+  std::string line;
+  for (const auto& [status, count] : snapshot.runs) {
+    if (count == 0) continue;
+    line += (line.empty() ? "" : ", ") + format_count(count) + " " + run_status_name(status);
+  }
+  return line.empty() ? "none" : line;
+}
+
+std::string next_due_line(const Snapshot& snapshot, TimeMs now) {
+  if (!snapshot.next_due) return "-";
+  const NextDue& due = *snapshot.next_due;
+  return due.loop_name + " at " + wall_and_relative(due.at, now);
+}
+
+std::string cooldown_text(const Cooldown& cooldown, TimeMs now) {
+  return cooldown.account + " until " + wall_and_relative(cooldown.until_at, now) + ", " +
+         std::to_string(cooldown.hits) + (cooldown.hits == 1 ? " hit" : " hits") +
+         (cooldown.reason.empty() ? "" : ": " + cooldown.reason);
+}
+
+void print_running(const Context& context, const Snapshot& snapshot) {
+  std::vector<std::string> ids;
+  for (const Run& run : snapshot.running) ids.push_back(run.id);
+  ids = distinct_prefixes(ids);
+  std::vector<std::vector<std::string>> rows;
+  for (size_t i = 0; i < snapshot.running.size(); ++i) {
+    const Run& run = snapshot.running[i];
+    rows.push_back({ids[i], run.loop_name, format_relative(run.scheduled_for, context.now),
+                    run.started_at ? format_relative(*run.started_at, context.now) : "-",
+                    run.target ? std::to_string(run.target->pid) : "-"});
+  }
+  *context.out << '\n';
+  print_table(*context.out, {"RUNNING", "LOOP", "SLOT", "STARTED", "PID"}, rows);
+  const std::int64_t more =
+      runs_with(snapshot, RunStatus::kRunning) - std::int64_t(snapshot.running.size());
+  if (more > 0) *context.out << format_count(more) << " more: orrery runs --status running\n";
+}
+
+void print_status(const Context& context, const Snapshot& snapshot) {
+  const TimeMs now = context.now;
+  std::vector<std::pair<std::string, std::string>> rows{{"daemon", daemon_line(snapshot, now)},
+                                                        {"loops", loops_line(snapshot)},
+                                                        {"runs", runs_line(snapshot)},
+                                                        {"next due", next_due_line(snapshot, now)}};
+  if (snapshot.cooldowns.empty()) rows.emplace_back("cooldowns", "none");
+  for (size_t i = 0; i < snapshot.cooldowns.size(); ++i) {
+    rows.emplace_back(i == 0 ? "cooldowns" : "", cooldown_text(snapshot.cooldowns[i], now));
+  }
+  print_fields(*context.out, rows);
+  if (!snapshot.running.empty()) print_running(context, snapshot);
+}
+
+}  // namespace
+
+Result<int> status_command(const Context& context) {
+  auto opened = open_store(context);
+  if (!opened) return opened.error();
+  auto snapshot = read_snapshot(*opened->store, context.now);
+  if (!snapshot) return snapshot.error();
+  if (context.globals.json) {
+    *context.out << json_text(status_json(*snapshot, context.now)) << '\n';
+    const std::int64_t more =
+        runs_with(*snapshot, RunStatus::kRunning) - std::int64_t(snapshot->running.size());
+    if (more > 0) {
+      std::cerr << "orrery: " << format_count(more)
+                << " more running runs not shown: orrery runs --status running --json\n";
+    }
+  } else {
+    print_status(context, *snapshot);
+  }
+  return 0;
+}
+
+}  // namespace orrery::cli

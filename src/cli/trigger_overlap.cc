@@ -1,0 +1,160 @@
+#include "cli/trigger_overlap.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <thread>
+
+#include "cli/json_views.h"
+#include "cli/run_commands.h"
+#include "core/text.h"
+#include "engine/wake.h"
+#include "exec/clock.h"
+#include "exec/process_identity.h"
+
+namespace orrery::cli {
+namespace {
+
+// How long `replace` waits for the stopped runs to be finalized before it
+// starts the new one anyway (the supervisor's grace before SIGKILL is 2 s).
+constexpr std::chrono::milliseconds kReplaceWait{5000};
+constexpr std::chrono::milliseconds kPollEvery{20};
+// Manual slots are whole milliseconds from now; a taken one moves on by 1 ms.
+constexpr int kSlotTries = 100;
+
+Result<std::vector<Run>> runs_of(Store& store, const Loop& loop, RunStatus status, int limit) {
+  RunFilter filter;
+  filter.loop_id = loop.id;
+  filter.status = status;
+  filter.limit = limit;
+  return store.list_runs(filter);
+}
+
+std::string claimant() {
+  return "trigger@" + SystemProcessProbe().host_name() + ":" + std::to_string(getpid());
+}
+
+Result<bool> is_finished(Store& store, const std::string& run_id) {
+  auto run = store.get_run(run_id);
+  if (!run) return run.error();
+  return !run->has_value() || is_terminal((*run)->status);
+}
+
+// SIGTERM to each running run's live supervisor; waits (a while) for them to
+// finalize their runs cancelled.
+Status replace_runs(Store& store, const std::vector<Run>& running) {
+  const SystemProcessProbe probe;
+  std::vector<std::string> stopping;
+  for (const Run& run : running) {
+    if (!run.supervisor || !probe.is_alive(*run.supervisor)) continue;  // recovery's to finish
+    if (kill(run.supervisor->pid, SIGTERM) == 0) stopping.push_back(run.id);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + kReplaceWait;
+  for (const std::string& id : stopping) {
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto finished = is_finished(store, id);
+      if (!finished) return finished.error();
+      if (*finished) break;
+      std::this_thread::sleep_for(kPollEvery);
+    }
+  }
+  return Ok{};
+}
+
+// One plan commit holding a queued row at the first free manual slot from now.
+Result<Run> queue_slot(Store& store, const Loop& read, TimeMs now) {
+  Loop loop = read;
+  for (int tries = 0; tries < kSlotTries; ++tries) {
+    // A slot that has a row already is passed over: a plan commit would hand
+    // that row to settlement (docs/storage.md, "Plan commits").
+    auto taken = store.get_run_by_slot(loop.id, now + tries);
+    if (!taken) return taken.error();
+    if (taken->has_value()) continue;
+    LoopPlanCommit plan;
+    plan.loop_id = loop.id;
+    plan.state_version = loop.state_version;
+    plan.queue = {now + tries};
+    plan.state = schedule_state(loop);
+    auto results = store.commit_plans({plan}, claimant(), now, {});
+    if (!results) return results.error();
+    if (!results->empty() && !results->front().queued.empty()) {
+      return results->front().queued.front();
+    }
+    // Not applied (the loop changed meanwhile) or the slot was taken: read
+    // the loop again and try the next millisecond.
+    auto again = store.get_loop(loop.id);
+    if (!again) return again.error();
+    if (!again->has_value()) return not_found_error("loop " + read.name + " was deleted");
+    loop = **again;
+  }
+  return conflict_error("could not queue a manual slot for loop " + read.name);
+}
+
+// Waits for the daemon to start and finish the queued run; prints it.
+Result<int> wait_for_queued(Store& store, const std::string& run_id, const Context& context) {
+  while (true) {
+    auto run = store.get_run(run_id);
+    if (!run) return run.error();
+    if (!run->has_value()) return not_found_error("queued run " + run_id + " was deleted");
+    if (is_terminal((*run)->status)) {
+      print_run_document(context, **run);
+      return (*run)->status == RunStatus::kSucceeded ? 0 : 1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+Result<TriggerGoOn> queue_behind(Store& store, const std::string& home, const Loop& loop,
+                                 const Run& running, bool wait, const Context& context) {
+  auto queued = runs_of(store, loop, RunStatus::kQueued, 1);
+  if (!queued) return queued.error();
+  if (!queued->empty()) {
+    return conflict_error("loop " + loop.name + " already holds a queued run (" +
+                          queued->front().id + ") behind its run in progress (" + running.id +
+                          "); --force runs anyway");
+  }
+  auto run = queue_slot(store, loop, context.now);
+  if (!run) return run.error();
+  notify_daemon(home);
+  if (wait) {
+    auto waited = wait_for_queued(store, run->id, context);
+    if (!waited) return waited.error();
+    return TriggerGoOn::kDone;
+  }
+  if (context.globals.json) {
+    *context.out << json_text({{"run_id", run->id}, {"status", "queued"}, {"behind", running.id}})
+                 << '\n';
+  } else {
+    *context.out << "queued " << run->id << " behind " << running.id
+                 << " (the daemon starts it when that run ends)\n";
+  }
+  return TriggerGoOn::kDone;
+}
+
+}  // namespace
+
+Result<TriggerGoOn> apply_trigger_overlap(Store& store, const std::string& home, const Loop& loop,
+                                          bool force, bool wait, const Context& context) {
+  if (force || loop.overlap == OverlapPolicy::kAllow) return TriggerGoOn::kRunNow;
+  auto running = runs_of(store, loop, RunStatus::kRunning, 100);
+  if (!running) return running.error();
+  if (running->empty()) return TriggerGoOn::kRunNow;
+  switch (loop.overlap) {
+    case OverlapPolicy::kSkip:
+      return conflict_error("loop " + loop.name + " has a run in progress (" + running->front().id +
+                            "); --force runs anyway");
+    case OverlapPolicy::kQueue:
+      return queue_behind(store, home, loop, running->front(), wait, context);
+    case OverlapPolicy::kReplace:
+      if (auto replaced = replace_runs(store, *running); !replaced) return replaced.error();
+      return TriggerGoOn::kRunNow;
+    case OverlapPolicy::kAllow:
+      break;
+  }
+  return TriggerGoOn::kRunNow;
+}
+
+}  // namespace orrery::cli

@@ -1,0 +1,395 @@
+#include "engine/daemon.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <optional>
+#include <unordered_map>
+
+#include "core/duration.h"
+#include "engine/daemon_lease.h"
+#include "engine/event_loop.h"
+#include "engine/sd_notify.h"
+#include "engine/suspend_detector.h"
+#include "engine/wake.h"
+#include "exec/clock.h"
+#include "exec/process_identity.h"
+#include "exec/supervisor.h"
+
+namespace orrery {
+namespace {
+
+using Steady = std::chrono::steady_clock;
+
+constexpr DurationMs kConflictRetryMs = 100;  // a plan or settle that conflicted
+constexpr DurationMs kLeaseRecheckMs = 1000;  // a run lease end that has passed
+
+std::chrono::milliseconds ms(DurationMs value) { return std::chrono::milliseconds(value); }
+
+// A process group signalled SIGTERM whose supervisor was gone: SIGKILL at `at`.
+struct PendingKill {
+  int pgid = 0;
+  Steady::time_point at;
+};
+
+class Daemon {
+ public:
+  Daemon(Store& store, const DaemonOptions& options, DaemonLog& log, EventLoop loop)
+      : store_(store),
+        options_(options),
+        log_(log),
+        loop_(std::move(loop)),
+        detector_(read_clock_pair()),
+        watchdog_(watchdog_interval()) {}
+
+  Result<DaemonResult> run() {
+    if (auto started = start(); !started) return started.error();
+    Status ended = options_.once ? run_once() : run_forever();
+    finish(ended);
+    if (!ended) return ended.error();
+    return result_;
+  }
+
+ private:
+  // The lease, the wake-up socket, READY=1.
+  Status start() {
+    const TimeMs now = wall_clock_now();
+    auto lease = acquire_lease(store_, current_process(), options_.lease_ttl_ms, now);
+    if (!lease) return lease.error();
+    lease_ = *lease;
+    settings_.location = options_.location;
+    settings_.fence = Fence{lease_.lease_id};
+    settings_.claimant = "daemon@" + probe_.host_name() + ":" + std::to_string(getpid());
+    settings_.max_running = options_.max_running;
+    watching_since_ = options_.once ? options_.started_at : now;
+    next_heartbeat_ = Steady::now() + ms(heartbeat_interval(options_.lease_ttl_ms));
+    log("lease " + lease_.lease_id + " taken (generation " + std::to_string(lease_.generation) +
+        ", ttl " + format_duration(options_.lease_ttl_ms) + ", pid " + std::to_string(getpid()) +
+        ")");
+    if (!options_.once) {
+      auto listener = WakeListener::listen(options_.location.home);
+      if (listener) {
+        listener_.emplace(std::move(*listener));
+        if (auto watched = loop_.watch_readable(listener_->fd()); !watched) {
+          log("wake-ups are off: " + watched.error().message);
+        }
+      } else {
+        log("wake-ups are off (" + listener.error().message +
+            "); changes are seen at the next heartbeat or due slot");
+      }
+      sd_notify("READY=1\nSTATUS=running loops\nMAINPID=" + std::to_string(getpid()));
+      log("ready: running loops (max " + std::to_string(options_.max_running) +
+          " at once; wake-ups on " + wake_socket_path(options_.location.home) + ")");
+      if (watchdog_) next_watchdog_ = Steady::now();
+    }
+    return Ok{};
+  }
+
+  // Releases the lease unless it was lost; STOPPING=1.
+  void finish(const Status& ended) {
+    if (!options_.once) sd_notify("STOPPING=1");
+    const bool lost = !ended && is_lease_lost(ended.error());
+    if (lost) {
+      log(ended.error().message + "; stopping at once, " + std::to_string(ours_.size()) +
+          " runs continue under their supervisors");
+      return;
+    }
+    if (auto released = store_.release_daemon_lease(lease_.lease_id); !released) {
+      log("the lease could not be released (" + released.error().message +
+          "); it expires on its own");
+    } else {
+      log("lease released; " + std::to_string(ours_.size()) +
+          " runs continue under their supervisors");
+    }
+    listener_.reset();
+  }
+
+  Status run_forever() {
+    while (!stopping_) {
+      if (auto retaken = retake_lease_after_suspend(); !retaken) return retaken;
+      if (auto beat = heartbeat_if_due(); !beat) return beat;
+      if (auto ticked = tick(); !ticked) return ticked;
+      auto events = loop_.wait(next_deadline());
+      if (!events) return events.error();
+      handle(*events);
+    }
+    log("stopping on a signal");
+    return Ok{};
+  }
+
+  // One tick as of the start, then again after each of its runs ends (queued
+  // rows of a catch-up start one after another), until none runs.
+  Status run_once() {
+    recover_ = true;
+    while (true) {
+      if (auto retaken = retake_lease_after_suspend(); !retaken) return retaken;
+      if (auto beat = heartbeat_if_due(); !beat) return beat;
+      if (auto ticked = tick(); !ticked) return ticked;
+      if (ours_.empty() && !more_ && !retry_at_) break;
+      auto events = loop_.wait(next_deadline());
+      if (!events) return events.error();
+      handle(*events);
+      if (stopping_) {
+        result_.interrupted = true;
+        log("stopping on a signal before the runs ended");
+        break;
+      }
+    }
+    return Ok{};
+  }
+
+  // A suspend longer than the ttl let the lease expire while nobody could
+  // use it: the daemon takes it again (a new generation) unless another
+  // daemon took it meanwhile, which is a lost lease.
+  Status retake_lease_after_suspend() {
+    if (!suspended_) return Ok{};
+    suspended_ = false;
+    auto lease = acquire_lease(store_, current_process(), options_.lease_ttl_ms, wall_clock_now());
+    if (!lease) {
+      if (lease.error().code == ErrorCode::kConflict) {
+        return conflict_error("daemon lease lost during a suspend: " + lease.error().message);
+      }
+      log("the lease could not be renewed after the suspend (" + lease.error().message +
+          "); heartbeats go on");
+      return Ok{};
+    }
+    if (lease->lease_id != lease_.lease_id) {
+      log("lease " + lease->lease_id + " taken again after the suspend (generation " +
+          std::to_string(lease->generation) + ")");
+    }
+    lease_ = *lease;
+    settings_.fence = Fence{lease_.lease_id};
+    heartbeat_backoff_.reset();
+    next_heartbeat_ = Steady::now() + ms(heartbeat_interval(options_.lease_ttl_ms));
+    return Ok{};
+  }
+
+  Status heartbeat_if_due() {
+    if (Steady::now() < next_heartbeat_) return Ok{};
+    auto beat =
+        store_.heartbeat_daemon_lease(lease_.lease_id, options_.lease_ttl_ms, wall_clock_now());
+    if (!beat) {
+      if (is_lease_lost(beat.error())) return beat;
+      // Within the heartbeat interval: the lease must not run out between tries.
+      const DurationMs delay =
+          std::min(heartbeat_backoff_.next(), heartbeat_interval(options_.lease_ttl_ms));
+      log("lease heartbeat failed (" + beat.error().message + "); retrying in " +
+          format_duration(delay));
+      next_heartbeat_ = Steady::now() + ms(delay);
+      return Ok{};
+    }
+    heartbeat_backoff_.reset();
+    next_heartbeat_ = Steady::now() + ms(heartbeat_interval(options_.lease_ttl_ms));
+    recover_ = true;  // a supervisor started by an earlier daemon may be gone
+    expire_ = true;
+    return Ok{};
+  }
+
+  // A tick, the wake times after it, and the processes it asks for. A store
+  // error other than a lost lease is logged and retried with a backoff.
+  Status tick() {
+    if (retry_at_ && Steady::now() < *retry_at_ && !more_) return Ok{};
+    retry_at_.reset();
+    more_ = false;
+    const TimeMs now = wall_clock_now();
+    TickTimes times{now, options_.once ? options_.started_at : now, watching_since_};
+    if (!exited_runs_.empty()) note_unfinished_runs();
+    auto report = run_tick(store_, probe_, settings_, times, {recover_, expire_},
+                           [this](const std::string& line) { log(line); });
+    if (report) {
+      recover_ = false;
+      expire_ = false;
+      stop_replaced(report->replaced);  // the old run stops before its replacement starts
+      launch(report->claimed);
+      more_ = report->more;
+      if (report->retry_soon) retry_at_ = Steady::now() + ms(kConflictRetryMs);
+      auto wake = store_.wake_times(now);
+      if (wake) {
+        wake_ = *wake;
+        tick_backoff_.reset();
+        return Ok{};
+      }
+      report = wake.error();
+    }
+    if (is_lease_lost(report.error())) return report.error();
+    const DurationMs delay = tick_backoff_.next();
+    log("store error: " + report.error().message + "; retrying in " + format_duration(delay));
+    retry_at_ = Steady::now() + ms(delay);
+    return Ok{};
+  }
+
+  // A supervisor that exited leaving its run `running` died: recovery
+  // finishes the run at once (one read per exit, not a scan of every run).
+  void note_unfinished_runs() {
+    for (const std::string& id : exited_runs_) {
+      auto run = store_.get_run(id);
+      if (!run || (run->has_value() && (*run)->status == RunStatus::kRunning)) recover_ = true;
+    }
+    exited_runs_.clear();
+  }
+
+  void launch(std::vector<ClaimedRun>& claimed) {
+    for (const ClaimedRun& run : claimed) {
+      auto pid = launch_run(store_, options_.location, run, /*detach=*/true);
+      if (options_.once) result_.started.push_back(run.run.id);
+      if (!pid) {
+        log(pid.error().message);
+        continue;
+      }
+      ours_.emplace(*pid, run.run.id);
+      loop_.watch_process(*pid);
+      log("run " + run.run.id + " of loop " + run.run.loop_name + " started (slot " +
+          format_time(run.run.scheduled_for) + ", attempt " + std::to_string(run.run.attempt) +
+          ", supervisor pid " + std::to_string(*pid) + ")");
+    }
+  }
+
+  // Overlap `replace`: the supervisor treats SIGTERM as cancel; a run whose
+  // supervisor is gone has its target's group stopped (SIGKILL after the
+  // grace) and recovery records it.
+  void stop_replaced(const std::vector<Run>& runs) {
+    for (const Run& run : runs) {
+      if (run.supervisor && probe_.is_alive(*run.supervisor)) {
+        ::kill(run.supervisor->pid, SIGTERM);
+        log("run " + run.id + " of loop " + run.loop_name +
+            " replaced: cancelling it (supervisor pid " + std::to_string(run.supervisor->pid) +
+            ")");
+      } else if (run.pgid && *run.pgid > 1 && ::kill(-*run.pgid, SIGTERM) == 0) {
+        kills_.push_back({*run.pgid, Steady::now() + ms(kKillGraceMs)});
+        log("run " + run.id + " of loop " + run.loop_name +
+            " replaced: its supervisor is gone; stopping process group " +
+            std::to_string(*run.pgid));
+        recover_ = true;
+      }
+    }
+  }
+
+  void kill_overdue_groups() {
+    const auto now = Steady::now();
+    for (auto it = kills_.begin(); it != kills_.end();) {
+      if (it->at > now) {
+        ++it;
+        continue;
+      }
+      ::kill(-it->pgid, SIGKILL);
+      it = kills_.erase(it);
+    }
+  }
+
+  // The earliest wall-clock instant the daemon must look again; now when
+  // work was left.
+  std::optional<TimeMs> next_deadline() const {
+    const TimeMs now = wall_clock_now();
+    const auto steady_now = Steady::now();
+    const auto at = [&](Steady::time_point when) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(when - steady_now);
+      return add_saturating(now, std::max<DurationMs>(0, left.count()));
+    };
+    std::optional<TimeMs> earliest;
+    const auto consider = [&](std::optional<TimeMs> time) {
+      if (time && (!earliest || *time < *earliest)) earliest = time;
+    };
+    if (more_) return now;
+    consider(at(next_heartbeat_));
+    if (next_watchdog_) consider(at(*next_watchdog_));
+    for (const PendingKill& kill : kills_) consider(at(kill.at));
+    if (retry_at_) {
+      consider(at(*retry_at_));
+      return earliest;  // the store failed: the wake times are stale
+    }
+    if (!options_.once) {
+      consider(wake_.next_due);
+      consider(wake_.cooldown_end);
+      // A lease end already past is being recovered (or deferred): look
+      // again a little later, never in a tight loop.
+      if (wake_.lease_expiry) consider(std::max(*wake_.lease_expiry, now + kLeaseRecheckMs));
+    }
+    return earliest;
+  }
+
+  void handle(const LoopEvents& events) {
+    for (int signal : events.signals) {
+      if (signal == SIGTERM || signal == SIGINT) stopping_ = true;
+      if (signal == SIGHUP) reopen_log();
+      if (signal == SIGCHLD) reap_children();
+    }
+    if (events.readable && listener_) listener_->drain();
+    for (pid_t pid : events.exited) {
+      const auto found = ours_.find(pid);
+      if (found == ours_.end()) continue;
+      exited_runs_.push_back(found->second);
+      ours_.erase(found);
+    }
+    if (events.clock_stepped) log("the wall clock was set; looking again");
+    if (const DurationMs slept = detector_.slept(read_clock_pair()); slept > 0) {
+      watching_since_ = wall_clock_now();
+      suspended_ = true;
+      log("the machine was suspended for " + format_duration(slept) +
+          "; slots that fell due meanwhile are missed");
+    }
+    if (watchdog_ && next_watchdog_ && Steady::now() >= *next_watchdog_) {
+      sd_notify("WATCHDOG=1");
+      next_watchdog_ = Steady::now() + ms(*watchdog_);
+    }
+    kill_overdue_groups();
+    if (wake_.lease_expiry && *wake_.lease_expiry <= wall_clock_now()) recover_ = true;
+  }
+
+  void reopen_log() {
+    if (auto reopened = log_.reopen(); !reopened) {
+      log("the log could not be reopened: " + reopened.error().message);
+    } else {
+      log("log reopened");
+    }
+  }
+
+  static void reap_children() {
+    while (waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+  }
+
+  void log(const std::string& line) { log_.write(wall_clock_now(), line); }
+
+  Store& store_;
+  const DaemonOptions& options_;
+  DaemonLog& log_;
+  EventLoop loop_;
+  SystemProcessProbe probe_;
+  SuspendDetector detector_;
+  std::optional<DurationMs> watchdog_;
+  std::optional<Steady::time_point> next_watchdog_;
+  std::optional<WakeListener> listener_;
+  DaemonLease lease_;
+  TickSettings settings_;
+  TimeMs watching_since_ = 0;
+  Steady::time_point next_heartbeat_;
+  StoreBackoff heartbeat_backoff_;
+  StoreBackoff tick_backoff_;
+  std::optional<Steady::time_point> retry_at_;
+  WakeTimes wake_;
+  bool recover_ = true;
+  bool expire_ = true;
+  bool more_ = false;
+  bool stopping_ = false;
+  bool suspended_ = false;
+  std::unordered_map<pid_t, std::string> ours_;  // supervisor -> its run
+  std::vector<std::string> exited_runs_;         // runs whose supervisor exited
+  std::vector<PendingKill> kills_;
+  DaemonResult result_;
+};
+
+}  // namespace
+
+Result<DaemonResult> run_daemon(Store& store, const DaemonOptions& options, DaemonLog& log) {
+  // A log reader that went away (a closed pipe) is a dropped line, not a death.
+  std::signal(SIGPIPE, SIG_IGN);
+  auto loop = EventLoop::create();
+  if (!loop) return loop.error();
+  Daemon daemon(store, options, log, std::move(*loop));
+  return daemon.run();
+}
+
+}  // namespace orrery

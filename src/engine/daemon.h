@@ -1,0 +1,70 @@
+// `orrery daemon` (docs/daemon.md): the process that runs loops on their
+// schedules. It takes the daemon lease, listens for wake-ups, and then
+// repeats: tick (engine/tick.h), start a supervisor per claim, stop the runs
+// a `replace` overlap ended, and sleep in the event loop
+// (engine/event_loop.h) until the earliest of the next due slot, a run
+// lease's end, a cooldown's end, the next lease heartbeat (ttl/3), a
+// systemd watchdog ping, a retry after a store error, a wake-up, a signal or
+// a supervisor's exit. There is no polling interval.
+//
+// Invariants:
+// - the daemon never runs a target itself: each claim gets a supervisor in
+//   a new session, which outlives the daemon;
+// - "daemon lease lost" (a heartbeat or any fenced write) stops it at once:
+//   nothing more is claimed, supervisors keep running, exit 4;
+// - any other store error is logged and retried with a backoff (100 ms
+//   doubling to 30 s); the lease is kept while heartbeats succeed;
+// - SIGTERM and SIGINT stop claiming, release the lease and exit 0,
+//   leaving supervisors running; SIGHUP reopens the log; SIGPIPE is ignored
+//   (a log reader that went away costs lines, not the daemon);
+// - a suspend of the machine (engine/suspend_detector.h) restarts watching:
+//   slots that fell due while it slept are missed.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "engine/daemon_log.h"
+#include "engine/tick.h"
+#include "store/store.h"
+
+namespace orrery {
+
+inline constexpr DurationMs kFirstRetryMs = 100;
+inline constexpr DurationMs kMaxRetryMs = 30'000;
+
+struct DaemonOptions {
+  StoreLocation location;
+  bool once = false;      // one tick as of `started_at`, wait for its runs, return
+  TimeMs started_at = 0;  // the invocation's start
+  DurationMs lease_ttl_ms = 30'000;
+  int max_running = kDefaultMaxRunning;
+};
+
+struct DaemonResult {
+  std::vector<std::string> started;  // ids of the runs it started, in order (--once)
+  bool interrupted = false;          // --once stopped by a signal before its runs ended
+};
+
+// Runs the daemon until a signal (or, --once, until its runs ended).
+// Errors: the lease held by another daemon or lost (conflict, exit 4), a
+// store that cannot be read at start.
+Result<DaemonResult> run_daemon(Store& store, const DaemonOptions& options, DaemonLog& log);
+
+// A backoff that starts at kFirstRetryMs and doubles up to kMaxRetryMs.
+class StoreBackoff {
+ public:
+  DurationMs next() {
+    const DurationMs delay = delay_;
+    delay_ = std::min(delay_ * 2, kMaxRetryMs);
+    return delay;
+  }
+  void reset() { delay_ = kFirstRetryMs; }
+
+ private:
+  DurationMs delay_ = kFirstRetryMs;
+};
+
+}  // namespace orrery

@@ -1,0 +1,55 @@
+#include "engine/daemon_log.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/text.h"
+
+namespace orrery {
+namespace {
+
+Result<int> open_log(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0600);
+  if (fd < 0) {
+    return usage_error("--log " + path + ": cannot open the log file: " + std::strerror(errno));
+  }
+  return fd;
+}
+
+}  // namespace
+
+Result<DaemonLog> DaemonLog::open_file(const std::string& path) {
+  auto fd = open_log(path);
+  if (!fd) return fd.error();
+  DaemonLog log;
+  log.path_ = path;
+  log.fd_ = *fd;
+  return log;
+}
+
+DaemonLog::~DaemonLog() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Status DaemonLog::reopen() {
+  if (path_.empty()) return Ok{};
+  auto fd = open_log(path_);
+  if (!fd) return fd.error();  // the old file stays in use
+  ::close(fd_);
+  fd_ = *fd;
+  return Ok{};
+}
+
+void DaemonLog::write(TimeMs at, const std::string& text) {
+  const std::string line = format_time(at) + " " + terminal_text(text) + "\n";
+  const int fd = fd_ >= 0 ? fd_ : STDERR_FILENO;
+  ssize_t written = 0;
+  do {
+    written = ::write(fd, line.data(), line.size());
+  } while (written < 0 && errno == EINTR);
+}
+
+}  // namespace orrery

@@ -1,0 +1,74 @@
+// The daemon's event loop (docs/daemon.md, "Wake-ups"): one epoll set that
+// sleeps until the earliest of
+//   - a wall-clock deadline (a timerfd on CLOCK_REALTIME, absolute, with
+//     TFD_TIMER_CANCEL_ON_SET: a step of the wall clock wakes it too),
+//   - a signal (SIGTERM, SIGINT, SIGHUP, SIGCHLD: blocked and read from a
+//     signalfd, so none interrupts anything else),
+//   - a readable descriptor the caller watches (the wake-up socket),
+//   - the exit of a process watched through its pidfd.
+// There is no polling interval: without events and deadlines it sleeps.
+//
+// Invariants: creating it blocks the four signals for the calling thread
+// (the daemon is single-threaded); destroying it closes every descriptor it
+// owns, pidfds included, and restores the signal mask.
+#pragma once
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "core/result.h"
+#include "core/time.h"
+
+namespace orrery {
+
+struct LoopEvents {
+  std::vector<int> signals;    // signal numbers, in arrival order
+  bool readable = false;       // the watched descriptor is readable
+  bool deadline = false;       // the deadline passed
+  bool clock_stepped = false;  // the wall clock was set (NTP, by hand)
+  std::vector<pid_t> exited;   // watched processes that ended (no longer watched)
+  bool any() const {
+    return !signals.empty() || readable || deadline || clock_stepped || !exited.empty();
+  }
+};
+
+class EventLoop {
+ public:
+  static Result<EventLoop> create();
+  EventLoop(EventLoop&& other) noexcept;
+  EventLoop& operator=(EventLoop&&) = delete;
+  EventLoop(const EventLoop&) = delete;
+  ~EventLoop();
+
+  // Watches one more descriptor for reading (the wake-up socket).
+  Status watch_readable(int fd);
+  // Watches a process through a pidfd. A process that is already gone is
+  // reported by the next wait() as exited.
+  void watch_process(pid_t pid);
+  std::size_t watched_processes() const { return pidfds_.size() + gone_.size(); }
+
+  // Sleeps until an event or the wall-clock `deadline` (none: no deadline).
+  Result<LoopEvents> wait(std::optional<TimeMs> deadline);
+
+ private:
+  EventLoop() = default;
+  Status arm(std::optional<TimeMs> deadline);
+  void read_signals(LoopEvents& events);
+  void read_timer(LoopEvents& events);
+  void reap_pidfd(int pidfd, LoopEvents& events);
+
+  int epoll_ = -1;
+  int signal_fd_ = -1;
+  int timer_fd_ = -1;
+  int watched_fd_ = -1;
+  sigset_t previous_mask_{};
+  bool mask_set_ = false;
+  std::unordered_map<int, pid_t> pidfds_;  // pidfd -> pid
+  std::vector<pid_t> gone_;                // exited before a pidfd could be opened
+};
+
+}  // namespace orrery

@@ -1,0 +1,74 @@
+#include "engine/tick.h"
+
+#include "engine/daemon_lease.h"
+#include "engine/planning.h"
+#include "engine/settling.h"
+#include "exec/recovery.h"
+
+namespace orrery {
+namespace {
+
+void log_recovery(const RecoveryReport& report, const EventSink& log) {
+  for (const Run& run : report.recorded) {
+    log("recovered run " + run.id + " of loop " + run.loop_name +
+        ": recorded the outcome its supervisor kept (" + run_status_name(run.status) + ")");
+  }
+  for (const Run& run : report.abandoned) {
+    log("recovered run " + run.id + " of loop " + run.loop_name + ": abandoned (" + run.error +
+        ")");
+  }
+  for (int group : report.killed_groups) {
+    log("killed process group " + std::to_string(group) + " left by a finished run");
+  }
+  for (const RecoveryProblem& problem : report.problems) {
+    log("run " + problem.run_id + " could not be recovered: " + problem.message);
+  }
+}
+
+Result<CooldownMap> read_cooldowns(Store& store, TimeMs now) {
+  auto cooldowns = store.active_cooldowns(now);
+  if (!cooldowns) return cooldowns.error();
+  CooldownMap map;
+  for (const Cooldown& cooldown : *cooldowns) map[cooldown.account] = cooldown.until_at;
+  return map;
+}
+
+}  // namespace
+
+std::optional<TimeMs> cooldown_of(const CooldownMap& cooldowns, const Loop& loop) {
+  if (cooldowns.empty()) return std::nullopt;
+  const std::string account = cooldown_account(loop.target);
+  if (account.empty()) return std::nullopt;
+  const auto found = cooldowns.find(account);
+  if (found == cooldowns.end()) return std::nullopt;
+  return found->second;
+}
+
+Result<TickReport> run_tick(Store& store, const ProcessProbe& probe, const TickSettings& settings,
+                            const TickTimes& times, TickSteps steps, const EventSink& log) {
+  if (steps.recover) {
+    auto recovered = recover_runs(store, probe, settings.location.home, times.now,
+                                  RecoveryOptions{}, settings.fence);
+    if (!recovered) return recovered.error();
+    log_recovery(*recovered, log);
+  }
+  if (steps.expire) {
+    auto expired = store.expire_loops(times.now, settings.fence);
+    if (!expired) return expired.error();
+    if (*expired > 0) {
+      log(std::to_string(*expired) + (*expired == 1 ? " loop" : " loops") +
+          " expired (past expires_at)");
+    }
+  }
+  auto cooldowns = read_cooldowns(store, times.now);
+  if (!cooldowns) return cooldowns.error();
+  auto settled = settle_runs(store, *cooldowns, times.now, settings.fence, log);
+  if (!settled) return settled.error();
+  auto report = plan_due_loops(store, settings, times, *cooldowns, log);
+  if (!report) return report.error();
+  report->more = report->more || settled->more;
+  report->retry_soon = report->retry_soon || settled->retry_soon;
+  return report;
+}
+
+}  // namespace orrery

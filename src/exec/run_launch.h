@@ -1,0 +1,44 @@
+// Starting a claimed run's supervisor (docs/execution.md, "Starting a
+// run"), one way for `orrery trigger` and the daemon: the run directory is
+// made, the supervisor started in a new session (exec/supervisor_start.h)
+// and recorded on the run, so that one which dies before it records anything
+// itself is still noticed by recovery.
+//
+// Invariant: a claimed run whose supervisor cannot be started (no run
+// directory, fork or exec failing) is finished `failed` with the reason at
+// once; nothing is left `running` behind a supervisor that never existed.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "core/result.h"
+#include "exec/supervisor_start.h"
+#include "store/store.h"
+
+namespace orrery {
+
+// Where the supervisor finds the store: the data directory and the --db
+// URL given to the starter (empty: the default database).
+struct StoreLocation {
+  std::string home;
+  std::string db;
+};
+
+// The supervisor command line for a claimed run; `detach` as in
+// SupervisorLaunch.
+SupervisorLaunch supervisor_launch(const StoreLocation& location, const ClaimedRun& claimed,
+                                   bool detach);
+
+// Finishes a claimed run whose supervisor could not start as `failed`, with
+// the reason; the Error says so (and whether the run could be marked).
+Error fail_unstarted(Store& store, const ClaimedRun& claimed, const Error& why);
+
+// Makes the run directory, starts the supervisor and records it on the run.
+// The supervisor's pid; on failure the run is failed (fail_unstarted) and
+// that error returned.
+Result<pid_t> launch_run(Store& store, const StoreLocation& location, const ClaimedRun& claimed,
+                         bool detach);
+
+}  // namespace orrery
