@@ -44,6 +44,13 @@ bench: deps
 	@cmake --build build/release -j $(JOBS)
 	for b in build/release/bench/*_bench; do taskset -c 0 $$b $(BENCH_FLAGS); done
 
+# The daemon's crash-safety soak (scripts/soak): 20 loops, the daemon killed and
+# restarted at random for SOAK_SECONDS, then every slot checked.
+SOAK_SECONDS ?= 60
+.PHONY: soak
+soak: build
+	SOAK_SECONDS=$(SOAK_SECONDS) scripts/soak build/release/orrery
+
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')
 

@@ -1,0 +1,209 @@
+// Black-box scenarios of crash safety and the daemon lease, in real time
+// (docs/daemon.md; docs/execution.md, "Recovery"):
+// - a daemon killed outright leaves its runs to their supervisors, which
+//   finish and record them; a restarted daemon runs no slot twice and every
+//   slot ends in one terminal state;
+// - a supervisor killed outright: its run becomes `abandoned`, its target's
+//   process group is killed, and the slot is attempted again per policy;
+// - two daemons on one data directory: the second exits 4 naming the holder;
+//   a daemon whose lease was taken over while it was stopped exits 4 when it
+//   continues, having written nothing;
+// - an idle daemon (100 loops, none due) wakes only for its lease heartbeats.
+// Targets append "SLOT ATTEMPT START_MS" to a file, so executions are
+// counted from the target's side, not only from the history.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon_fixture.h"
+
+namespace orrery {
+namespace {
+
+constexpr TimeMs kSecond = 1000;
+constexpr int kExitConflict = 4;
+
+bool alive(pid_t pid) { return ::kill(pid, 0) == 0; }
+
+class DaemonCrash : public DaemonFixture {
+ protected:
+  // Each loop's history against what its target recorded: every slot from
+  // the first to the last has exactly one row and it is terminal; a
+  // succeeded slot was executed exactly once, a skipped one never, and no
+  // slot twice with success.
+  void expect_each_slot_once(const std::string& name, const std::string& record) const {
+    const json all = runs(name);
+    ASSERT_FALSE(all.empty()) << name;
+    const TimeMs first = ms_of(all[0]["scheduled_for"]);
+    std::map<std::string, int> executed;
+    for (const Execution& execution : executions(record)) ++executed[execution.slot];
+    for (size_t i = 0; i < all.size(); ++i) {
+      const json& run = all[i];
+      const std::string slot = run["scheduled_for"];
+      EXPECT_EQ(ms_of(run["scheduled_for"]), first + TimeMs(i) * kSecond) << all.dump(1);
+      EXPECT_FALSE(in_flight(run)) << run.dump();
+      if (run["status"] == "succeeded") {
+        EXPECT_EQ(executed[slot], 1) << slot << " of " << name;
+      } else if (run["status"] == "skipped") {
+        EXPECT_EQ(executed[slot], 0) << slot << " of " << name;
+      } else {
+        ADD_FAILURE() << "unexpected " << run.dump();
+      }
+    }
+    for (const auto& [slot, count] : executed) EXPECT_LE(count, 1) << slot << " of " << name;
+  }
+};
+
+TEST_F(DaemonCrash, ADaemonKilledWithRunsInFlightLeavesThemToFinishAndARestartRunsNoSlotTwice) {
+  constexpr int kLoops = 3;
+  for (int i = 0; i < kLoops; ++i) {
+    const std::string name = "busy-" + std::to_string(i);
+    add(name, {"--every", "1s", "--shell", record_to(tmp_ + "/" + name) + "; sleep 2"});
+  }
+  const size_t first = start_held_daemon();
+  std::vector<json> in_flight_runs;
+  ASSERT_TRUE(eventually([&] {
+    in_flight_runs.clear();
+    for (const json& run : runs()) {
+      if (run["status"] == "running" && run["pid"].is_number_integer()) {
+        in_flight_runs.push_back(run);
+      }
+    }
+    return in_flight_runs.size() >= 2;
+  })) << runs().dump(1)
+      << log_of(first);
+  EXPECT_EQ(stop_daemon(first, SIGKILL), 128 + SIGKILL);
+
+  // Their supervisors live on, finish the runs and record them.
+  for (const json& run : in_flight_runs) {
+    EXPECT_TRUE(alive(run["supervisor_pid"].get<pid_t>())) << run.dump();
+  }
+  for (const json& run : in_flight_runs) {
+    json finished;
+    EXPECT_TRUE(eventually([&] {
+      finished = json_of({"run", "show", run["id"].get<std::string>()});
+      return finished["status"] != "running";
+    })) << finished.dump();
+    EXPECT_EQ(finished["status"], "succeeded") << finished.dump();
+  }
+  // A while with no daemon: slots are missed. Then a second daemon.
+  std::this_thread::sleep_for(milliseconds(1500));
+  const size_t second = start_held_daemon();
+  std::this_thread::sleep_for(milliseconds(2500));
+  EXPECT_EQ(stop_daemon(second), 0) << log_of(second);
+  ASSERT_TRUE(wait_until_settled());
+  for (int i = 0; i < kLoops; ++i) {
+    const std::string name = "busy-" + std::to_string(i);
+    expect_each_slot_once(name, tmp_ + "/" + name);
+  }
+}
+
+TEST_F(DaemonCrash, AKilledSupervisorsRunIsAbandonedItsGroupKilledAndTheSlotRetried) {
+  const std::string record = tmp_ + "/orphaned";
+  // The first execution hangs; a later one succeeds.
+  add("orphaned",
+      {"--at", "+1s", "--lease", "3s", "--max-attempts", "2", "--retry-delay", "1s", "--shell",
+       record_to(record) + "; if mkdir '" + tmp_ + "/hung' 2>/dev/null; then exec sleep 30; fi"});
+  const size_t daemon = start_held_daemon();
+  json started;
+  ASSERT_TRUE(eventually([&] {
+    const json all = runs("orphaned");
+    if (all.empty() || all[0]["status"] != "running" || !all[0]["pid"].is_number_integer()) {
+      return false;
+    }
+    started = all[0];
+    return true;
+  })) << log_of(daemon);
+  const pid_t target = started["pid"];
+  ASSERT_EQ(::kill(started["supervisor_pid"].get<pid_t>(), SIGKILL), 0);
+
+  // Abandoned, the target's group killed; then the retry delay passes.
+  json abandoned;
+  ASSERT_TRUE(eventually(
+      [&] {
+        abandoned = json_of({"run", "show", started["id"].get<std::string>()});
+        return abandoned["status"] != "running";
+      },
+      milliseconds(8000), milliseconds(10)))
+      << abandoned.dump();
+  EXPECT_EQ(abandoned["status"], "abandoned") << abandoned.dump();
+  EXPECT_FALSE(abandoned["error"].get<std::string>().empty()) << abandoned.dump();
+  EXPECT_TRUE(eventually([&] { return !testing::group_alive(target); }, milliseconds(3000)));
+
+  ASSERT_TRUE(eventually([&] { return loop("orphaned")["status"] == "completed"; }))
+      << runs("orphaned").dump(1) << log_of(daemon);
+  const json all = runs("orphaned");
+  ASSERT_EQ(all.size(), 1u) << all.dump(1);
+  EXPECT_EQ(all[0]["status"], "succeeded") << all.dump(1);
+  const std::vector<Execution> ran = executions(record);
+  ASSERT_EQ(ran.size(), 2u) << testing::read_file(record);
+  // An abandoned slot is re-attempted without using an attempt
+  // (docs/scheduling.md, "Retries"), after the retry delay.
+  EXPECT_EQ(ran[1].attempt, 1);
+  EXPECT_EQ(all[0]["attempt"], 1);
+  if (!abandoned["finished_at"].is_null()) {
+    EXPECT_GE(ran[1].started, ms_of(abandoned["finished_at"]) + kSecond - 10);
+  }
+  EXPECT_EQ(stop_daemon(daemon), 0) << log_of(daemon);
+}
+
+TEST_F(DaemonCrash, OneDaemonPerDataDirectoryAndAStaleOneCannotWrite) {
+  const std::string record = tmp_ + "/tick";
+  add("tick", {"--every", "1s", "--shell", record_to(record)});
+  const size_t holder = start_held_daemon({"--lease-ttl", "3s"});
+
+  // A second daemon exits 4 naming the holder.
+  const size_t refused = start_daemon();
+  EXPECT_EQ(wait_daemon_exit(refused), kExitConflict) << log_of(refused);
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  const std::string refusal = log_of(refused);
+  EXPECT_TRUE(contains(refusal, std::to_string(pid_of(holder)))) << refusal;
+  EXPECT_TRUE(contains(refusal, host)) << refusal;
+  EXPECT_EQ(status()["daemon"]["pid"], pid_of(holder));
+
+  // The holder stops past its lease (3 s); another daemon takes over.
+  ASSERT_EQ(::kill(pid_of(holder), SIGSTOP), 0);
+  std::this_thread::sleep_for(milliseconds(3500));
+  const size_t successor = start_held_daemon();
+  const size_t rows_before = runs("tick").size();
+  // The stale holder continues: its writes are refused, it exits 4.
+  ASSERT_EQ(::kill(pid_of(holder), SIGCONT), 0);
+  EXPECT_EQ(wait_daemon_exit(holder), kExitConflict) << log_of(holder);
+  EXPECT_TRUE(contains(log_of(holder), "lease lost")) << log_of(holder);
+  EXPECT_EQ(status()["daemon"]["pid"], pid_of(successor));
+  // The successor still gets wake-ups and runs the loop.
+  EXPECT_TRUE(std::filesystem::exists(home_ + "/daemon.sock"))
+      << "the stale daemon removed its successor's wake-up socket";
+  EXPECT_TRUE(eventually([&] { return runs("tick").size() >= rows_before + 2; }))
+      << log_of(successor);
+  EXPECT_EQ(stop_daemon(successor), 0) << log_of(successor);
+  ASSERT_TRUE(wait_until_settled("tick"));
+  expect_each_slot_once("tick", record);
+  EXPECT_EQ(status()["daemon"]["held"], false);
+}
+
+TEST_F(DaemonCrash, AnIdleDaemonWakesOnlyForItsLeaseHeartbeats) {
+  const json first = add("idle", {"--every", "1h", "--", "true"});
+  copy_loop(first["id"].get<std::string>(), 99, "idle");
+  ASSERT_EQ(json_of({"ls"}).size(), 100u);
+  const size_t daemon = start_held_daemon();  // lease 30 s: a heartbeat every 10 s
+  std::this_thread::sleep_for(milliseconds(1000));
+  const pid_t pid = pid_of(daemon);
+  const std::int64_t switches_before = context_switches(pid);
+  const std::int64_t cpu_before = cpu_ticks(pid);
+  constexpr int kWindowMs = 8000;
+  std::this_thread::sleep_for(milliseconds(kWindowMs));
+  const std::int64_t switches = context_switches(pid) - switches_before;
+  const std::int64_t cpu = cpu_ticks(pid) - cpu_before;
+  // At most one heartbeat falls in the window (every 10 s); a few context
+  // switches each. A daemon that polled even once a second would exceed it.
+  const int heartbeats = kWindowMs / 10'000 + 1;
+  EXPECT_LE(switches, 3 * heartbeats + 2) << "context switches in " << kWindowMs << " ms";
+  EXPECT_LE(cpu, 3) << "clock ticks of CPU in " << kWindowMs << " ms";
+  EXPECT_TRUE(runs().empty());
+  EXPECT_EQ(stop_daemon(daemon), 0) << log_of(daemon);
+}
+
+}  // namespace
+}  // namespace orrery
