@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "core/duration.h"
 #include "exec/kept_outcome.h"
 #include "exec/supervisor.h"
 
@@ -48,8 +49,12 @@ Result<bool> finish_orphan(Store& store, const std::string& home, const Run& run
   } else if (!expired) {
     RunOutcome outcome;
     outcome.status = RunStatus::kAbandoned;
-    outcome.error = "the supervisor (pid " + std::to_string(run.supervisor->pid) +
-                    ") died before the run finished";
+    outcome.error = run.supervisor ? "the supervisor (pid " + std::to_string(run.supervisor->pid) +
+                                         ") died before the run finished"
+                                   : "no supervisor started within " +
+                                         format_duration(kSupervisorStartGraceMs) +
+                                         " of the claim (its claimant, " + run.claimed_by +
+                                         ", stopped before starting one)";
     written = store.finalize_run({run.id, run.claimed_by, run.claim_token}, outcome, now);
   } else {
     return false;  // expired without an outcome: the store abandons it below
@@ -84,8 +89,11 @@ Result<std::vector<Run>> running_runs(Store& store) {
 bool supervisor_gone(const Run& run, const ProcessProbe& probe, TimeMs now) {
   if (run.status != RunStatus::kRunning) return false;
   if (run.supervisor) return !probe.is_alive(*run.supervisor);
-  // None recorded (recording failed, or it is starting): gone once the lease ran out.
-  return run.lease_expires_at && *run.lease_expires_at <= now;
+  // None recorded (recording failed, or it is starting): gone once the lease
+  // ran out, or once the start grace passed — its claimant died between the
+  // claim and the supervisor's start, and nothing else will start one.
+  if (run.lease_expires_at && *run.lease_expires_at <= now) return true;
+  return run.started_at && now - *run.started_at >= kSupervisorStartGraceMs;
 }
 
 Result<RecoveryReport> recover_runs(Store& store, const ProcessProbe& probe,

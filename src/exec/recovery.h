@@ -2,9 +2,9 @@
 // (docs/execution.md, "Recovery"), run by `orrery recover` (and the daemon):
 //
 // - a run whose recorded supervisor is dead (pid and start time), or that
-//   recorded none and whose lease expired, is finished at once, lease or no
-//   lease: with the outcome its supervisor kept in
-//   <run dir>/outcome.json when there is one (same claim token), otherwise
+//   recorded none and whose lease expired or was claimed more than
+//   kSupervisorStartGraceMs ago, is finished at once, lease or no lease: with the outcome its
+//   supervisor kept in <run dir>/outcome.json when there is one (same claim token), otherwise
 //   `abandoned`, "the supervisor (pid N) died before the run finished";
 // - a run whose lease expired is handed to the store, which abandons it
 //   when its supervisor is dead and defers it while it lives;
@@ -41,8 +41,14 @@ struct RecoveryReport {
   std::vector<RecoveryProblem> problems;  // runs left as they were, and why
 };
 
+// A claimed run whose supervisor has not recorded itself this long after the
+// claim has none coming: its claimant (a daemon killed between its plan
+// commit and the supervisor's start, a killed `trigger`) is gone.
+inline constexpr DurationMs kSupervisorStartGraceMs = 30'000;
+
 // Whether a running run has nothing behind it: its recorded supervisor is
-// dead (pid and start time), or it never recorded one and its lease expired.
+// dead (pid and start time), or it never recorded one and its lease expired
+// or kSupervisorStartGraceMs passed since it was claimed.
 bool supervisor_gone(const Run& run, const ProcessProbe& probe, TimeMs now);
 
 inline constexpr int kRecoveryPage = 1000;  // running runs read per query

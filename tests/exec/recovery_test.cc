@@ -94,6 +94,40 @@ TEST_F(Recovery, AnAbandonedRunsSurvivingTargetIsKilledWithItsGroup) {
   EXPECT_EQ(WTERMSIG(status), SIGKILL);
 }
 
+// A claim whose supervisor never started (its claimant was killed between
+// the claim and the start): abandoned once the start grace has passed,
+// however long its lease.
+TEST_F(Recovery, AClaimWithNoSupervisorIsAbandonedAfterTheStartGrace) {
+  Loop loop;
+  loop.id = make_id(kNow, {7});
+  loop.name = "unstarted";
+  loop.schedule.type = ScheduleType::kInterval;
+  loop.schedule.every_ms = 60'000;
+  loop.target.argv = {"true"};
+  loop.lease_ms = 30 * 60'000;
+  loop.created_at = loop.updated_at = kNow;
+  ASSERT_TRUE(store_->create_loop(loop).ok());
+  for (const TimeMs claimed_at : {kNow, kNow + 5'000}) {
+    auto claimed = store_->claim_slot({loop.id, claimed_at}, "daemon@gone:1", claimed_at, {});
+    ASSERT_TRUE(claimed.ok() && claimed->has_value());
+    const std::string id = (*claimed)->run.id;
+    for (const DurationMs after : {DurationMs(0), kSupervisorStartGraceMs - 1}) {
+      auto early =
+          recover_runs(*store_, *probe_, dir_.path(), claimed_at + after, RecoveryOptions{}, {});
+      ASSERT_TRUE(early.ok()) << early.error().message;
+      EXPECT_EQ((*store_->get_run(id))->status, RunStatus::kRunning) << after;
+    }
+    auto late = recover_runs(*store_, *probe_, dir_.path(), claimed_at + kSupervisorStartGraceMs,
+                             RecoveryOptions{}, {});
+    ASSERT_TRUE(late.ok()) << late.error().message;
+    const orrery::Run run = **store_->get_run(id);
+    EXPECT_EQ(run.status, RunStatus::kAbandoned);
+    EXPECT_EQ(run.error,
+              "no supervisor started within 30s of the claim (its claimant, daemon@gone:1, "
+              "stopped before starting one)");
+  }
+}
+
 TEST_F(Recovery, ARunWhoseSupervisorLivesIsDeferredAndItsTargetSpared) {
   const pid_t target = start_target();
   ASSERT_TRUE(store_
