@@ -28,7 +28,8 @@ std::string parse_error(std::string_view text, ZeroDuration zero = ZeroDuration:
     return "";
   }
   EXPECT_EQ(result.error().code, ErrorCode::kUsage);
-  EXPECT_NE(result.error().message.find(std::string(1, '\'').append(text).append(1, '\'')), std::string::npos)
+  EXPECT_NE(result.error().message.find(std::string(1, '\'').append(text).append(1, '\'')),
+            std::string::npos)
       << result.error().message;
   return result.error().message;
 }
