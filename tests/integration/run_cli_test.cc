@@ -33,7 +33,7 @@
 #include <thread>
 #include <vector>
 
-#include "home_fixture.h"
+#include "cli_fixture.h"
 #include "run_binary.h"
 #include "support/process_group.h"
 
@@ -208,31 +208,11 @@ void expect_shown_run_document(const json& run) {
 }
 
 // ---------------------------------------------------------------------------
-// The fixture: a fresh temporary directory per test; the data directory is
-// <tmp>/home, which does not exist until orrery creates it. Process groups a
-// test started are killed in TearDown, whatever the test's outcome.
+// The fixture: CliFixture (a fresh data directory, JSON helpers, the process
+// groups a test started killed in TearDown) plus this file's helpers.
 
-class RunCli : public HomeFixture {
+class RunCli : public CliFixture {
  protected:
-  void TearDown() override {
-    for (pid_t pgid : groups_to_kill_) ::kill(-pgid, SIGKILL);
-    HomeFixture::TearDown();
-  }
-
-  // Runs `args` with --json (in front, so that it precedes a "--"), expects
-  // `exit_code` and nothing on stderr, and returns the document on stdout.
-  json json_of(const Args& args, int exit_code = 0, const EnvVars& env = {}) const {
-    Args full{"--json"};
-    full.insert(full.end(), args.begin(), args.end());
-    const RunResult result = run(full, env);
-    EXPECT_EQ(result.exit_code, exit_code) << describe(with_home(full), result);
-    EXPECT_EQ(result.err, "") << describe(with_home(full), result);
-    json document = json::parse(result.out, nullptr, /*allow_exceptions=*/false);
-    EXPECT_FALSE(document.is_discarded()) << "stdout is not one JSON document\n"
-                                          << describe(with_home(full), result);
-    return document;
-  }
-
   // Adds a loop with an hourly schedule (nothing fires by itself: there is
   // no daemon) and the given options and target; returns its document.
   json add(const std::string& name, const Args& options_and_target) const {
@@ -292,8 +272,6 @@ class RunCli : public HomeFixture {
     }
     return run;
   }
-
-  std::vector<pid_t> groups_to_kill_;
 };
 
 // ---------------------------------------------------------------------------
