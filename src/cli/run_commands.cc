@@ -444,4 +444,17 @@ Result<int> supervise_run(const RunArgs& args, const Context& context) {
   return kExitOk;
 }
 
+int supervise_forked(const Globals& globals, const ForkRequest& request) {
+  const Context context{globals, wall_clock_now(), &std::cout, false};
+  // The lease came with the request: one connection, opened once.
+  Status done = [&]() -> Status {
+    auto opened = open_store(context, supervisor_busy_timeout_ms(request.lease_ms));
+    if (!opened) return opened.error();
+    return supervise(*opened->store, {opened->home, request.run_id, request.token});
+  }();
+  if (done) return kExitOk;
+  std::cerr << "orrery: " << terminal_text(done.error().message) << '\n';
+  return exit_code_for(done.error().code);
+}
+
 }  // namespace orrery::cli

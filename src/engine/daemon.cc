@@ -233,18 +233,38 @@ class Daemon {
 
   void launch(std::vector<ClaimedRun>& claimed) {
     for (const ClaimedRun& run : claimed) {
-      auto pid = launch_run(store_, options_.location, run, /*detach=*/true);
+      auto started = start_supervisor_of(run);
       if (options_.once) result_.started.push_back(run.run.id);
-      if (!pid) {
-        log(pid.error().message);
+      if (!started) {
+        log(started.error().message);
         continue;
       }
-      ours_.emplace(*pid, run.run.id);
-      loop_.watch_process(*pid);
+      const pid_t pid = started->pid;
+      ours_.emplace(pid, run.run.id);
+      if (started->pidfd >= 0) {
+        loop_.watch_process(pid, started->pidfd);
+      } else {
+        loop_.watch_process(pid);
+      }
       log("run " + run.run.id + " of loop " + run.run.loop_name + " started (slot " +
           format_time(run.run.scheduled_for) + ", attempt " + std::to_string(run.run.attempt) +
-          ", supervisor pid " + std::to_string(*pid) + ")");
+          ", supervisor pid " + std::to_string(pid) + ")");
     }
+  }
+
+  // Forked by the fork server while it lives, else exec'd.
+  Result<ForkedSupervisor> start_supervisor_of(const ClaimedRun& run) {
+    SupervisorForker* forker = options_.forker;
+    if (forker == nullptr || forker->server_gone()) {
+      auto pid = launch_run(store_, options_.location, run, /*detach=*/true);
+      if (!pid) return pid.error();
+      return ForkedSupervisor{*pid, -1};
+    }
+    auto forked = launch_forked_run(store_, options_.location, run, *forker);
+    if (forker->server_gone()) {
+      log("the supervisor fork server is gone; supervisors are exec'd from now on");
+    }
+    return forked;
   }
 
   // Overlap `replace`: the supervisor treats SIGTERM as cancel; a run whose

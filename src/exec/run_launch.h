@@ -4,6 +4,9 @@
 // and recorded on the run, so that one which dies before it records anything
 // itself is still noticed by recovery.
 //
+// The supervisor is exec'd (`orrery supervise`, exec/supervisor_start.h) or,
+// from the daemon, forked by its fork server (exec/supervisor_forker.h).
+//
 // Invariant: a claimed run whose supervisor cannot be started (no run
 // directory, fork or exec failing) is finished `failed` with the reason at
 // once; nothing is left `running` behind a supervisor that never existed.
@@ -14,6 +17,7 @@
 #include <string>
 
 #include "core/result.h"
+#include "exec/supervisor_forker.h"
 #include "exec/supervisor_start.h"
 #include "store/store.h"
 
@@ -40,5 +44,11 @@ Error fail_unstarted(Store& store, const ClaimedRun& claimed, const Error& why);
 // that error returned.
 Result<pid_t> launch_run(Store& store, const StoreLocation& location, const ClaimedRun& claimed,
                          bool detach);
+
+// The same, the supervisor forked by `forker` (the daemon's way), or exec'd
+// when the fork server is gone: its pid, and a pidfd the caller owns (-1
+// when exec'd).
+Result<ForkedSupervisor> launch_forked_run(Store& store, const StoreLocation& location,
+                                           const ClaimedRun& claimed, SupervisorForker& forker);
 
 }  // namespace orrery

@@ -1,0 +1,69 @@
+// A fork server for supervisors (docs/execution.md, "Starting a run"): a
+// small process the daemon forks before it opens the database, which then
+// forks one supervisor per request, without exec. A supervisor so started
+// skips loading the binary again: it starts in well under a millisecond.
+//
+// Invariants:
+// - the server holds no database connection and no descriptor but its end of
+//   the socket (a SQLite connection must never cross a fork);
+// - a supervisor it forks starts exactly as an exec'd one
+//   (exec/supervisor_start.h): a new session, no signal blocked or handled,
+//   stdin /dev/null, stdout and stderr on its log file, no other descriptor;
+// - each answer carries a pidfd opened while the supervisor could not yet be
+//   reaped, so the caller watches the very process it asked for;
+// - the server exits when the caller's end of the socket closes (the daemon
+//   exited or was killed); the supervisors it forked run on.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <string>
+
+#include "core/result.h"
+#include "core/time.h"
+
+namespace orrery {
+
+// What a forked supervisor is asked to do.
+struct ForkRequest {
+  std::string run_id;
+  std::string token;
+  std::string log_path;     // its stdout and stderr
+  DurationMs lease_ms = 0;  // the run's lease (how long it may wait for the database)
+};
+
+// A supervisor the server forked; the caller owns `pidfd`.
+struct ForkedSupervisor {
+  pid_t pid = 0;
+  int pidfd = -1;
+};
+
+class SupervisorForker {
+ public:
+  // The supervisor's work, run in each forked child; its exit status.
+  using Body = std::function<int(const ForkRequest&)>;
+
+  // Forks the server. Call it before opening any database.
+  static Result<SupervisorForker> start(Body body);
+
+  SupervisorForker(SupervisorForker&& other) noexcept;
+  SupervisorForker& operator=(SupervisorForker&&) = delete;
+  SupervisorForker(const SupervisorForker&) = delete;
+  ~SupervisorForker();  // closes the socket: the server exits
+
+  // Asks for one supervisor. An Error names why none was started; when the
+  // server itself is gone, `server_gone()` is true from then on.
+  Result<ForkedSupervisor> fork_supervisor(const ForkRequest& request);
+  bool server_gone() const { return socket_ < 0; }
+  pid_t server_pid() const { return server_; }
+
+ private:
+  SupervisorForker(int socket, pid_t server) : socket_(socket), server_(server) {}
+  void lose_server();
+
+  int socket_ = -1;
+  pid_t server_ = -1;
+};
+
+}  // namespace orrery

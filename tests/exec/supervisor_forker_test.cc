@@ -1,0 +1,128 @@
+#include "exec/supervisor_forker.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "support/temp_dir.h"
+#include "support/test_files.h"
+
+namespace orrery {
+namespace {
+
+using testing::read_file;
+
+// Waits (bounded) for the process behind `pidfd` to end; whether it did.
+bool ended(int pidfd, int timeout_ms = 10'000) {
+  pollfd watched{pidfd, POLLIN, 0};
+  return poll(&watched, 1, timeout_ms) == 1;
+}
+
+// Writes, to its stdout, what a supervisor must start with.
+int describe_start(const ForkRequest& request) {
+  std::ostringstream facts;
+  facts << "run=" << request.run_id << " token=" << request.token << " lease=" << request.lease_ms
+        << " session_leader=" << (getsid(0) == getpid());
+  sigset_t blocked;
+  sigprocmask(SIG_SETMASK, nullptr, &blocked);
+  facts << " sigchld_blocked=" << sigismember(&blocked, SIGCHLD);
+  int open_above_2 = 0;
+  for (int fd = 3; fd < 256; ++fd) open_above_2 += fcntl(fd, F_GETFD) >= 0;
+  facts << " open_above_2=" << open_above_2;
+  char stdin_target[64] = {};
+  (void)!readlink("/proc/self/fd/0", stdin_target, sizeof stdin_target - 1);
+  facts << " stdin=" << stdin_target;
+  std::cout << facts.str() << '\n';
+  std::cerr << "to stderr\n";
+  return 7;
+}
+
+TEST(SupervisorForker, ASupervisorStartsAloneInItsSessionWithItsLogAndNothingElse) {
+  testing::TempDir dir;
+  auto forker = SupervisorForker::start(describe_start);
+  ASSERT_TRUE(forker.ok()) << forker.error().message;
+  // A descriptor opened after the server started never reaches a supervisor.
+  const int unrelated = open("/dev/null", O_RDONLY);
+  for (const char* run : {"run-1", "run-2"}) {
+    auto forked = forker->fork_supervisor({run, "g1-token", dir.file(std::string(run) + ".log"), 90'000});
+    ASSERT_TRUE(forked.ok()) << forked.error().message;
+    EXPECT_GT(forked->pid, 0);
+    ASSERT_GE(forked->pidfd, 0);
+    ASSERT_TRUE(ended(forked->pidfd));
+    ::close(forked->pidfd);
+    EXPECT_EQ(read_file(dir.file(std::string(run) + ".log")),
+              "run=" + std::string(run) +
+                  " token=g1-token lease=90000 session_leader=1 sigchld_blocked=0 "
+                  "open_above_2=0 stdin=/dev/null\nto stderr\n");
+  }
+  ::close(unrelated);
+}
+
+TEST(SupervisorForker, ALogThatCannotBeOpenedIsAnErrorNamingIt) {
+  testing::TempDir dir;
+  auto forker = SupervisorForker::start(describe_start);
+  ASSERT_TRUE(forker.ok());
+  for (const std::string& path : {dir.file("missing/dir/supervisor.log"), dir.path()}) {
+    auto forked = forker->fork_supervisor({"run-1", "g1-token", path, 1000});
+    ASSERT_FALSE(forked.ok()) << path;
+    EXPECT_EQ(forked.error().message.rfind("cannot start the supervisor: cannot open " + path, 0),
+              0u)
+        << forked.error().message;
+    EXPECT_FALSE(forker->server_gone());  // the next request is served
+  }
+  auto forked = forker->fork_supervisor({"run-2", "g1-token", dir.file("ok.log"), 1000});
+  ASSERT_TRUE(forked.ok()) << forked.error().message;
+  ASSERT_TRUE(ended(forked->pidfd));
+  ::close(forked->pidfd);
+}
+
+TEST(SupervisorForker, AServerThatDiedIsReportedGoneAndStaysGone) {
+  testing::TempDir dir;
+  auto forker = SupervisorForker::start(describe_start);
+  ASSERT_TRUE(forker.ok());
+  const int server = int(syscall(SYS_pidfd_open, forker->server_pid(), 0));
+  ASSERT_GE(server, 0);
+  ::kill(forker->server_pid(), SIGKILL);
+  ASSERT_TRUE(ended(server));
+  ::close(server);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto forked = forker->fork_supervisor({"run-1", "g1-token", dir.file("s.log"), 1000});
+    ASSERT_FALSE(forked.ok());
+    EXPECT_EQ(forked.error().message, "the supervisor fork server is gone");
+    EXPECT_TRUE(forker->server_gone());
+  }
+}
+
+TEST(SupervisorForker, TheServerExitsWhenItsOwnerLetsGoAndItsSupervisorsRunOn) {
+  testing::TempDir dir;
+  // A supervisor that outlives the server: it waits for a file to appear.
+  const std::string go = dir.file("go");
+  auto forker = SupervisorForker::start([go](const ForkRequest&) {
+    for (int i = 0; i < 1000 && access(go.c_str(), F_OK) != 0; ++i) usleep(10'000);
+    std::cout << "finished\n";
+    return 0;
+  });
+  ASSERT_TRUE(forker.ok());
+  const int server = int(syscall(SYS_pidfd_open, forker->server_pid(), 0));
+  ASSERT_GE(server, 0);
+  auto forked = forker->fork_supervisor({"run-1", "g1-token", dir.file("s.log"), 1000});
+  ASSERT_TRUE(forked.ok());
+  { SupervisorForker gone = std::move(*forker); }
+  ASSERT_TRUE(ended(server));
+  EXPECT_FALSE(ended(forked->pidfd, 0));  // still running
+  std::ofstream(go) << "";
+  ASSERT_TRUE(ended(forked->pidfd));
+  EXPECT_EQ(read_file(dir.file("s.log")), "finished\n");
+  ::close(server);
+  ::close(forked->pidfd);
+}
+
+}  // namespace
+}  // namespace orrery
