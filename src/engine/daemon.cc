@@ -29,6 +29,13 @@ constexpr DurationMs kLeaseRecheckMs = 1000;  // a run lease end that has passed
 
 std::chrono::milliseconds ms(DurationMs value) { return std::chrono::milliseconds(value); }
 
+// A supervisor the daemon started, for the run it supervises.
+struct Launched {
+  std::string run_id;
+  Claim claim;
+  ProcessIdentity supervisor;
+};
+
 // A process group signalled SIGTERM whose supervisor was gone: SIGKILL at `at`.
 struct PendingKill {
   int pgid = 0;
@@ -221,12 +228,17 @@ class Daemon {
     return Ok{};
   }
 
-  // A supervisor that exited leaving its run `running` died: recovery
-  // finishes the run at once (one read per exit, not a scan of every run).
+  // A supervisor that exited leaving its run `running` died: it is recorded
+  // on the run if it never recorded itself, and recovery finishes the run at
+  // once (one read per exit, not a scan of every run).
   void note_unfinished_runs() {
-    for (const std::string& id : exited_runs_) {
-      auto run = store_.get_run(id);
-      if (!run || (run->has_value() && (*run)->status == RunStatus::kRunning)) recover_ = true;
+    for (const Launched& launched : exited_runs_) {
+      auto run = store_.get_run(launched.run_id);
+      if (run && (!run->has_value() || (*run)->status != RunStatus::kRunning)) continue;
+      if (run && !(*run)->supervisor && launched.supervisor.started_at != 0) {
+        (void)store_.record_supervisor(launched.claim, launched.supervisor, wall_clock_now());
+      }
+      recover_ = true;
     }
     exited_runs_.clear();
   }
@@ -240,7 +252,7 @@ class Daemon {
         continue;
       }
       const pid_t pid = started->pid;
-      ours_.emplace(pid, run.run.id);
+      ours_.emplace(pid, Launched{run.run.id, run.claim, {pid, process_start_time(pid)}});
       if (started->pidfd >= 0) {
         loop_.watch_process(pid, started->pidfd);
       } else {
@@ -252,7 +264,9 @@ class Daemon {
     }
   }
 
-  // Forked by the fork server while it lives, else exec'd.
+  // Forked by the fork server while it lives, else exec'd. A forked
+  // supervisor records itself; the daemon records it only if it dies first
+  // (note_unfinished_runs), so a start costs no write.
   Result<ForkedSupervisor> start_supervisor_of(const ClaimedRun& run) {
     SupervisorForker* forker = options_.forker;
     if (forker == nullptr || forker->server_gone()) {
@@ -395,8 +409,8 @@ class Daemon {
   bool more_ = false;
   bool stopping_ = false;
   bool suspended_ = false;
-  std::unordered_map<pid_t, std::string> ours_;  // supervisor -> its run
-  std::vector<std::string> exited_runs_;         // runs whose supervisor exited
+  std::unordered_map<pid_t, Launched> ours_;  // by supervisor pid
+  std::vector<Launched> exited_runs_;         // whose supervisor exited
   std::vector<PendingKill> kills_;
   DaemonResult result_;
 };

@@ -45,19 +45,15 @@ Error fail_unstarted(Store& store, const ClaimedRun& claimed, const Error& why) 
 
 namespace {
 
-// The run directory, the start, the record: one way for both starts.
-Result<pid_t> launch_with(Store& store, const StoreLocation& location, const ClaimedRun& claimed,
-                          const std::function<Result<pid_t>()>& start) {
+// The run directory and the start: one way for both starts.
+Result<pid_t> start_in_run_directory(Store& store, const StoreLocation& location,
+                                     const ClaimedRun& claimed,
+                                     const std::function<Result<pid_t>()>& start) {
   if (auto made = prepare_data_dir(run_directory(location.home, claimed.run.id)); !made) {
     return fail_unstarted(store, claimed, made.error());
   }
   auto started = start();
   if (!started) return fail_unstarted(store, claimed, started.error());
-  // Recorded before the supervisor records anything itself, so that one which
-  // dies at once is noticed by recovery. If the supervisor already finished
-  // the run, the claim is gone and there is nothing to add.
-  (void)store.record_supervisor(claimed.claim, {*started, process_start_time(*started)},
-                                wall_clock_now());
   return *started;
 }
 
@@ -71,9 +67,16 @@ DurationMs claimed_lease_ms(const Run& run) {
 
 Result<pid_t> launch_run(Store& store, const StoreLocation& location, const ClaimedRun& claimed,
                          bool detach) {
-  return launch_with(store, location, claimed, [&] {
+  auto started = start_in_run_directory(store, location, claimed, [&] {
     return start_supervisor(supervisor_launch(location, claimed, detach));
   });
+  if (!started) return started.error();
+  // Recorded before the supervisor records anything itself, so that one which
+  // dies at once is noticed by recovery. If the supervisor already finished
+  // the run, the claim is gone and there is nothing to add.
+  (void)store.record_supervisor(claimed.claim, {*started, process_start_time(*started)},
+                                wall_clock_now());
+  return *started;
 }
 
 Result<ForkedSupervisor> launch_forked_run(Store& store, const StoreLocation& location,
@@ -81,7 +84,7 @@ Result<ForkedSupervisor> launch_forked_run(Store& store, const StoreLocation& lo
   ForkRequest request{claimed.run.id, claimed.claim.token, supervisor_log_path(location, claimed),
                       claimed_lease_ms(claimed.run)};
   int pidfd = -1;
-  auto pid = launch_with(store, location, claimed, [&]() -> Result<pid_t> {
+  auto pid = start_in_run_directory(store, location, claimed, [&]() -> Result<pid_t> {
     auto forked = forker.fork_supervisor(request);
     if (forked) {
       pidfd = forked->pidfd;

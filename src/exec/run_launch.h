@@ -1,11 +1,10 @@
 // Starting a claimed run's supervisor (docs/execution.md, "Starting a
-// run"), one way for `orrery trigger` and the daemon: the run directory is
-// made, the supervisor started in a new session (exec/supervisor_start.h)
-// and recorded on the run, so that one which dies before it records anything
-// itself is still noticed by recovery.
-//
-// The supervisor is exec'd (`orrery supervise`, exec/supervisor_start.h) or,
-// from the daemon, forked by its fork server (exec/supervisor_forker.h).
+// run"), for `orrery trigger` and the daemon: the run directory is made and
+// the supervisor started in a new session, exec'd (`orrery supervise`,
+// exec/supervisor_start.h) or, from the daemon, forked by its fork server
+// (exec/supervisor_forker.h). A supervisor that dies before it records
+// anything itself is still noticed by recovery: trigger records it at once,
+// the daemon when it sees it end.
 //
 // Invariant: a claimed run whose supervisor cannot be started (no run
 // directory, fork or exec failing) is finished `failed` with the reason at
@@ -45,9 +44,10 @@ Error fail_unstarted(Store& store, const ClaimedRun& claimed, const Error& why);
 Result<pid_t> launch_run(Store& store, const StoreLocation& location, const ClaimedRun& claimed,
                          bool detach);
 
-// The same, the supervisor forked by `forker` (the daemon's way), or exec'd
-// when the fork server is gone: its pid, and a pidfd the caller owns (-1
-// when exec'd).
+// The daemon's way: the supervisor forked by `forker`, or exec'd when the
+// fork server is gone; its pid, and a pidfd the caller owns (-1 when
+// exec'd). Nothing is recorded on the run: the caller watches the
+// supervisor and records it if it ends before recording itself.
 Result<ForkedSupervisor> launch_forked_run(Store& store, const StoreLocation& location,
                                            const ClaimedRun& claimed, SupervisorForker& forker);
 
