@@ -89,8 +89,7 @@ Result<int> daemon_command(const DaemonArgs& args, const Context& context) {
   DaemonLog& log = file_log ? *file_log : stderr_log;
   // Forked before the database is opened: no connection may cross a fork.
   const Globals globals = context.globals;
-  auto forker = SupervisorForker::start(
-      [globals](const ForkRequest& request) { return supervise_forked(globals, request); });
+  auto forker = SupervisorForker::start([globals] { return prepare_forked_supervisor(globals); });
   if (forker) {
     options->forker = &*forker;
   } else {

@@ -444,17 +444,22 @@ Result<int> supervise_run(const RunArgs& args, const Context& context) {
   return kExitOk;
 }
 
-int supervise_forked(const Globals& globals, const ForkRequest& request) {
+SupervisorForker::Runner prepare_forked_supervisor(const Globals& globals) {
+  // Opened before the request is known, with the longest wait a supervisor
+  // uses; reopened when the run's lease asks for a shorter one.
   const Context context{globals, wall_clock_now(), &std::cout, false};
-  // The lease came with the request: one connection, opened once.
-  Status done = [&]() -> Status {
-    auto opened = open_store(context, supervisor_busy_timeout_ms(request.lease_ms));
-    if (!opened) return opened.error();
-    return supervise(*opened->store, {opened->home, request.run_id, request.token});
-  }();
-  if (done) return kExitOk;
-  std::cerr << "orrery: " << terminal_text(done.error().message) << '\n';
-  return exit_code_for(done.error().code);
+  auto opened =
+      std::make_shared<Result<OpenedStore>>(open_store(context, kSupervisorMaxBusyTimeoutMs));
+  return [context, opened](const ForkRequest& request) {
+    const int timeout = supervisor_busy_timeout_ms(request.lease_ms);
+    if (*opened && timeout < kSupervisorMaxBusyTimeoutMs) *opened = open_store(context, timeout);
+    Status done =
+        *opened ? supervise(*(*opened)->store, {(*opened)->home, request.run_id, request.token})
+                : Status((*opened).error());
+    if (done) return kExitOk;
+    std::cerr << "orrery: " << terminal_text(done.error().message) << '\n';
+    return exit_code_for(done.error().code);
+  };
 }
 
 }  // namespace orrery::cli

@@ -39,10 +39,10 @@ Result<int> show_run(const RunArgs& args, const Context& context);
 Result<int> show_logs(const RunArgs& args, const Context& context);
 Result<int> supervise_run(const RunArgs& args, const Context& context);
 
-// The body of a supervisor the daemon's fork server forked
-// (exec/supervisor_forker.h): `supervise` as `orrery supervise` runs it, on
-// the store the daemon's `globals` name; its exit status, an error printed
-// to stderr (the run's supervisor.log).
-int supervise_forked(const Globals& globals, const ForkRequest& request);
+// Prepares a supervisor the daemon's fork server forked
+// (exec/supervisor_forker.h): opens the store the daemon's `globals` name;
+// the runner then runs `supervise` as `orrery supervise` does, and returns
+// its exit status, an error printed to stderr (the run's supervisor.log).
+SupervisorForker::Runner prepare_forked_supervisor(const Globals& globals);
 
 }  // namespace orrery::cli

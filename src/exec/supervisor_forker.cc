@@ -63,61 +63,86 @@ bool decode(const std::string& message, ForkRequest& request) {
 
 int pidfd_open(pid_t pid) { return int(syscall(SYS_pidfd_open, pid, 0)); }
 
-void send_answer(int socket, Answer answer, int pidfd) {
-  iovec data{&answer, sizeof answer};
-  msghdr message{};
-  message.msg_iov = &data;
-  message.msg_iovlen = 1;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  if (pidfd >= 0) {
-    message.msg_control = control;
-    message.msg_controllen = sizeof control;
-    cmsghdr* header = CMSG_FIRSTHDR(&message);
-    header->cmsg_level = SOL_SOCKET;
-    header->cmsg_type = SCM_RIGHTS;
-    header->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(header), &pidfd, sizeof pidfd);
-  }
-  while (sendmsg(socket, &message, MSG_NOSIGNAL) < 0 && errno == EINTR) {
-  }
-}
-
-// In the forked supervisor: the state an exec'd one starts with, then the body.
-[[noreturn]] void become_supervisor(const SupervisorForker::Body& body, const ForkRequest& request,
-                                    int log_fd, int limit) {
+// In a forked supervisor: the state an exec'd one starts with (its own
+// session, no signal blocked, stdin, stdout and stderr on /dev/null until its
+// log arrives), with only `channel` open, moved to descriptor 3.
+void become_supervisor(int channel, int limit) {
   setsid();
   prctl(PR_SET_NAME, "orrery-supervis");
   signal(SIGCHLD, SIG_DFL);
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
-  const int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (null >= 0) dup2(null, STDIN_FILENO);
+  const int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+  for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) {
+    if (null >= 0) dup2(null, fd);
+  }
+  if (channel != 3) dup2(channel, 3);
+  close_from(4, limit);
+}
+
+// Receives one message and the descriptor attached to it (-1 if none).
+ssize_t receive_with_fd(int socket, std::string& buffer, int& fd) {
+  iovec data{buffer.data(), buffer.size()};
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  message.msg_control = control;
+  message.msg_controllen = sizeof control;
+  ssize_t got;
+  while ((got = recvmsg(socket, &message, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
+  }
+  fd = -1;
+  for (cmsghdr* header = CMSG_FIRSTHDR(&message); header != nullptr;
+       header = CMSG_NXTHDR(&message, header)) {
+    if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_RIGHTS) {
+      std::memcpy(&fd, CMSG_DATA(header), sizeof fd);
+    }
+  }
+  return got;
+}
+
+// Sends one message with descriptor `fd` attached (none when -1).
+bool send_with_fd(int socket, const void* bytes, std::size_t size, int fd) {
+  iovec data{const_cast<void*>(bytes), size};
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  if (fd >= 0) {
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    cmsghdr* header = CMSG_FIRSTHDR(&message);
+    header->cmsg_level = SOL_SOCKET;
+    header->cmsg_type = SCM_RIGHTS;
+    header->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(header), &fd, sizeof fd);
+  }
+  ssize_t sent;
+  while ((sent = sendmsg(socket, &message, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
+  }
+  return sent == ssize_t(size);
+}
+
+// The life of a spare: prepared at once, then waiting on descriptor 3 for
+// its request and log file; without one (the server is gone) it exits.
+[[noreturn]] void run_spare(const SupervisorForker::Prepare& prepare) {
+  const SupervisorForker::Runner runner = prepare();
+  std::string buffer(kMaxRequestBytes, '\0');
+  int log_fd = -1;
+  const ssize_t got = receive_with_fd(3, buffer, log_fd);
+  ForkRequest request;
+  if (got <= 0 || log_fd < 0 || !decode(buffer.substr(0, std::size_t(got)), request)) _exit(0);
+  ::close(3);
   dup2(log_fd, STDOUT_FILENO);
   dup2(log_fd, STDERR_FILENO);
-  close_from(3, limit);
-  const int status = body(request);
+  ::close(log_fd);
+  const int status = runner(request);
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
   _exit(status);
-}
-
-// Forks one supervisor: the answer, and its pidfd.
-Answer fork_one(const SupervisorForker::Body& body, const ForkRequest& request, int limit,
-                int& pidfd) {
-  const int log_fd =
-      open(request.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  if (log_fd < 0) return {0, errno, 1};
-  const pid_t child = fork();
-  if (child == 0) become_supervisor(body, request, log_fd, limit);
-  const int error = errno;
-  ::close(log_fd);
-  if (child < 0) return {0, error, 0};
-  // Not yet reaped (only this process reaps it, after answering): the
-  // pidfd names this very child.
-  pidfd = pidfd_open(child);
-  return {child, 0, 0};
 }
 
 void reap_children() {
@@ -125,56 +150,129 @@ void reap_children() {
   }
 }
 
-// The server's loop: one answer per request, until the caller's end closes.
-[[noreturn]] void serve(int socket, const SupervisorForker::Body& body) {
-  setsid();  // a terminal's Ctrl-C goes to the daemon, which then closes the socket
-  prctl(PR_SET_NAME, "orrery-forker");
-  sigset_t child_exits;
-  sigemptyset(&child_exits);
-  sigaddset(&child_exits, SIGCHLD);
-  sigprocmask(SIG_BLOCK, &child_exits, nullptr);
-  const int exits = signalfd(-1, &child_exits, SFD_CLOEXEC | SFD_NONBLOCK);
-  const int limit = descriptor_limit();
-  std::string buffer(kMaxRequestBytes, '\0');
-  while (true) {
-    pollfd watched[2] = {{socket, POLLIN, 0}, {exits, POLLIN, 0}};
-    if (poll(watched, exits >= 0 ? 2 : 1, exits >= 0 ? -1 : 1000) < 0 && errno != EINTR) break;
-    if (exits >= 0 && (watched[1].revents & POLLIN)) {
-      signalfd_siginfo info;
-      while (read(exits, &info, sizeof info) > 0) {
-      }
-    }
-    reap_children();
-    if (watched[0].revents == 0) continue;
-    const ssize_t got = recv(socket, buffer.data(), buffer.size(), 0);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;  // the caller is gone
-    ForkRequest request;
-    int pidfd = -1;
-    const Answer answer = decode(buffer.substr(0, std::size_t(got)), request)
-                              ? fork_one(body, request, limit, pidfd)
-                              : Answer{0, EINVAL, 0};
-    send_answer(socket, answer, pidfd);
-    if (pidfd >= 0) ::close(pidfd);
-  }
-  _exit(0);
-}
+// The server: it keeps one supervisor forked and prepared ahead of the next
+// request (the spare), hands it each request with its log file, answers
+// with its pid and pidfd, and only then forks the next spare.
+class Server {
+ public:
+  Server(int socket, const SupervisorForker::Prepare& prepare)
+      : socket_(socket), prepare_(prepare), limit_(descriptor_limit()) {}
 
-int received_pidfd(msghdr& message) {
-  for (cmsghdr* header = CMSG_FIRSTHDR(&message); header != nullptr;
-       header = CMSG_NXTHDR(&message, header)) {
-    if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_RIGHTS) {
-      int fd = -1;
-      std::memcpy(&fd, CMSG_DATA(header), sizeof fd);
-      return fd;
+  [[noreturn]] void serve() {
+    setsid();  // a terminal's Ctrl-C goes to the daemon, which then closes the socket
+    prctl(PR_SET_NAME, "orrery-forker");
+    const int exits = watch_child_exits();
+    make_spare();
+    std::string buffer(kMaxRequestBytes, '\0');
+    while (true) {
+      pollfd watched[2] = {{socket_, POLLIN, 0}, {exits, POLLIN, 0}};
+      if (poll(watched, exits >= 0 ? 2 : 1, exits >= 0 ? -1 : 1000) < 0 && errno != EINTR) break;
+      if (exits >= 0 && (watched[1].revents & POLLIN)) {
+        signalfd_siginfo info;
+        while (read(exits, &info, sizeof info) > 0) {
+        }
+      }
+      reap_children();
+      if (watched[0].revents == 0) continue;
+      const ssize_t got = recv(socket_, buffer.data(), buffer.size(), 0);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) break;  // the caller is gone
+      const std::string message = buffer.substr(0, std::size_t(got));
+      ForkRequest request;
+      int pidfd = -1;
+      const Answer answer =
+          decode(message, request) ? hand_over(message, request, pidfd) : Answer{0, EINVAL, 0};
+      send_with_fd(socket_, &answer, sizeof answer, pidfd);
+      if (pidfd >= 0) ::close(pidfd);
+      if (spare_.pid == 0) make_spare();
     }
+    drop_spare();
+    _exit(0);
   }
-  return -1;
-}
+
+ private:
+  struct Spare {
+    pid_t pid = 0;
+    int pidfd = -1;
+    int channel = -1;  // the server's end
+  };
+
+  static int watch_child_exits() {
+    sigset_t child_exits;
+    sigemptyset(&child_exits);
+    sigaddset(&child_exits, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &child_exits, nullptr);
+    return signalfd(-1, &child_exits, SFD_CLOEXEC | SFD_NONBLOCK);
+  }
+
+  // Forks the next spare; errno when it cannot.
+  int make_spare() {
+    int ends[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ends) != 0) return errno;
+    const pid_t child = fork();
+    if (child == 0) {
+      become_supervisor(ends[1], limit_);
+      run_spare(prepare_);
+    }
+    const int error = errno;
+    ::close(ends[1]);
+    if (child < 0) {
+      ::close(ends[0]);
+      return error;
+    }
+    // Not yet reaped (only this process reaps, and it watches the pidfd
+    // first): the pidfd names this very child.
+    spare_ = {child, pidfd_open(child), ends[0]};
+    return 0;
+  }
+
+  bool spare_alive() const {
+    if (spare_.pid == 0 || spare_.pidfd < 0) return false;
+    pollfd ended{spare_.pidfd, POLLIN, 0};
+    return poll(&ended, 1, 0) == 0;
+  }
+
+  void drop_spare() {
+    close_fd(spare_.channel);
+    close_fd(spare_.pidfd);
+    spare_ = {};
+  }
+
+  // Gives the request to the spare (a fresh one if it died): the answer,
+  // and the spare's pidfd, which is the caller's from now on.
+  Answer hand_over(const std::string& message, const ForkRequest& request, int& pidfd) {
+    const int log_fd =
+        open(request.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (log_fd < 0) return {0, errno, 1};
+    Answer answer{0, EIO, 0};
+    for (int attempt = 0; attempt < 2 && answer.pid == 0; ++attempt) {
+      if (!spare_alive()) {
+        drop_spare();
+        if (const int error = make_spare(); error != 0) {
+          answer.error = error;
+          break;
+        }
+      }
+      if (send_with_fd(spare_.channel, message.data(), message.size(), log_fd)) {
+        answer = {spare_.pid, 0, 0};
+        pidfd = spare_.pidfd;
+        spare_.pidfd = -1;
+      }
+      drop_spare();  // handed over, or unusable
+    }
+    ::close(log_fd);
+    return answer;
+  }
+
+  int socket_;
+  const SupervisorForker::Prepare& prepare_;
+  int limit_;
+  Spare spare_;
+};
 
 }  // namespace
 
-Result<SupervisorForker> SupervisorForker::start(Body body) {
+Result<SupervisorForker> SupervisorForker::start(Prepare prepare) {
   int ends[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ends) != 0) {
     return internal_error(std::string("cannot start the supervisor fork server: socketpair: ") +
@@ -196,7 +294,7 @@ Result<SupervisorForker> SupervisorForker::start(Body body) {
     // Only its own end stays open, at descriptor 3.
     if (ends[1] != 3) dup2(ends[1], 3);
     close_from(4, limit);
-    serve(3, body);
+    Server(3, prepare).serve();
   }
   ::close(ends[1]);
   return SupervisorForker(ends[0], server);
@@ -228,23 +326,15 @@ Result<ForkedSupervisor> SupervisorForker::fork_supervisor(const ForkRequest& re
          errno == EINTR) {
   }
   Answer answer;
-  iovec data{&answer, sizeof answer};
-  msghdr reply{};
-  reply.msg_iov = &data;
-  reply.msg_iovlen = 1;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  reply.msg_control = control;
-  reply.msg_controllen = sizeof control;
-  ssize_t got = -1;
-  if (sent == ssize_t(message.size())) {
-    while ((got = recvmsg(socket_, &reply, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
-    }
-  }
+  std::string reply(sizeof answer, '\0');
+  int pidfd = -1;
+  const ssize_t got = sent == ssize_t(message.size()) ? receive_with_fd(socket_, reply, pidfd) : -1;
+  if (got == ssize_t(sizeof answer)) std::memcpy(&answer, reply.data(), sizeof answer);
   if (got != ssize_t(sizeof answer)) {
+    if (pidfd >= 0) ::close(pidfd);
     lose_server();
     return internal_error("the supervisor fork server is gone");
   }
-  const int pidfd = received_pidfd(reply);
   if (answer.pid <= 0) {
     if (pidfd >= 0) ::close(pidfd);
     const std::string what =

@@ -1,11 +1,14 @@
 // A fork server for supervisors (docs/execution.md, "Starting a run"): a
 // small process the daemon forks before it opens the database, which then
-// forks one supervisor per request, without exec. A supervisor so started
-// skips loading the binary again: it starts in well under a millisecond.
+// forks one supervisor per request, without exec. It keeps the next
+// supervisor forked and prepared (its store open) ahead of the request, the
+// spare, and forks the one after only once it has answered: a request is
+// answered without a fork, and the supervisor starts on its run at once.
 //
 // Invariants:
 // - the server holds no database connection and no descriptor but its end of
-//   the socket (a SQLite connection must never cross a fork);
+//   the socket and its spare's (a SQLite connection must never cross a
+//   fork: a spare opens its own after the fork);
 // - a supervisor it forks starts exactly as an exec'd one
 //   (exec/supervisor_start.h): a new session, no signal blocked or handled,
 //   stdin /dev/null, stdout and stderr on its log file, no other descriptor;
@@ -41,11 +44,14 @@ struct ForkedSupervisor {
 
 class SupervisorForker {
  public:
-  // The supervisor's work, run in each forked child; its exit status.
-  using Body = std::function<int(const ForkRequest&)>;
+  // The supervisor's work on its request; its exit status.
+  using Runner = std::function<int(const ForkRequest&)>;
+  // Run in each forked supervisor before its request is known (it may open
+  // the store); what it returns runs the request.
+  using Prepare = std::function<Runner()>;
 
   // Forks the server. Call it before opening any database.
-  static Result<SupervisorForker> start(Body body);
+  static Result<SupervisorForker> start(Prepare prepare);
 
   SupervisorForker(SupervisorForker&& other) noexcept;
   SupervisorForker& operator=(SupervisorForker&&) = delete;

@@ -79,7 +79,8 @@ class DaemonForked : public ::testing::Test {
  protected:
   void SetUp() override {
     // Started before any database is opened, as the daemon command does.
-    auto forker = SupervisorForker::start([](const ForkRequest&) { return 70; });
+    auto forker = SupervisorForker::start(
+        [] { return SupervisorForker::Runner([](const ForkRequest&) { return 70; }); });
     ASSERT_TRUE(forker.ok()) << forker.error().message;
     forker_.emplace(std::move(*forker));
     auto opened = SqliteStore::open(

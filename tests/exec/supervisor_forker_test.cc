@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -46,12 +47,13 @@ int describe_start(const ForkRequest& request) {
 
 TEST(SupervisorForker, ASupervisorStartsAloneInItsSessionWithItsLogAndNothingElse) {
   testing::TempDir dir;
-  auto forker = SupervisorForker::start(describe_start);
+  auto forker = SupervisorForker::start([] { return SupervisorForker::Runner(describe_start); });
   ASSERT_TRUE(forker.ok()) << forker.error().message;
   // A descriptor opened after the server started never reaches a supervisor.
   const int unrelated = open("/dev/null", O_RDONLY);
   for (const char* run : {"run-1", "run-2"}) {
-    auto forked = forker->fork_supervisor({run, "g1-token", dir.file(std::string(run) + ".log"), 90'000});
+    auto forked =
+        forker->fork_supervisor({run, "g1-token", dir.file(std::string(run) + ".log"), 90'000});
     ASSERT_TRUE(forked.ok()) << forked.error().message;
     EXPECT_GT(forked->pid, 0);
     ASSERT_GE(forked->pidfd, 0);
@@ -67,7 +69,7 @@ TEST(SupervisorForker, ASupervisorStartsAloneInItsSessionWithItsLogAndNothingEls
 
 TEST(SupervisorForker, ALogThatCannotBeOpenedIsAnErrorNamingIt) {
   testing::TempDir dir;
-  auto forker = SupervisorForker::start(describe_start);
+  auto forker = SupervisorForker::start([] { return SupervisorForker::Runner(describe_start); });
   ASSERT_TRUE(forker.ok());
   for (const std::string& path : {dir.file("missing/dir/supervisor.log"), dir.path()}) {
     auto forked = forker->fork_supervisor({"run-1", "g1-token", path, 1000});
@@ -85,7 +87,7 @@ TEST(SupervisorForker, ALogThatCannotBeOpenedIsAnErrorNamingIt) {
 
 TEST(SupervisorForker, AServerThatDiedIsReportedGoneAndStaysGone) {
   testing::TempDir dir;
-  auto forker = SupervisorForker::start(describe_start);
+  auto forker = SupervisorForker::start([] { return SupervisorForker::Runner(describe_start); });
   ASSERT_TRUE(forker.ok());
   const int server = int(syscall(SYS_pidfd_open, forker->server_pid(), 0));
   ASSERT_GE(server, 0);
@@ -104,10 +106,12 @@ TEST(SupervisorForker, TheServerExitsWhenItsOwnerLetsGoAndItsSupervisorsRunOn) {
   testing::TempDir dir;
   // A supervisor that outlives the server: it waits for a file to appear.
   const std::string go = dir.file("go");
-  auto forker = SupervisorForker::start([go](const ForkRequest&) {
-    for (int i = 0; i < 1000 && access(go.c_str(), F_OK) != 0; ++i) usleep(10'000);
-    std::cout << "finished\n";
-    return 0;
+  auto forker = SupervisorForker::start([go] {
+    return [go](const ForkRequest&) {
+      for (int i = 0; i < 1000 && access(go.c_str(), F_OK) != 0; ++i) usleep(10'000);
+      std::cout << "finished\n";
+      return 0;
+    };
   });
   ASSERT_TRUE(forker.ok());
   const int server = int(syscall(SYS_pidfd_open, forker->server_pid(), 0));
@@ -122,6 +126,58 @@ TEST(SupervisorForker, TheServerExitsWhenItsOwnerLetsGoAndItsSupervisorsRunOn) {
   EXPECT_EQ(read_file(dir.file("s.log")), "finished\n");
   ::close(server);
   ::close(forked->pidfd);
+}
+
+TEST(SupervisorForker, TheNextSupervisorIsPreparedBeforeItsRequestInItsOwnProcess) {
+  testing::TempDir dir;
+  const std::string prepared = dir.file("prepared");
+  // Each spare notes its pid when prepared; its runner prints the pid too.
+  auto forker = SupervisorForker::start([prepared] {
+    std::ofstream(prepared, std::ios::app) << getpid() << '\n';
+    return [](const ForkRequest&) {
+      std::cout << getpid() << '\n';
+      return 0;
+    };
+  });
+  ASSERT_TRUE(forker.ok());
+  auto forked = forker->fork_supervisor({"run-1", "g1-token", dir.file("s.log"), 1000});
+  ASSERT_TRUE(forked.ok()) << forked.error().message;
+  ASSERT_TRUE(ended(forked->pidfd));
+  ::close(forked->pidfd);
+  const std::string pid = std::to_string(forked->pid) + "\n";
+  EXPECT_EQ(read_file(dir.file("s.log")), pid);
+  // The run's supervisor was the spare prepared first; a second one is
+  // prepared without any request.
+  const auto lines_of = [](const std::string& text) {
+    return std::count(text.begin(), text.end(), '\n');
+  };
+  for (int i = 0; i < 1000 && lines_of(read_file(prepared)) < 2; ++i) usleep(10'000);
+  const std::string lines = read_file(prepared);
+  EXPECT_EQ(lines.rfind(pid, 0), 0u) << lines;
+  EXPECT_EQ(lines_of(lines), 2) << lines;
+}
+
+TEST(SupervisorForker, ASpareThatDiedIsReplacedAndTheRequestServed) {
+  testing::TempDir dir;
+  const std::string prepared = dir.file("prepared");
+  auto forker = SupervisorForker::start([prepared] {
+    std::ofstream(prepared, std::ios::app) << getpid() << '\n';
+    return SupervisorForker::Runner(describe_start);
+  });
+  ASSERT_TRUE(forker.ok());
+  for (int i = 0; i < 1000 && read_file(prepared).empty(); ++i) usleep(10'000);
+  const pid_t spare = std::stoi(read_file(prepared));
+  const int spare_fd = int(syscall(SYS_pidfd_open, spare, 0));
+  ASSERT_GE(spare_fd, 0);
+  ::kill(spare, SIGKILL);
+  ASSERT_TRUE(ended(spare_fd));
+  ::close(spare_fd);
+  auto forked = forker->fork_supervisor({"run-1", "g1-token", dir.file("s.log"), 1000});
+  ASSERT_TRUE(forked.ok()) << forked.error().message;
+  EXPECT_NE(forked->pid, spare);
+  ASSERT_TRUE(ended(forked->pidfd));
+  ::close(forked->pidfd);
+  EXPECT_EQ(read_file(dir.file("s.log")).rfind("run=run-1 token=g1-token", 0), 0u);
 }
 
 }  // namespace
