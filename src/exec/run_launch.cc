@@ -1,6 +1,11 @@
 #include "exec/run_launch.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <functional>
 
 #include "exec/clock.h"
@@ -11,9 +16,8 @@
 namespace orrery {
 namespace {
 
-std::string supervisor_log_path(const StoreLocation& location, const ClaimedRun& claimed) {
-  return run_directory(location.home, claimed.run.id) + "/supervisor.log";
-}
+// The supervisor's own stdout and stderr, in its run directory.
+std::string supervisor_log(const std::string& run_dir) { return run_dir + "/supervisor.log"; }
 
 }  // namespace
 
@@ -27,17 +31,17 @@ SupervisorLaunch supervisor_launch(const StoreLocation& location, const ClaimedR
   }
   launch.run_id = claimed.run.id;
   launch.token = claimed.claim.token;
-  launch.log_path = supervisor_log_path(location, claimed);
+  launch.log_path = supervisor_log(run_directory(location.home, claimed.run.id));
   launch.detach = detach;
   return launch;
 }
 
-Error fail_unstarted(Store& store, const ClaimedRun& claimed, const Error& why) {
+Error fail_unstarted(Store& store, const Claim& claim, const Error& why) {
   RunOutcome outcome;
   outcome.status = RunStatus::kFailed;
   outcome.error = "the supervisor could not start: " + why.message;
-  std::string message = "run " + claimed.run.id + " failed: " + outcome.error;
-  if (auto failed = store.finalize_run(claimed.claim, outcome, wall_clock_now()); !failed) {
+  std::string message = "run " + claim.run_id + " failed: " + outcome.error;
+  if (auto failed = store.finalize_run(claim, outcome, wall_clock_now()); !failed) {
     message += " (and the run could not be marked failed: " + failed.error().message + ")";
   }
   return Error{why.code, message};
@@ -50,10 +54,10 @@ Result<pid_t> start_in_run_directory(Store& store, const StoreLocation& location
                                      const ClaimedRun& claimed,
                                      const std::function<Result<pid_t>()>& start) {
   if (auto made = prepare_data_dir(run_directory(location.home, claimed.run.id)); !made) {
-    return fail_unstarted(store, claimed, made.error());
+    return fail_unstarted(store, claimed.claim, made.error());
   }
   auto started = start();
-  if (!started) return fail_unstarted(store, claimed, started.error());
+  if (!started) return fail_unstarted(store, claimed.claim, started.error());
   return *started;
 }
 
@@ -81,21 +85,29 @@ Result<pid_t> launch_run(Store& store, const StoreLocation& location, const Clai
 
 Result<ForkedSupervisor> launch_forked_run(Store& store, const StoreLocation& location,
                                            const ClaimedRun& claimed, SupervisorForker& forker) {
-  ForkRequest request{claimed.run.id, claimed.claim.token, supervisor_log_path(location, claimed),
-                      claimed_lease_ms(claimed.run)};
-  int pidfd = -1;
-  auto pid = start_in_run_directory(store, location, claimed, [&]() -> Result<pid_t> {
-    auto forked = forker.fork_supervisor(request);
-    if (forked) {
-      pidfd = forked->pidfd;
-      return forked->pid;
-    }
-    if (!forker.server_gone()) return forked.error();
-    // The server died: this run's supervisor, and the next ones, are exec'd.
+  const ForkRequest request{claimed.run.id, claimed.claim.claimed_by, claimed.claim.token,
+                            run_directory(location.home, claimed.run.id),
+                            claimed_lease_ms(claimed.run)};
+  auto forked = forker.fork_supervisor(request);
+  if (forked) return forked;
+  if (!forker.server_gone()) return fail_unstarted(store, claimed.claim, forked.error());
+  // The server died: this run's supervisor, and the next ones, are exec'd.
+  auto pid = start_in_run_directory(store, location, claimed, [&] {
     return start_supervisor(supervisor_launch(location, claimed, /*detach=*/true));
   });
   if (!pid) return pid.error();
-  return ForkedSupervisor{*pid, pidfd};
+  return ForkedSupervisor{*pid, -1};
+}
+
+Status start_in_run_log(const std::string& run_dir) {
+  if (auto made = prepare_data_dir(run_dir); !made) return made.error();
+  const std::string path = supervisor_log(run_dir);
+  const int log = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (log < 0) return internal_error("cannot open " + path + ": " + std::strerror(errno));
+  dup2(log, STDOUT_FILENO);
+  dup2(log, STDERR_FILENO);
+  ::close(log);
+  return Ok{};
 }
 
 }  // namespace orrery

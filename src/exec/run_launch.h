@@ -36,7 +36,7 @@ SupervisorLaunch supervisor_launch(const StoreLocation& location, const ClaimedR
 
 // Finishes a claimed run whose supervisor could not start as `failed`, with
 // the reason; the Error says so (and whether the run could be marked).
-Error fail_unstarted(Store& store, const ClaimedRun& claimed, const Error& why);
+Error fail_unstarted(Store& store, const Claim& claim, const Error& why);
 
 // Makes the run directory, starts the supervisor and records it on the run.
 // The supervisor's pid; on failure the run is failed (fail_unstarted) and
@@ -44,11 +44,17 @@ Error fail_unstarted(Store& store, const ClaimedRun& claimed, const Error& why);
 Result<pid_t> launch_run(Store& store, const StoreLocation& location, const ClaimedRun& claimed,
                          bool detach);
 
-// The daemon's way: the supervisor forked by `forker`, or exec'd when the
-// fork server is gone; its pid, and a pidfd the caller owns (-1 when
-// exec'd). Nothing is recorded on the run: the caller watches the
-// supervisor and records it if it ends before recording itself.
+// The daemon's way: the supervisor forked by `forker` (which makes the run
+// directory itself: start_in_run_log), or exec'd when the fork server is
+// gone; its pid, and a pidfd the caller owns (-1 when exec'd). Nothing is
+// recorded on the run: the caller watches the supervisor and records it if
+// it ends before recording itself.
 Result<ForkedSupervisor> launch_forked_run(Store& store, const StoreLocation& location,
                                            const ClaimedRun& claimed, SupervisorForker& forker);
+
+// In a forked supervisor: makes the run directory `run_dir` and points
+// stdout and stderr at its supervisor.log. On failure the caller fails the
+// run (fail_unstarted).
+Status start_in_run_log(const std::string& run_dir);
 
 }  // namespace orrery

@@ -22,23 +22,22 @@
 namespace orrery {
 namespace {
 
-// A request is its four fields joined by NUL bytes; an answer is one
+// A request is its five fields joined by NUL bytes; an answer is one
 // Answer with the pidfd attached.
 constexpr std::size_t kMaxRequestBytes = 16 * 1024;
 
 struct Answer {
-  int pid = 0;          // the supervisor, or 0
-  int error = 0;        // why not: an errno
-  int opening_log = 0;  // 1: the log file could not be opened, else the fork failed
+  int pid = 0;    // the supervisor, or 0
+  int error = 0;  // why not: the errno of the fork
 };
 
 std::string encode(const ForkRequest& request) {
-  std::string message = request.run_id;
-  message += '\0';
-  message += request.token;
-  message += '\0';
-  message += request.log_path;
-  message += '\0';
+  std::string message;
+  for (const std::string* field :
+       {&request.run_id, &request.claimed_by, &request.token, &request.run_dir}) {
+    message += *field;
+    message += '\0';
+  }
   message += std::to_string(request.lease_ms);
   return message;
 }
@@ -52,12 +51,13 @@ bool decode(const std::string& message, ForkRequest& request) {
       fields.back() += c;
     }
   }
-  if (fields.size() != 4 || fields[3].empty()) return false;
+  if (fields.size() != 5 || fields[4].empty()) return false;
   request.run_id = fields[0];
-  request.token = fields[1];
-  request.log_path = fields[2];
+  request.claimed_by = fields[1];
+  request.token = fields[2];
+  request.run_dir = fields[3];
   char* end = nullptr;
-  request.lease_ms = std::strtoll(fields[3].c_str(), &end, 10);
+  request.lease_ms = std::strtoll(fields[4].c_str(), &end, 10);
   return *end == '\0';
 }
 
@@ -126,18 +126,16 @@ bool send_with_fd(int socket, const void* bytes, std::size_t size, int fd) {
 }
 
 // The life of a spare: prepared at once, then waiting on descriptor 3 for
-// its request and log file; without one (the server is gone) it exits.
+// its request; without one (the server is gone) it exits.
 [[noreturn]] void run_spare(const SupervisorForker::Prepare& prepare) {
   const SupervisorForker::Runner runner = prepare();
   std::string buffer(kMaxRequestBytes, '\0');
-  int log_fd = -1;
-  const ssize_t got = receive_with_fd(3, buffer, log_fd);
+  ssize_t got;
+  while ((got = recv(3, buffer.data(), buffer.size(), 0)) < 0 && errno == EINTR) {
+  }
   ForkRequest request;
-  if (got <= 0 || log_fd < 0 || !decode(buffer.substr(0, std::size_t(got)), request)) _exit(0);
+  if (got <= 0 || !decode(buffer.substr(0, std::size_t(got)), request)) _exit(0);
   ::close(3);
-  dup2(log_fd, STDOUT_FILENO);
-  dup2(log_fd, STDERR_FILENO);
-  ::close(log_fd);
   const int status = runner(request);
   std::cout.flush();
   std::cerr.flush();
@@ -181,7 +179,7 @@ class Server {
       ForkRequest request;
       int pidfd = -1;
       const Answer answer =
-          decode(message, request) ? hand_over(message, request, pidfd) : Answer{0, EINVAL, 0};
+          decode(message, request) ? hand_over(message, pidfd) : Answer{0, EINVAL};
       send_with_fd(socket_, &answer, sizeof answer, pidfd);
       if (pidfd >= 0) ::close(pidfd);
       if (spare_.pid == 0) make_spare();
@@ -240,27 +238,21 @@ class Server {
 
   // Gives the request to the spare (a fresh one if it died): the answer,
   // and the spare's pidfd, which is the caller's from now on.
-  Answer hand_over(const std::string& message, const ForkRequest& request, int& pidfd) {
-    const int log_fd =
-        open(request.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-    if (log_fd < 0) return {0, errno, 1};
-    Answer answer{0, EIO, 0};
+  Answer hand_over(const std::string& message, int& pidfd) {
+    Answer answer{0, EIO};
     for (int attempt = 0; attempt < 2 && answer.pid == 0; ++attempt) {
       if (!spare_alive()) {
         drop_spare();
-        if (const int error = make_spare(); error != 0) {
-          answer.error = error;
-          break;
-        }
+        if (const int error = make_spare(); error != 0) return {0, error};
       }
-      if (send_with_fd(spare_.channel, message.data(), message.size(), log_fd)) {
-        answer = {spare_.pid, 0, 0};
+      if (send(spare_.channel, message.data(), message.size(), MSG_NOSIGNAL) ==
+          ssize_t(message.size())) {
+        answer = {spare_.pid, 0};
         pidfd = spare_.pidfd;
         spare_.pidfd = -1;
       }
       drop_spare();  // handed over, or unusable
     }
-    ::close(log_fd);
     return answer;
   }
 
@@ -337,9 +329,7 @@ Result<ForkedSupervisor> SupervisorForker::fork_supervisor(const ForkRequest& re
   }
   if (answer.pid <= 0) {
     if (pidfd >= 0) ::close(pidfd);
-    const std::string what =
-        answer.opening_log ? "cannot open " + request.log_path : std::string("fork failed");
-    return internal_error("cannot start the supervisor: " + what + ": " +
+    return internal_error(std::string("cannot start the supervisor: fork failed: ") +
                           std::strerror(answer.error));
   }
   return ForkedSupervisor{answer.pid, pidfd};

@@ -9,9 +9,11 @@
 // - the server holds no database connection and no descriptor but its end of
 //   the socket and its spare's (a SQLite connection must never cross a
 //   fork: a spare opens its own after the fork);
-// - a supervisor it forks starts exactly as an exec'd one
-//   (exec/supervisor_start.h): a new session, no signal blocked or handled,
-//   stdin /dev/null, stdout and stderr on its log file, no other descriptor;
+// - a supervisor it forks starts as an exec'd one (exec/supervisor_start.h):
+//   a new session, no signal blocked or handled, stdin, stdout and stderr on
+//   /dev/null (the runner points the last two at the run's log), no other
+//   descriptor; the server does no file work of its own, so an answer costs
+//   one message to the spare;
 // - each answer carries a pidfd opened while the supervisor could not yet be
 //   reaped, so the caller watches the very process it asked for;
 // - the server exits when the caller's end of the socket closes (the daemon
@@ -28,11 +30,12 @@
 
 namespace orrery {
 
-// What a forked supervisor is asked to do.
+// What a forked supervisor is asked to do: supervise the claimed run.
 struct ForkRequest {
   std::string run_id;
+  std::string claimed_by;
   std::string token;
-  std::string log_path;     // its stdout and stderr
+  std::string run_dir;      // where its log and the run's logs go
   DurationMs lease_ms = 0;  // the run's lease (how long it may wait for the database)
 };
 
@@ -58,8 +61,9 @@ class SupervisorForker {
   SupervisorForker(const SupervisorForker&) = delete;
   ~SupervisorForker();  // closes the socket: the server exits
 
-  // Asks for one supervisor. An Error names why none was started; when the
-  // server itself is gone, `server_gone()` is true from then on.
+  // Asks for one supervisor. An Error names why none was started (a fork
+  // that failed); when the server itself is gone, `server_gone()` is true
+  // from then on.
   Result<ForkedSupervisor> fork_supervisor(const ForkRequest& request);
   bool server_gone() const { return socket_ < 0; }
   pid_t server_pid() const { return server_; }
