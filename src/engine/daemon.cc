@@ -1,6 +1,7 @@
 #include "engine/daemon.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +29,15 @@ constexpr DurationMs kConflictRetryMs = 100;  // a plan or settle that conflicte
 constexpr DurationMs kLeaseRecheckMs = 1000;  // a run lease end that has passed
 
 std::chrono::milliseconds ms(DurationMs value) { return std::chrono::milliseconds(value); }
+
+// The soft limit on open descriptors raised to the hard one (often 1024 of
+// 524288): the daemon holds a pidfd per supervisor it watches.
+void raise_descriptor_limit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  limit.rlim_cur = limit.rlim_max;
+  setrlimit(RLIMIT_NOFILE, &limit);
+}
 
 // A supervisor the daemon started, for the run it supervises.
 struct Launched {
@@ -420,6 +430,8 @@ class Daemon {
 Result<DaemonResult> run_daemon(Store& store, const DaemonOptions& options, DaemonLog& log) {
   // A log reader that went away (a closed pipe) is a dropped line, not a death.
   std::signal(SIGPIPE, SIG_IGN);
+  // One pidfd per running supervisor: up to --max-running of them.
+  raise_descriptor_limit();
   auto loop = EventLoop::create();
   if (!loop) return loop.error();
   Daemon daemon(store, options, log, std::move(*loop));
