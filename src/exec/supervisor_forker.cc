@@ -14,6 +14,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <iostream>
 #include <vector>
 
@@ -129,7 +130,10 @@ bool send_with_fd(int socket, const void* bytes, std::size_t size, int fd) {
 
 // The life of a spare: prepared at once, then waiting on descriptor 3 for
 // its request; without one (the server is gone) it exits.
-[[noreturn]] void run_spare(const SupervisorForker::Prepare& prepare) {
+//
+// Nothing may leave a forked child but _exit: an exception climbing out of
+// it would run its parent's code (the daemon's) in the child.
+[[noreturn]] void run_spare(const SupervisorForker::Prepare& prepare) try {
   const SupervisorForker::Runner runner = prepare();
   std::string buffer(kMaxRequestBytes, '\0');
   ssize_t got;
@@ -143,6 +147,12 @@ bool send_with_fd(int socket, const void* bytes, std::size_t size, int fd) {
   std::cerr.flush();
   std::fflush(nullptr);
   _exit(status);
+} catch (const std::exception& error) {
+  std::cerr << "orrery: the supervisor stopped on an unexpected exception: " << error.what()
+            << '\n';
+  _exit(70);
+} catch (...) {
+  _exit(70);
 }
 
 void reap_children() {
@@ -290,7 +300,11 @@ Result<SupervisorForker> SupervisorForker::start(Prepare prepare) {
     // Only its own end stays open, at descriptor 3.
     if (ends[1] != 3) dup2(ends[1], 3);
     close_from(4, limit);
-    Server(3, prepare).serve();
+    try {
+      Server(3, prepare).serve();
+    } catch (...) {
+    }
+    _exit(70);  // only _exit leaves a forked child (run_spare)
   }
   ::close(ends[1]);
   return SupervisorForker(ends[0], server);
