@@ -11,8 +11,17 @@
 namespace orrery {
 namespace {
 
+// Non-blocking: opening a FIFO nobody reads fails (ENXIO) instead of
+// waiting for a reader, and a full FIFO or pipe drops a line instead of
+// stopping the daemon (a regular file is not affected).
 Result<int> open_log(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0600);
+  const int fd =
+      ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0600);
+  if (fd < 0 && errno == ENXIO) {
+    return usage_error("--log " + path +
+                       ": cannot open the log file: it is a FIFO that no process reads; start "
+                       "its reader first");
+  }
   if (fd < 0) {
     return usage_error("--log " + path + ": cannot open the log file: " + std::strerror(errno));
   }

@@ -6,7 +6,8 @@
 // Invariants: each line is written with one write(2) on an O_APPEND
 // descriptor, so lines of concurrent writers never interleave; stored text
 // is escaped (one event never spans two lines); a failed write is dropped,
-// never fatal.
+// never fatal; the log file never blocks the daemon (a FIFO without a
+// reader is refused when opened, a full one drops lines).
 #pragma once
 
 #include <string>
