@@ -10,7 +10,9 @@
 //   again the daemon takes the lease again (a new generation) and carries
 //   on, and every slot ends in one terminal state, none run twice;
 // - a lease another daemon took meanwhile is lost: the first daemon exits
-//   4 without claiming anything.
+//   4 without claiming anything;
+// - a supervisor that cannot write gives up within its run lease; recovery
+//   records its run `abandoned` and the slot is attempted again.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -132,6 +134,43 @@ TEST_F(DaemonStoreFailure, ALeaseAnotherDaemonTookWhileTheStoreFailedIsLost) {
   EXPECT_EQ(stop_daemon(second), 0) << log_of(second);
   ASSERT_TRUE(wait_until_settled("tick"));
   expect_each_slot_once("tick", record);
+}
+
+// A supervisor that cannot write (its run's end, nor the kept outcome)
+// gives up within its run lease and exits; recovery records the run
+// `abandoned`, and the slot is attempted again.
+TEST_F(DaemonStoreFailure, ASupervisorThatCannotWriteLeavesItsRunToRecovery) {
+  const std::string record = tmp_ + "/once";
+  add("once", {"--at", "+1s", "--lease", "3s", "--max-attempts", "2", "--retry-delay", "1s",
+               "--shell", record_to(record) + "; sleep 1"});
+  const size_t daemon = start_failable_daemon({"--lease-ttl", "3s"});
+  json started;
+  ASSERT_TRUE(eventually([&] {
+    const json all = runs("once");
+    if (all.empty() || !all[0]["supervisor_pid"].is_number_integer()) return false;
+    started = all[0];
+    return true;
+  })) << log_of(daemon);
+  set_writes_failing(started["supervisor_pid"].get<pid_t>(), true);
+
+  json abandoned;
+  ASSERT_TRUE(eventually(
+      [&] {
+        abandoned = json_of({"run", "show", started["id"].get<std::string>()});
+        return abandoned["status"] != "running";
+      },
+      milliseconds(8000)))
+      << abandoned.dump() << log_of(daemon);
+  EXPECT_EQ(abandoned["status"], "abandoned") << abandoned.dump();
+  EXPECT_TRUE(contains(abandoned["error"].get<std::string>(), "supervisor")) << abandoned.dump();
+  // Attempted again, this time recorded.
+  ASSERT_TRUE(eventually([&] { return loop("once")["status"] == "completed"; }))
+      << runs("once").dump(1) << log_of(daemon);
+  const json all = runs("once");
+  ASSERT_EQ(all.size(), 1u) << all.dump(1);
+  EXPECT_EQ(all[0]["status"], "succeeded") << all.dump(1);
+  EXPECT_EQ(executions(record).size(), 2u);
+  EXPECT_EQ(stop_daemon(daemon), 0) << log_of(daemon);
 }
 
 }  // namespace
