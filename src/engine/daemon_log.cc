@@ -1,6 +1,7 @@
 #include "engine/daemon_log.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -55,10 +56,22 @@ Status DaemonLog::reopen() {
 void DaemonLog::write(TimeMs at, const std::string& text) {
   const std::string line = format_time(at) + " " + terminal_text(text) + "\n";
   const int fd = fd_ >= 0 ? fd_ : STDERR_FILENO;
+  // A reader that is stuck (a full pipe, a terminal stopped with Ctrl-S)
+  // costs lines, not the daemon's heartbeats.
+  pollfd ready{fd, POLLOUT, 0};
+  int polled = 0;
+  do {
+    polled = ::poll(&ready, 1, dropping_ ? 0 : kLogWaitMs);
+  } while (polled < 0 && errno == EINTR);
+  if (polled == 0) {
+    dropping_ = true;
+    return;
+  }
   ssize_t written = 0;
   do {
     written = ::write(fd, line.data(), line.size());
   } while (written < 0 && errno == EINTR);
+  dropping_ = written < 0 && errno == EAGAIN;
 }
 
 }  // namespace orrery
