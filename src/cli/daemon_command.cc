@@ -7,11 +7,13 @@
 #include "cli/exit_codes.h"
 #include "cli/human.h"
 #include "cli/json_views.h"
+#include "cli/run_commands.h"
 #include "cli/store_access.h"
 #include "core/duration.h"
 #include "core/timezone.h"
 #include "engine/daemon.h"
 #include "engine/daemon_lease.h"
+#include "exec/clock.h"
 
 namespace orrery::cli {
 namespace {
@@ -85,6 +87,14 @@ Result<int> daemon_command(const DaemonArgs& args, const Context& context) {
   }
   DaemonLog stderr_log;
   DaemonLog& log = file_log ? *file_log : stderr_log;
+  // Forked before the database is opened: no connection may cross a fork.
+  const Globals globals = context.globals;
+  auto forker = SupervisorForker::start([globals] { return prepare_forked_supervisor(globals); });
+  if (forker) {
+    options->forker = &*forker;
+  } else {
+    log.write(wall_clock_now(), forker.error().message + "; supervisors are exec'd");
+  }
   auto opened = open_store(context, busy_timeout_cap(options->lease_ttl_ms));
   if (!opened) return opened.error();
   options->location = {opened->home, context.globals.db};

@@ -444,4 +444,30 @@ Result<int> supervise_run(const RunArgs& args, const Context& context) {
   return kExitOk;
 }
 
+SupervisorForker::Runner prepare_forked_supervisor(const Globals& globals) {
+  // Opened before the request is known, with the longest wait a supervisor
+  // uses; reopened when the run's lease asks for a shorter one.
+  const Context context{globals, wall_clock_now(), &std::cout, false};
+  auto opened =
+      std::make_shared<Result<OpenedStore>>(open_store(context, kSupervisorMaxBusyTimeoutMs));
+  return [context, opened](const ForkRequest& request) {
+    const int timeout = supervisor_busy_timeout_ms(request.lease_ms);
+    if (*opened && timeout < kSupervisorMaxBusyTimeoutMs) *opened = open_store(context, timeout);
+    Status done = [&]() -> Status {
+      // Without a store nothing can be recorded: the daemon sees this
+      // process end and has recovery finish the run.
+      if (!*opened) return (*opened).error();
+      Store& store = *(*opened)->store;
+      if (auto log = start_in_run_log(request.run_dir); !log) {
+        return fail_unstarted(store, {request.run_id, request.claimed_by, request.token},
+                              log.error());
+      }
+      return supervise(store, {(*opened)->home, request.run_id, request.token});
+    }();
+    if (done) return kExitOk;
+    std::cerr << "orrery: " << terminal_text(done.error().message) << '\n';
+    return exit_code_for(done.error().code);
+  };
+}
+
 }  // namespace orrery::cli

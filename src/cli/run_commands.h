@@ -6,6 +6,7 @@
 
 #include "cli/command.h"
 #include "core/run.h"
+#include "exec/supervisor_forker.h"
 
 namespace orrery::cli {
 
@@ -37,5 +38,11 @@ Result<int> list_runs(const RunsArgs& args, const Context& context);
 Result<int> show_run(const RunArgs& args, const Context& context);
 Result<int> show_logs(const RunArgs& args, const Context& context);
 Result<int> supervise_run(const RunArgs& args, const Context& context);
+
+// Prepares a supervisor the daemon's fork server forked
+// (exec/supervisor_forker.h): opens the store the daemon's `globals` name;
+// the runner then runs `supervise` as `orrery supervise` does, and returns
+// its exit status, an error printed to stderr (the run's supervisor.log).
+SupervisorForker::Runner prepare_forked_supervisor(const Globals& globals);
 
 }  // namespace orrery::cli

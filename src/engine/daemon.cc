@@ -1,6 +1,7 @@
 #include "engine/daemon.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +29,22 @@ constexpr DurationMs kConflictRetryMs = 100;  // a plan or settle that conflicte
 constexpr DurationMs kLeaseRecheckMs = 1000;  // a run lease end that has passed
 
 std::chrono::milliseconds ms(DurationMs value) { return std::chrono::milliseconds(value); }
+
+// The soft limit on open descriptors raised to the hard one (often 1024 of
+// 524288): the daemon holds a pidfd per supervisor it watches.
+void raise_descriptor_limit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  limit.rlim_cur = limit.rlim_max;
+  setrlimit(RLIMIT_NOFILE, &limit);
+}
+
+// A supervisor the daemon started, for the run it supervises.
+struct Launched {
+  std::string run_id;
+  Claim claim;
+  ProcessIdentity supervisor;
+};
 
 // A process group signalled SIGTERM whose supervisor was gone: SIGKILL at `at`.
 struct PendingKill {
@@ -248,30 +265,57 @@ class Daemon {
     return Ok{};
   }
 
-  // A supervisor that exited leaving its run `running` died: recovery
-  // finishes the run at once (one read per exit, not a scan of every run).
+  // A supervisor that exited leaving its run `running` died: it is recorded
+  // on the run if it never recorded itself, and recovery finishes the run at
+  // once (one read per exit, not a scan of every run).
   void note_unfinished_runs() {
-    for (const std::string& id : exited_runs_) {
-      auto run = store_.get_run(id);
-      if (!run || (run->has_value() && (*run)->status == RunStatus::kRunning)) recover_ = true;
+    for (const Launched& launched : exited_runs_) {
+      auto run = store_.get_run(launched.run_id);
+      if (run && (!run->has_value() || (*run)->status != RunStatus::kRunning)) continue;
+      if (run && !(*run)->supervisor && launched.supervisor.started_at != 0) {
+        (void)store_.record_supervisor(launched.claim, launched.supervisor, wall_clock_now());
+      }
+      recover_ = true;
     }
     exited_runs_.clear();
   }
 
   void launch(std::vector<ClaimedRun>& claimed) {
     for (const ClaimedRun& run : claimed) {
-      auto pid = launch_run(store_, options_.location, run, /*detach=*/true);
+      auto started = start_supervisor_of(run);
       if (options_.once) result_.started.push_back(run.run.id);
-      if (!pid) {
-        log(pid.error().message);
+      if (!started) {
+        log(started.error().message);
         continue;
       }
-      ours_.emplace(*pid, run.run.id);
-      loop_.watch_process(*pid);
+      const pid_t pid = started->pid;
+      ours_.emplace(pid, Launched{run.run.id, run.claim, {pid, process_start_time(pid)}});
+      if (started->pidfd >= 0) {
+        loop_.watch_process(pid, started->pidfd);
+      } else {
+        loop_.watch_process(pid);
+      }
       log("run " + run.run.id + " of loop " + run.run.loop_name + " started (slot " +
           format_time(run.run.scheduled_for) + ", attempt " + std::to_string(run.run.attempt) +
-          ", supervisor pid " + std::to_string(*pid) + ")");
+          ", supervisor pid " + std::to_string(pid) + ")");
     }
+  }
+
+  // Forked by the fork server while it lives, else exec'd. A forked
+  // supervisor records itself; the daemon records it only if it dies first
+  // (note_unfinished_runs), so a start costs no write.
+  Result<ForkedSupervisor> start_supervisor_of(const ClaimedRun& run) {
+    SupervisorForker* forker = options_.forker;
+    if (forker == nullptr || forker->server_gone()) {
+      auto pid = launch_run(store_, options_.location, run, /*detach=*/true);
+      if (!pid) return pid.error();
+      return ForkedSupervisor{*pid, -1};
+    }
+    auto forked = launch_forked_run(store_, options_.location, run, *forker);
+    if (forker->server_gone()) {
+      log("the supervisor fork server is gone; supervisors are exec'd from now on");
+    }
+    return forked;
   }
 
   // Overlap `replace`: the supervisor treats SIGTERM as cancel; a run whose
@@ -402,9 +446,9 @@ class Daemon {
   bool more_ = false;
   bool stopping_ = false;
   bool suspended_ = false;
-  bool heartbeat_failing_ = false;               // the last heartbeat failed on a store error
-  std::unordered_map<pid_t, std::string> ours_;  // supervisor -> its run
-  std::vector<std::string> exited_runs_;         // runs whose supervisor exited
+  bool heartbeat_failing_ = false;            // the last heartbeat failed on a store error
+  std::unordered_map<pid_t, Launched> ours_;  // by supervisor pid
+  std::vector<Launched> exited_runs_;         // whose supervisor exited
   std::vector<PendingKill> kills_;
   DaemonResult result_;
 };
@@ -414,6 +458,8 @@ class Daemon {
 Result<DaemonResult> run_daemon(Store& store, const DaemonOptions& options, DaemonLog& log) {
   // A log reader that went away (a closed pipe) is a dropped line, not a death.
   std::signal(SIGPIPE, SIG_IGN);
+  // One pidfd per running supervisor: up to --max-running of them.
+  raise_descriptor_limit();
   auto loop = EventLoop::create();
   if (!loop) return loop.error();
   Daemon daemon(store, options, log, std::move(*loop));

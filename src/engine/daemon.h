@@ -28,6 +28,7 @@
 #include "core/result.h"
 #include "engine/daemon_log.h"
 #include "engine/tick.h"
+#include "exec/supervisor_forker.h"
 #include "store/store.h"
 
 namespace orrery {
@@ -41,6 +42,8 @@ struct DaemonOptions {
   TimeMs started_at = 0;  // the invocation's start
   DurationMs lease_ttl_ms = 30'000;
   int max_running = kDefaultMaxRunning;
+  // Forks the supervisors (exec/supervisor_forker.h); none: each is exec'd.
+  SupervisorForker* forker = nullptr;
 };
 
 struct DaemonResult {

@@ -88,8 +88,9 @@ Status EventLoop::watch_readable(int fd) {
   return Ok{};
 }
 
-void EventLoop::watch_process(pid_t pid) {
-  const int pidfd = pidfd_open(pid);
+void EventLoop::watch_process(pid_t pid) { watch_process(pid, pidfd_open(pid)); }
+
+void EventLoop::watch_process(pid_t pid, int pidfd) {
   if (pidfd < 0 || !add_to(epoll_, pidfd)) {
     if (pidfd >= 0) ::close(pidfd);
     gone_.push_back(pid);  // already gone (ESRCH), or not watchable: reported at once

@@ -49,6 +49,8 @@ class EventLoop {
   // Watches a process through a pidfd. A process that is already gone is
   // reported by the next wait() as exited.
   void watch_process(pid_t pid);
+  // The same through a pidfd the caller opened; the loop owns it from now on.
+  void watch_process(pid_t pid, int pidfd);
   std::size_t watched_processes() const { return pidfds_.size() + gone_.size(); }
 
   // Sleeps until an event or the wall-clock `deadline` (none: no deadline).

@@ -22,4 +22,9 @@ void close_on_exec_from_3(int limit) {
   for (int fd = 3; fd < limit; ++fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
 }
 
+void close_from(int first, int limit) {
+  if (syscall(SYS_close_range, unsigned(first), ~0u, 0u) == 0) return;
+  for (int fd = first; fd < limit; ++fd) ::close(fd);
+}
+
 }  // namespace orrery

@@ -16,4 +16,8 @@ int descriptor_limit();
 // (close_range, or fcntl on each up to `limit` when the kernel lacks it).
 void close_on_exec_from_3(int limit);
 
+// In a forked child that does not exec: closes every descriptor from
+// `first` up (close_range, or close on each up to `limit`).
+void close_from(int first, int limit);
+
 }  // namespace orrery

@@ -1,11 +1,25 @@
 #include "exec/run_launch.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <functional>
+
 #include "exec/clock.h"
 #include "exec/process_identity.h"
 #include "exec/supervisor.h"
 #include "store/data_dir.h"
 
 namespace orrery {
+namespace {
+
+// The supervisor's own stdout and stderr, in its run directory.
+std::string supervisor_log(const std::string& run_dir) { return run_dir + "/supervisor.log"; }
+
+}  // namespace
 
 SupervisorLaunch supervisor_launch(const StoreLocation& location, const ClaimedRun& claimed,
                                    bool detach) {
@@ -17,35 +31,83 @@ SupervisorLaunch supervisor_launch(const StoreLocation& location, const ClaimedR
   }
   launch.run_id = claimed.run.id;
   launch.token = claimed.claim.token;
-  launch.log_path = run_directory(location.home, claimed.run.id) + "/supervisor.log";
+  launch.log_path = supervisor_log(run_directory(location.home, claimed.run.id));
   launch.detach = detach;
   return launch;
 }
 
-Error fail_unstarted(Store& store, const ClaimedRun& claimed, const Error& why) {
+Error fail_unstarted(Store& store, const Claim& claim, const Error& why) {
   RunOutcome outcome;
   outcome.status = RunStatus::kFailed;
   outcome.error = "the supervisor could not start: " + why.message;
-  std::string message = "run " + claimed.run.id + " failed: " + outcome.error;
-  if (auto failed = store.finalize_run(claimed.claim, outcome, wall_clock_now()); !failed) {
+  std::string message = "run " + claim.run_id + " failed: " + outcome.error;
+  if (auto failed = store.finalize_run(claim, outcome, wall_clock_now()); !failed) {
     message += " (and the run could not be marked failed: " + failed.error().message + ")";
   }
   return Error{why.code, message};
 }
 
+namespace {
+
+// The run directory and the start: one way for both starts.
+Result<pid_t> start_in_run_directory(Store& store, const StoreLocation& location,
+                                     const ClaimedRun& claimed,
+                                     const std::function<Result<pid_t>()>& start) {
+  if (auto made = prepare_data_dir(run_directory(location.home, claimed.run.id)); !made) {
+    return fail_unstarted(store, claimed.claim, made.error());
+  }
+  auto started = start();
+  if (!started) return fail_unstarted(store, claimed.claim, started.error());
+  return *started;
+}
+
+// The lease the run was claimed with (0 when the row does not say).
+DurationMs claimed_lease_ms(const Run& run) {
+  if (!run.lease_expires_at || !run.started_at) return 0;
+  return std::max<DurationMs>(0, *run.lease_expires_at - *run.started_at);
+}
+
+}  // namespace
+
 Result<pid_t> launch_run(Store& store, const StoreLocation& location, const ClaimedRun& claimed,
                          bool detach) {
-  if (auto made = prepare_data_dir(run_directory(location.home, claimed.run.id)); !made) {
-    return fail_unstarted(store, claimed, made.error());
-  }
-  auto started = start_supervisor(supervisor_launch(location, claimed, detach));
-  if (!started) return fail_unstarted(store, claimed, started.error());
+  auto started = start_in_run_directory(store, location, claimed, [&] {
+    return start_supervisor(supervisor_launch(location, claimed, detach));
+  });
+  if (!started) return started.error();
   // Recorded before the supervisor records anything itself, so that one which
   // dies at once is noticed by recovery. If the supervisor already finished
   // the run, the claim is gone and there is nothing to add.
   (void)store.record_supervisor(claimed.claim, {*started, process_start_time(*started)},
                                 wall_clock_now());
   return *started;
+}
+
+Result<ForkedSupervisor> launch_forked_run(Store& store, const StoreLocation& location,
+                                           const ClaimedRun& claimed, SupervisorForker& forker) {
+  const ForkRequest request{claimed.run.id, claimed.claim.claimed_by, claimed.claim.token,
+                            run_directory(location.home, claimed.run.id),
+                            claimed_lease_ms(claimed.run)};
+  auto forked = forker.fork_supervisor(request);
+  if (forked) return forked;
+  if (!forker.server_gone()) return fail_unstarted(store, claimed.claim, forked.error());
+  // The server died: this run's supervisor, and the next ones, are exec'd.
+  auto pid = start_in_run_directory(store, location, claimed, [&] {
+    return start_supervisor(supervisor_launch(location, claimed, /*detach=*/true));
+  });
+  if (!pid) return pid.error();
+  return ForkedSupervisor{*pid, -1};
+}
+
+Status start_in_run_log(const std::string& run_dir) {
+  if (auto made = prepare_data_dir(run_dir); !made) return made.error();
+  const std::string path = supervisor_log(run_dir);
+  const int log = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (log < 0) return internal_error("cannot open " + path + ": " + std::strerror(errno));
+  dup2(log, STDOUT_FILENO);
+  dup2(log, STDERR_FILENO);
+  ::close(log);
+  return Ok{};
 }
 
 }  // namespace orrery

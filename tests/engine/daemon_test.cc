@@ -4,8 +4,10 @@
 
 #include <filesystem>
 
+#include "core/ids.h"
 #include "engine/daemon_lease.h"
 #include "exec/clock.h"
+#include "exec/recovery.h"
 #include "store/sqlite/sqlite_store.h"
 #include "support/fake_probe.h"
 #include "support/temp_dir.h"
@@ -68,6 +70,61 @@ TEST_F(DaemonOnce, AHeldLeaseIsAConflictAndNothingRuns) {
   EXPECT_EQ(result.error().code, ErrorCode::kConflict);
   EXPECT_NE(result.error().message.find("pid 31337 on test-host"), std::string::npos)
       << result.error().message;
+}
+
+// A supervisor that dies before it records itself (here: at once) is
+// recorded by the daemon, which watches it, so recovery finishes its run at
+// once instead of after the start grace.
+class DaemonForked : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // Started before any database is opened, as the daemon command does.
+    auto forker = SupervisorForker::start(
+        [] { return SupervisorForker::Runner([](const ForkRequest&) { return 70; }); });
+    ASSERT_TRUE(forker.ok()) << forker.error().message;
+    forker_.emplace(std::move(*forker));
+    auto opened = SqliteStore::open(
+        {dir_.file("orrery.db"), sqlite::Synchronous::kNormal, 5000, probe_, wall_clock_now()});
+    ASSERT_TRUE(opened.ok());
+    store_ = std::move(*opened);
+  }
+
+  testing::TempDir dir_;
+  std::optional<SupervisorForker> forker_;
+  std::shared_ptr<testing::FakeProbe> probe_ = std::make_shared<testing::FakeProbe>();
+  std::unique_ptr<SqliteStore> store_;
+};
+
+TEST_F(DaemonForked, ASupervisorThatDiesBeforeRecordingItselfIsRecordedAndItsRunRecoveredAtOnce) {
+  const TimeMs start = wall_clock_now();
+  Loop loop;
+  loop.id = make_id(start, {1});
+  loop.name = "dies-at-once";
+  loop.schedule.type = ScheduleType::kInterval;
+  loop.schedule.every_ms = 3'600'000;
+  loop.target.argv = {"true"};
+  loop.next_run_at = start;
+  loop.created_at = loop.updated_at = start;
+  ASSERT_TRUE(store_->create_loop(loop).ok());
+  DaemonOptions options;
+  options.location = {dir_.path(), ""};
+  options.once = true;
+  options.started_at = start;
+  options.lease_ttl_ms = 3'000;
+  options.forker = &*forker_;
+  auto log = DaemonLog::open_file(dir_.file("daemon.log"));
+  ASSERT_TRUE(log.ok());
+
+  auto result = run_daemon(*store_, options, *log);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  ASSERT_FALSE(result->started.empty());
+  auto run = store_->get_run(result->started.front());
+  ASSERT_TRUE(run.ok() && run->has_value());
+  EXPECT_EQ((*run)->status, RunStatus::kAbandoned) << run_status_name((*run)->status);
+  ASSERT_TRUE((*run)->supervisor.has_value());  // recorded by the daemon
+  EXPECT_GT((*run)->supervisor->started_at, 0);
+  ASSERT_TRUE((*run)->finished_at && (*run)->started_at);
+  EXPECT_LT(*(*run)->finished_at - *(*run)->started_at, kSupervisorStartGraceMs);
 }
 
 }  // namespace

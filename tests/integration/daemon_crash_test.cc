@@ -8,12 +8,17 @@
 // - two daemons on one data directory: the second exits 4 naming the holder;
 //   a daemon whose lease was taken over while it was stopped exits 4 when it
 //   continues, having written nothing;
+// - a run directory that cannot be made fails each run at once, with why;
 // - an idle daemon (100 loops, none due) wakes only for its lease heartbeats.
 // Targets append "SLOT ATTEMPT START_MS" to a file, so executions are
 // counted from the target's side, not only from the history.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
 
 #include "daemon_fixture.h"
 
@@ -145,6 +150,40 @@ TEST_F(DaemonCrash, AKilledSupervisorsRunIsAbandonedItsGroupKilledAndTheSlotRetr
     EXPECT_GE(ran[1].started, ms_of(abandoned["finished_at"]) + kSecond - 10);
   }
   EXPECT_EQ(stop_daemon(daemon), 0) << log_of(daemon);
+}
+
+// The supervisor makes its run directory: when it cannot, the run is failed
+// at once with the reason, and the daemon carries on with the next slot.
+TEST_F(DaemonCrash, ARunsDirectoryThatCannotBeMadeFailsTheRunAtOnce) {
+  const std::vector<std::pair<std::string, std::function<void(const std::string&)>>> breakages = {
+      {"runs is a file", [](const std::string& runs) { std::ofstream(runs) << "not a dir"; }},
+      {"runs is a FIFO", [](const std::string& runs) { ::mkfifo(runs.c_str(), 0600); }},
+      {"runs is a symlink to a file",
+       [](const std::string& runs) {
+         std::ofstream(runs + ".target") << "x";
+         std::filesystem::create_symlink(runs + ".target", runs);
+       }},
+  };
+  for (const auto& [name, apply] : breakages) {
+    TearDown();
+    SetUp();
+    add("doomed", {"--every", "1s", "--", "/bin/true"});
+    apply(home_ + "/runs");
+    const size_t daemon = start_held_daemon();
+    json all;
+    ASSERT_TRUE(eventually([&] {
+      all = runs("doomed");
+      return all.size() >= 2 && !in_flight(all[0]) && !in_flight(all[1]);
+    })) << name
+        << log_of(daemon);
+    for (const json& run : all) {
+      if (in_flight(run)) continue;
+      EXPECT_EQ(run["status"], "failed") << name << run.dump();
+      EXPECT_TRUE(contains(run["error"].get<std::string>(), "the supervisor could not start: "))
+          << name << run.dump();
+    }
+    EXPECT_EQ(stop_daemon(daemon), 0) << log_of(daemon);
+  }
 }
 
 TEST_F(DaemonCrash, OneDaemonPerDataDirectoryAndAStaleOneCannotWrite) {
