@@ -2,9 +2,11 @@
 
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <optional>
@@ -46,6 +48,21 @@ struct Launched {
   ProcessIdentity supervisor;
 };
 
+// The file a path names (device and inode); nothing when it cannot be told.
+struct FileIdentity {
+  dev_t device = 0;
+  ino_t inode = 0;
+  bool missing = false;  // no file at the path
+  friend bool operator==(const FileIdentity&, const FileIdentity&) = default;
+};
+
+std::optional<FileIdentity> file_identity(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0) return FileIdentity{info.st_dev, info.st_ino, false};
+  if (errno == ENOENT) return FileIdentity{0, 0, true};
+  return std::nullopt;
+}
+
 // A process group signalled SIGTERM whose supervisor was gone: SIGKILL at `at`.
 struct PendingKill {
   int pgid = 0;
@@ -77,6 +94,7 @@ class Daemon {
     auto lease = acquire_lease(store_, current_process(), options_.lease_ttl_ms, now);
     if (!lease) return lease.error();
     lease_ = *lease;
+    if (!options_.database_path.empty()) database_ = file_identity(options_.database_path);
     settings_.location = options_.location;
     settings_.fence = Fence{lease_.lease_id};
     settings_.claimant = "daemon@" + probe_.host_name() + ":" + std::to_string(getpid());
@@ -202,11 +220,24 @@ class Daemon {
     next_heartbeat_ = Steady::now() + ms(delay);
   }
 
+  // The database file removed or replaced (another inode at its path): the
+  // daemon would go on alone with a file no command or supervisor sees.
+  Status check_database_file() const {
+    if (!database_ || database_->missing) return Ok{};
+    const std::optional<FileIdentity> now = file_identity(options_.database_path);
+    if (!now || *now == *database_) return Ok{};
+    return unavailable_error("the database file " + options_.database_path + " was " +
+                             (now->missing ? "removed" : "replaced") +
+                             " while the daemon ran; stopping (start the daemon again to use "
+                             "the file now there)");
+  }
+
   // Renews the lease when due. Heartbeats that failed on store errors (a
   // full disk, an I/O error) until the lease ran out leave it to whoever
   // takes it first: this daemon takes it again unless another one did.
   Status heartbeat_if_due() {
     if (Steady::now() < next_heartbeat_) return Ok{};
+    if (auto same = check_database_file(); !same) return same;
     auto beat =
         store_.heartbeat_daemon_lease(lease_.lease_id, options_.lease_ttl_ms, wall_clock_now());
     if (!beat) {
@@ -446,6 +477,7 @@ class Daemon {
   bool more_ = false;
   bool stopping_ = false;
   bool suspended_ = false;
+  std::optional<FileIdentity> database_;      // the database file at the start
   bool heartbeat_failing_ = false;            // the last heartbeat failed on a store error
   std::unordered_map<pid_t, Launched> ours_;  // by supervisor pid
   std::vector<Launched> exited_runs_;         // whose supervisor exited

@@ -12,7 +12,8 @@
 // - a lease another daemon took meanwhile is lost: the first daemon exits
 //   4 without claiming anything;
 // - a supervisor that cannot write gives up within its run lease; recovery
-//   records its run `abandoned` and the slot is attempted again.
+//   records its run `abandoned` and the slot is attempted again;
+// - a database file removed or replaced under the daemon stops it (75).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -176,6 +177,39 @@ TEST_F(DaemonStoreFailure, ASupervisorThatCannotWriteLeavesItsRunToRecovery) {
   EXPECT_EQ(all[0]["status"], "succeeded") << all.dump(1);
   EXPECT_EQ(executions(record).size(), 2u);
   EXPECT_EQ(stop_daemon(daemon), 0) << log_of(daemon);
+}
+
+// A database file removed or replaced under a running daemon (another
+// inode at its path): the daemon stops at its next heartbeat (exit 75)
+// instead of going on alone with a file no command or supervisor sees; a
+// daemon started then uses the file now there.
+TEST_F(DaemonStoreFailure, ADatabaseFileRemovedOrReplacedStopsTheDaemon) {
+  const std::string database = home_ + "/orrery.db";
+  for (const bool replace : {false, true}) {
+    SCOPED_TRACE(replace ? "replaced" : "removed");
+    add(replace ? "second" : "first", {"--every", "1h", "--", "true"});
+    const size_t daemon = start_held_daemon({"--lease-ttl", "3s"});
+    std::error_code ignored;
+    if (replace) {
+      // Another database, moved over the daemon's.
+      const std::string other = tmp_ + "/other";
+      ASSERT_EQ(
+          run_orrery({"--home", other, "add", "other", "--every", "1h", "--", "true"}).exit_code,
+          0);
+      std::filesystem::rename(other + "/orrery.db", database);
+    } else {
+      for (const char* suffix : {"", "-wal", "-shm"}) {
+        std::filesystem::remove(database + suffix, ignored);
+      }
+    }
+    EXPECT_EQ(wait_daemon_exit(daemon, milliseconds(5000)), 75) << log_of(daemon);
+    EXPECT_TRUE(contains(log_of(daemon), std::string("the database file ") + database + " was " +
+                                             (replace ? "replaced" : "removed")))
+        << log_of(daemon);
+  }
+  EXPECT_EQ(json_of({"ls"}).size(), 1u);  // the file now there: "other"
+  const size_t next = start_held_daemon({"--lease-ttl", "3s"});
+  EXPECT_EQ(stop_daemon(next), 0) << log_of(next);
 }
 
 }  // namespace
