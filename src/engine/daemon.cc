@@ -303,7 +303,7 @@ class Daemon {
     for (const Launched& launched : exited_runs_) {
       auto run = store_.get_run(launched.run_id);
       if (run && (!run->has_value() || (*run)->status != RunStatus::kRunning)) continue;
-      if (run && !(*run)->supervisor && launched.supervisor.started_at != 0) {
+      if (run && !(*run)->supervisor && launched.supervisor.started_at) {
         (void)store_.record_supervisor(launched.claim, launched.supervisor, wall_clock_now());
       }
       recover_ = true;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "exec/descriptors.h"
+#include "exec/process_identity.h"
 
 namespace orrery {
 namespace {
@@ -25,6 +26,7 @@ namespace {
 // A request is its five fields joined by NUL bytes; an answer is one
 // Answer with the pidfd attached.
 constexpr std::size_t kMaxRequestBytes = 16 * 1024;
+constexpr int kServerExitWaitMs = 1000;
 
 struct Answer {
   int pid = 0;    // the supervisor, or 0
@@ -160,6 +162,8 @@ class Server {
     setsid();  // a terminal's Ctrl-C goes to the daemon, which then closes the socket
     prctl(PR_SET_NAME, "orrery-forker");
     const int exits = watch_child_exits();
+    // Read once here (the boot time, cached), not once per supervisor.
+    (void)process_start_time(getpid());
     make_spare();
     std::string buffer(kMaxRequestBytes, '\0');
     while (true) {
@@ -300,9 +304,19 @@ SupervisorForker::SupervisorForker(SupervisorForker&& other) noexcept
 
 SupervisorForker::~SupervisorForker() { lose_server(); }
 
+// The server exits as soon as its socket closes: it is reaped here (waited
+// for at most kServerExitWaitMs), not left for a later SIGCHLD.
 void SupervisorForker::lose_server() {
   close_fd(socket_);
-  if (server_ > 0) waitpid(server_, nullptr, WNOHANG);
+  if (server_ > 0) {
+    const int pidfd = pidfd_open(server_);
+    if (pidfd >= 0) {
+      pollfd ended{pidfd, POLLIN, 0};
+      poll(&ended, 1, kServerExitWaitMs);
+      ::close(pidfd);
+    }
+    waitpid(server_, nullptr, WNOHANG);
+  }
   server_ = -1;
 }
 
