@@ -98,6 +98,7 @@ Result<int> daemon_command(const DaemonArgs& args, const Context& context) {
   auto opened = open_store(context, busy_timeout_cap(options->lease_ttl_ms));
   if (!opened) return opened.error();
   options->location = {opened->home, context.globals.db};
+  options->database_path = opened->database_path;
   auto result = run_daemon(*opened->store, *options, log);
   if (!result) return result.error();
   if (!args.once) return kExitOk;

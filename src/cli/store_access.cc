@@ -59,6 +59,7 @@ Result<OpenedStore> open_store(const Context& context, std::optional<int> busy_t
   auto store = SqliteStore::open(options);
   if (!store) return store.error();
   opened.store = std::move(*store);
+  opened.database_path = path;
   return opened;
 }
 

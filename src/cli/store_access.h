@@ -15,6 +15,7 @@ namespace orrery::cli {
 
 struct OpenedStore {
   std::string home;
+  std::string database_path;  // the SQLite file
   std::unique_ptr<Store> store;
 };
 

@@ -2,9 +2,11 @@
 
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <optional>
@@ -46,6 +48,21 @@ struct Launched {
   ProcessIdentity supervisor;
 };
 
+// The file a path names (device and inode); nothing when it cannot be told.
+struct FileIdentity {
+  dev_t device = 0;
+  ino_t inode = 0;
+  bool missing = false;  // no file at the path
+  friend bool operator==(const FileIdentity&, const FileIdentity&) = default;
+};
+
+std::optional<FileIdentity> file_identity(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0) return FileIdentity{info.st_dev, info.st_ino, false};
+  if (errno == ENOENT) return FileIdentity{0, 0, true};
+  return std::nullopt;
+}
+
 // A process group signalled SIGTERM whose supervisor was gone: SIGKILL at `at`.
 struct PendingKill {
   int pgid = 0;
@@ -77,6 +94,7 @@ class Daemon {
     auto lease = acquire_lease(store_, current_process(), options_.lease_ttl_ms, now);
     if (!lease) return lease.error();
     lease_ = *lease;
+    if (!options_.database_path.empty()) database_ = file_identity(options_.database_path);
     settings_.location = options_.location;
     settings_.fence = Fence{lease_.lease_id};
     settings_.claimant = "daemon@" + probe_.host_name() + ":" + std::to_string(getpid());
@@ -164,40 +182,73 @@ class Daemon {
   Status retake_lease_after_suspend() {
     if (!suspended_) return Ok{};
     suspended_ = false;
+    return retake_lease("after the suspend");
+  }
+
+  // Takes the lease again: a new generation when it ran out, unless another
+  // daemon took it meanwhile, which is a lost lease. A store error is logged
+  // and the heartbeat retried (a lease that ran out is taken again then).
+  Status retake_lease(const std::string& when) {
     auto lease = acquire_lease(store_, current_process(), options_.lease_ttl_ms, wall_clock_now());
     if (!lease) {
       if (lease.error().code == ErrorCode::kConflict) {
-        return conflict_error("daemon lease lost during a suspend: " + lease.error().message);
+        return conflict_error("daemon lease lost " + when + ": " + lease.error().message);
       }
-      log("the lease could not be renewed after the suspend (" + lease.error().message +
-          "); heartbeats go on");
+      retry_heartbeat("the lease could not be taken again " + when + " (" + lease.error().message +
+                      ")");
       return Ok{};
     }
     if (lease->lease_id != lease_.lease_id) {
-      log("lease " + lease->lease_id + " taken again after the suspend (generation " +
+      log("lease " + lease->lease_id + " taken again " + when + " (generation " +
           std::to_string(lease->generation) + ")");
     }
     lease_ = *lease;
     settings_.fence = Fence{lease_.lease_id};
+    heartbeat_failing_ = false;
     heartbeat_backoff_.reset();
     next_heartbeat_ = Steady::now() + ms(heartbeat_interval(options_.lease_ttl_ms));
     return Ok{};
   }
 
+  // Logs `what` and tries the heartbeat again after the backoff, within the
+  // heartbeat interval.
+  void retry_heartbeat(const std::string& what) {
+    heartbeat_failing_ = true;
+    const DurationMs delay =
+        std::min(heartbeat_backoff_.next(), heartbeat_interval(options_.lease_ttl_ms));
+    log(what + "; retrying in " + format_duration(delay));
+    next_heartbeat_ = Steady::now() + ms(delay);
+  }
+
+  // The database file removed or replaced (another inode at its path): the
+  // daemon would go on alone with a file no command or supervisor sees.
+  Status check_database_file() const {
+    if (!database_ || database_->missing) return Ok{};
+    const std::optional<FileIdentity> now = file_identity(options_.database_path);
+    if (!now || *now == *database_) return Ok{};
+    return unavailable_error("the database file " + options_.database_path + " was " +
+                             (now->missing ? "removed" : "replaced") +
+                             " while the daemon ran; stopping (start the daemon again to use "
+                             "the file now there)");
+  }
+
+  // Renews the lease when due. Heartbeats that failed on store errors (a
+  // full disk, an I/O error) until the lease ran out leave it to whoever
+  // takes it first: this daemon takes it again unless another one did.
   Status heartbeat_if_due() {
     if (Steady::now() < next_heartbeat_) return Ok{};
+    if (auto same = check_database_file(); !same) return same;
     auto beat =
         store_.heartbeat_daemon_lease(lease_.lease_id, options_.lease_ttl_ms, wall_clock_now());
     if (!beat) {
-      if (is_lease_lost(beat.error())) return beat;
-      // Within the heartbeat interval: the lease must not run out between tries.
-      const DurationMs delay =
-          std::min(heartbeat_backoff_.next(), heartbeat_interval(options_.lease_ttl_ms));
-      log("lease heartbeat failed (" + beat.error().message + "); retrying in " +
-          format_duration(delay));
-      next_heartbeat_ = Steady::now() + ms(delay);
-      return Ok{};
+      if (!is_lease_lost(beat.error())) {
+        retry_heartbeat("lease heartbeat failed (" + beat.error().message + ")");
+        return Ok{};
+      }
+      if (!heartbeat_failing_) return beat;
+      return retake_lease("after store errors");
     }
+    heartbeat_failing_ = false;
     heartbeat_backoff_.reset();
     next_heartbeat_ = Steady::now() + ms(heartbeat_interval(options_.lease_ttl_ms));
     recover_ = true;  // a supervisor started by an earlier daemon may be gone
@@ -231,10 +282,17 @@ class Daemon {
       }
       report = wake.error();
     }
-    if (is_lease_lost(report.error())) return report.error();
     const DurationMs delay = tick_backoff_.next();
-    log("store error: " + report.error().message + "; retrying in " + format_duration(delay));
     retry_at_ = Steady::now() + ms(delay);
+    if (is_lease_lost(report.error())) {
+      if (!heartbeat_failing_) return report.error();
+      // The lease ran out while heartbeats failed: the next heartbeat, due
+      // now, takes it again or finds it lost.
+      next_heartbeat_ = Steady::now();
+      log("the lease ran out while its heartbeats failed; taking it again");
+      return Ok{};
+    }
+    log("store error: " + report.error().message + "; retrying in " + format_duration(delay));
     return Ok{};
   }
 
@@ -419,6 +477,8 @@ class Daemon {
   bool more_ = false;
   bool stopping_ = false;
   bool suspended_ = false;
+  std::optional<FileIdentity> database_;      // the database file at the start
+  bool heartbeat_failing_ = false;            // the last heartbeat failed on a store error
   std::unordered_map<pid_t, Launched> ours_;  // by supervisor pid
   std::vector<Launched> exited_runs_;         // whose supervisor exited
   std::vector<PendingKill> kills_;

@@ -18,7 +18,10 @@
 //   leaving supervisors running; SIGHUP reopens the log; SIGPIPE is ignored
 //   (a log reader that went away costs lines, not the daemon);
 // - a suspend of the machine (engine/suspend_detector.h) restarts watching:
-//   slots that fell due while it slept are missed.
+//   slots that fell due while it slept are missed;
+// - a database file removed or replaced under it (another inode at its
+//   path) stops it with exit 75 at the next heartbeat: it would otherwise go
+//   on alone with a file no other process sees.
 #pragma once
 
 #include <algorithm>
@@ -44,6 +47,8 @@ struct DaemonOptions {
   int max_running = kDefaultMaxRunning;
   // Forks the supervisors (exec/supervisor_forker.h); none: each is exec'd.
   SupervisorForker* forker = nullptr;
+  // The SQLite file: a daemon whose file is removed or replaced stops.
+  std::string database_path;
 };
 
 struct DaemonResult {

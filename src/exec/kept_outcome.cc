@@ -1,12 +1,16 @@
 #include "exec/kept_outcome.h"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
+
+#include "store/regular_file.h"
 
 namespace orrery {
 namespace {
 
 using nlohmann::json;
+
+// Two output tails (256 KiB each), escaped as JSON, and the rest: far less.
+constexpr std::int64_t kMaxKeptOutcomeBytes = 16LL << 20;
 
 template <typename T>
 json optional_json(const std::optional<T>& value) {
@@ -43,9 +47,11 @@ Status keep_outcome(Env& env, const std::string& run_dir, const KeptOutcome& kep
 
 Result<std::optional<KeptOutcome>> read_kept_outcome(const std::string& run_dir) {
   const std::string path = kept_outcome_path(run_dir);
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return std::optional<KeptOutcome>{};
-  const json document = json::parse(file, nullptr, /*allow_exceptions=*/false);
+  // Read with read(2): an iostream throws on a read error (EIO).
+  auto text = read_regular_file(path, kMaxKeptOutcomeBytes);
+  if (!text) return internal_error("kept outcome " + text.error().message);
+  if (!*text) return std::optional<KeptOutcome>{};
+  const json document = json::parse(**text, nullptr, /*allow_exceptions=*/false);
   const Error damaged =
       internal_error("kept outcome " + path + " is damaged: it is not the document orrery writes");
   if (!document.is_object()) return damaged;

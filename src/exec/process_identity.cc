@@ -1,29 +1,33 @@
 #include "exec/process_identity.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 
 namespace orrery {
 namespace {
 
 std::optional<TimeMs> boot_time_ms() {
-  std::ifstream stat("/proc/stat");
-  std::string line;
-  while (std::getline(stat, line)) {
-    if (line.rfind("btime ", 0) == 0)
+  const std::optional<std::string> text = read_proc_file("/proc/stat");
+  if (!text) return std::nullopt;
+  for (size_t start = 0; start < text->size();) {
+    size_t end = text->find('\n', start);
+    if (end == std::string::npos) end = text->size();
+    const std::string line = text->substr(start, end - start);
+    if (line.rfind("btime ", 0) == 0) {
       return TimeMs(std::strtoll(line.c_str() + 6, nullptr, 10)) * 1000;
+    }
+    start = end + 1;
   }
   return std::nullopt;
 }
 
 std::string stat_of(int pid) {
-  std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
-  return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  return read_proc_file("/proc/" + std::to_string(pid) + "/stat").value_or("");
 }
 
 // A zombie has ended; only its parent has not reaped it yet.
@@ -47,6 +51,26 @@ std::optional<long long> start_ticks(int pid) {
 }
 
 }  // namespace
+
+std::optional<std::string> read_open_file(int fd) {
+  std::string text;
+  char buffer[4096];
+  while (true) {
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return std::nullopt;
+    if (got == 0) return text;
+    text.append(buffer, size_t(got));
+  }
+}
+
+std::optional<std::string> read_proc_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::optional<std::string> text = read_open_file(fd);
+  ::close(fd);
+  return text;
+}
 
 std::optional<TimeMs> process_start_time(int pid) {
   if (pid <= 0) return std::nullopt;

@@ -14,6 +14,13 @@ namespace orrery {
 
 inline constexpr DurationMs kStartTimeToleranceMs = 5000;
 
+// The whole text read from `fd` (to its end), or nothing when a read fails:
+// a /proc file of a process that ended after the open fails with ESRCH.
+// Never throws (an iostream would, on a read error).
+std::optional<std::string> read_open_file(int fd);
+// The text of a /proc file, or nothing when it cannot be opened or read.
+std::optional<std::string> read_proc_file(const std::string& path);
+
 // The start time of pid, or nothing when no such process exists.
 std::optional<TimeMs> process_start_time(int pid);
 // This process, as recorded in runs and leases.

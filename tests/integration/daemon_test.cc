@@ -254,6 +254,39 @@ TEST_F(DaemonCli, SighupReopensTheLogFile) {
   }
 }
 
+// A FIFO as the log never blocks the daemon: without a reader it is refused
+// at start (exit 2, nothing created) and at a SIGHUP (the old log stays);
+// with one, lines arrive.
+TEST_F(DaemonCli, ALogFifoWithoutAReaderIsRefusedAndNeverBlocksTheDaemon) {
+  const std::string fifo = tmp_ + "/log.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  for (const Args& extra : {Args{"--log", fifo}, Args{"--once", "--log", fifo}}) {
+    auto refused = start_daemon(extra);
+    EXPECT_EQ(refused->stop(0, std::chrono::seconds(5)), 2) << refused->log();
+    EXPECT_NE(refused->log().find("--log " + fifo + ": "), std::string::npos) << refused->log();
+    EXPECT_NE(refused->log().find("no process reads"), std::string::npos) << refused->log();
+    EXPECT_FALSE(std::filesystem::exists(home_));
+  }
+
+  const int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  auto daemon = start_daemon({"--log", fifo});
+  std::string read_back;
+  const auto give_up = Clock::now() + std::chrono::seconds(10);
+  while (read_back.find("ready: ") == std::string::npos && Clock::now() < give_up) {
+    char buffer[4096];
+    const ssize_t got = read(reader, buffer, sizeof buffer);
+    if (got > 0) read_back.append(buffer, size_t(got));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_NE(read_back.find("ready: "), std::string::npos) << daemon->log();
+  close(reader);
+  // The reader went away: reopening finds no reader and keeps the old log
+  // (SIGHUP is read before SIGTERM, the lower number first).
+  kill(daemon->pid(), SIGHUP);
+  EXPECT_EQ(daemon->stop(SIGTERM, std::chrono::seconds(5)), 0) << daemon->log();
+}
+
 TEST_F(DaemonCli, ALostLeaseStopsTheDaemonWithExit4AndLeavesItsRunsRunning) {
   const std::string loop = add_loop({"slow", "--every", "1s", "--", "sleep", "1"});
   auto daemon = start_daemon();

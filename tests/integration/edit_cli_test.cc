@@ -115,6 +115,27 @@ TEST_F(EditCli, BadInputChangesNothing) {
       {{"--", "/nonexistent/orrery-bin"}, "executable /nonexistent/orrery-bin"},
       {{"--description", ""}, "--description cannot be empty"},
       {{"--bogus"}, "unknown option '--bogus' for orrery edit"},
+      // Bytes that are not UTF-8, in every kind of stored text.
+      {{"--description", "caf\xe9"}, "--description 'caf\\xe9' is not valid UTF-8"},
+      {{"--env", "A=\xff"}, "--env 'A=\\xff' is not valid UTF-8"},
+      {{"--machine", "host=\xc3"}, "--machine 'host=\\xc3' is not valid UTF-8"},
+      {{"--shell", "echo \xfe"}, "--shell 'echo \\xfe' is not valid UTF-8"},
+      {{"--", "/bin/echo", "\x80"}, "is not valid UTF-8"},
+      // Every numeric option at and past its limits, and overflowing.
+      {{"--max-attempts", "-1"}, "--max-attempts -1 out of range 1-100"},
+      {{"--max-attempts", "101"}, "--max-attempts 101 out of range 1-100"},
+      {{"--max-attempts", "99999999999999999999"}, "--max-attempts '99999999999999999999' is too"},
+      {{"--catch-up-limit", "0"}, "--catch-up-limit 0 out of range 1-1000"},
+      {{"--catch-up-limit", "1001"}, "--catch-up-limit 1001 out of range 1-1000"},
+      {{"--log-limit", "1"}, "--log-limit 1 is out of range 64KiB to 16GiB"},
+      {{"--log-limit", "17GiB"}, "--log-limit 17GiB is out of range 64KiB to 16GiB"},
+      {{"--log-limit", "99999999999999999999999"}, "--log-limit: invalid size"},
+      {{"--every", "-1s"}, "a duration cannot be negative"},
+      {{"--every", "999ms"}, "--every 999ms is shorter than the minimum of 1s"},
+      {{"--timeout", "366d"}, "--timeout 366d is longer than the maximum of 365d"},
+      {{"--jitter", "366d"}, "--jitter 366d is longer than the maximum of 365d"},
+      {{"--lease", "31d"}, "--lease 31d is longer than the maximum of 30d"},
+      {{"--every", "99999999999999999999d"}, "--every: invalid duration"},
   };
   for (const auto& [options, message] : cases) {
     Args args{"edit", "poll"};
