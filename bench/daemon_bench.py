@@ -15,8 +15,10 @@ each is the median of REPEAT runs (default 3), every run in a fresh data directo
                     per minute over the window, counted in the database.
                     Baseline: `true` fork+exec'd by Python one after another.
   idle daemon       100 loops, none due: the daemon's RSS and CPU over the window,
-                    context switches. Baseline: the peak RSS of `orrery status` on the
-                    same data directory (the binary with the store open).
+                    context switches; the RSS of its fork server and prepared
+                    supervisor, and the PSS of all three. Baseline: the peak RSS of
+                    `orrery status` on the same data directory (the binary with the
+                    store open).
   100,000 loops     100,000 loops (1 % due at start, the rest spread over the next
                     hour): the daemon's peak RSS (VmHWM) after the window.
                     Baseline: the peak RSS of `orrery status` on the same database.
@@ -134,6 +136,26 @@ def proc_status(pid, field):
     with open(f"/proc/{pid}/status") as status:
         for line in status:
             if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def descendants(pid):
+    """Every process below pid (the fork server and its prepared supervisor)."""
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as children:
+            for child in children.read().split():
+                found.append(int(child))
+                found += descendants(int(child))
+    return found
+
+
+def pss_kib(pid):
+    """Proportional set size: shared pages divided among the processes sharing them."""
+    with open(f"/proc/{pid}/smaps_rollup") as rollup:
+        for line in rollup:
+            if line.startswith("Pss:"):
                 return int(line.split()[1])
     return 0
 
@@ -274,10 +296,14 @@ def idle(binary, window):
         switches = context_switches(pid) - switches_before
         rss = proc_status(pid, "VmRSS")
         hwm = proc_status(pid, "VmHWM")
+        helpers = descendants(pid)
+        helpers_rss = sum(proc_status(helper, "VmRSS") for helper in helpers)
+        pss = pss_kib(pid) + sum(pss_kib(helper) for helper in helpers)
         home.stop_daemon()
         base = peak_rss_kib([binary, "--home", home.home, "status"])
     return {"rss": rss / 1024, "hwm": hwm / 1024, "cpu": cpu / window, "switches": switches,
-            "base_rss": base / 1024}
+            "base_rss": base / 1024, "helpers": len(helpers), "helpers_rss": helpers_rss / 1024,
+            "pss_all": pss / 1024}
 
 
 def many_loops(binary, window, count=100_000):
@@ -357,6 +383,10 @@ def main():
         rss, base = median_of(quiet, "rss"), median_of(quiet, "base_rss")
         rows.append(("idle daemon RSS, 100 loops", f"{rss:.1f} MiB",
                      f"{base:.1f} MiB (`orrery status`, peak)", f"{rss / base:.2f}", "< 8 MiB"))
+        rows.append(("… its fork server and prepared supervisor, RSS (2 processes)",
+                     f"{median_of(quiet, 'helpers_rss'):.1f} MiB", "", "", ""))
+        rows.append(("… the three processes' PSS (shared pages counted once)",
+                     f"{median_of(quiet, 'pss_all'):.1f} MiB", "", "", ""))
         rows.append(("idle daemon CPU", f"{100 * median_of(quiet, 'cpu'):.3f} %", "—", "—",
                      "≈ 0"))
         rows.append(("idle daemon context switches per minute",

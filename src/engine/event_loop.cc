@@ -117,23 +117,30 @@ Result<LoopEvents> EventLoop::wait(std::optional<TimeMs> deadline) {
   for (pid_t pid : gone_) events.exited.push_back(pid);
   gone_.clear();
   if (auto armed = arm(deadline); !armed) return armed.error();
-  epoll_event ready[32];
+  // Every ready descriptor is reported, however many: a backlog of exited
+  // supervisors must not hide a signal behind it (docs/daemon.md).
+  epoll_event ready[kReadyBatch];
   const int timeout = events.exited.empty() ? -1 : 0;
-  const int count = epoll_wait(epoll_, ready, 32, timeout);
+  int count = epoll_wait(epoll_, ready, kReadyBatch, timeout);
   if (count < 0 && errno != EINTR) return loop_error("wait", errno);
-  for (int i = 0; i < count; ++i) {
-    const int fd = ready[i].data.fd;
-    if (fd == signal_fd_) {
-      read_signals(events);
-    } else if (fd == timer_fd_) {
-      read_timer(events);
-    } else if (fd == watched_fd_) {
-      events.readable = true;
-    } else {
-      reap_pidfd(fd, events);
-    }
+  while (count > 0) {
+    for (int i = 0; i < count; ++i) take(ready[i].data.fd, events);
+    if (count < kReadyBatch) break;
+    count = epoll_wait(epoll_, ready, kReadyBatch, 0);
   }
   return events;
+}
+
+void EventLoop::take(int fd, LoopEvents& events) {
+  if (fd == signal_fd_) {
+    read_signals(events);
+  } else if (fd == timer_fd_) {
+    read_timer(events);
+  } else if (fd == watched_fd_) {
+    events.readable = true;
+  } else {
+    reap_pidfd(fd, events);
+  }
 }
 
 void EventLoop::read_signals(LoopEvents& events) {
@@ -154,7 +161,10 @@ void EventLoop::read_timer(LoopEvents& events) {
 
 void EventLoop::reap_pidfd(int pidfd, LoopEvents& events) {
   const auto found = pidfds_.find(pidfd);
-  if (found == pidfds_.end()) return;
+  if (found == pidfds_.end()) {
+    epoll_ctl(epoll_, EPOLL_CTL_DEL, pidfd, nullptr);  // never reported twice
+    return;
+  }
   events.exited.push_back(found->second);
   epoll_ctl(epoll_, EPOLL_CTL_DEL, pidfd, nullptr);
   ::close(pidfd);

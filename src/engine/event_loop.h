@@ -58,7 +58,10 @@ class EventLoop {
 
  private:
   EventLoop() = default;
+  static constexpr int kReadyBatch = 64;
+
   Status arm(std::optional<TimeMs> deadline);
+  void take(int fd, LoopEvents& events);
   void read_signals(LoopEvents& events);
   void read_timer(LoopEvents& events);
   void reap_pidfd(int pidfd, LoopEvents& events);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <vector>
 
 #include "engine/wake.h"
 #include "exec/clock.h"
@@ -51,6 +52,37 @@ TEST(EventLoop, WakesAtAWallClockDeadline) {
     EXPECT_GE(waited.count(), std::max<DurationMs>(0, ahead) - 2) << ahead;
     EXPECT_LT(waited.count(), 1000) << ahead;
   }
+}
+
+// A backlog of exited processes larger than one epoll batch is reported in
+// one wait, and a signal that arrived after them is not hidden behind it.
+TEST(EventLoop, ReportsEveryExitAndASignalBehindThemInOneWait) {
+  auto loop = EventLoop::create();
+  ASSERT_TRUE(loop.ok());
+  std::vector<pid_t> children;
+  for (int i = 0; i < 300; ++i) {
+    const pid_t child = fork();
+    if (child == 0) _exit(0);
+    ASSERT_GT(child, 0);
+    children.push_back(child);
+    loop->watch_process(child);
+  }
+  for (pid_t child : children) {  // every one has exited (not reaped: still watchable)
+    siginfo_t info{};
+    ASSERT_EQ(waitid(P_PID, id_t(child), &info, WEXITED | WNOWAIT), 0);
+  }
+  ASSERT_EQ(::kill(getpid(), SIGHUP), 0);
+  auto events = loop->wait(std::nullopt);
+  ASSERT_TRUE(events.ok());
+  std::vector<pid_t> exited = events->exited;
+  std::sort(exited.begin(), exited.end());
+  std::vector<pid_t> expected = children;
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(exited, expected);
+  EXPECT_NE(std::find(events->signals.begin(), events->signals.end(), SIGHUP),
+            events->signals.end());
+  EXPECT_EQ(loop->watched_processes(), 0u);
+  for (pid_t child : children) waitpid(child, nullptr, 0);
 }
 
 TEST(EventLoop, WakesOnAWakeUp) {
