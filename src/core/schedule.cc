@@ -1,6 +1,7 @@
 #include "core/schedule.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/duration.h"
 #include "core/enum_names.h"
@@ -202,6 +203,11 @@ Result<std::int64_t> SlotSeries::count(TimeMs first, TimeMs last) const {
   if (schedule_.type != ScheduleType::kCron) return std::int64_t{1};
   std::int64_t slots = 1;
   for (TimeMs slot = first;;) {
+    if (slots == kMaxSlotsCounted) {
+      // The rest at the rate of those counted (slot > first here).
+      const double per_ms = double(slots - 1) / double(slot - first);
+      return slots + std::llround(double(last - slot) * per_ms);
+    }
     auto next = cron_after(slot);
     if (!next) return next.error();
     if (!next->has_value() || **next > last) return slots;

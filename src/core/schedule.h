@@ -52,6 +52,8 @@ const char* anchor_name(IntervalAnchor anchor);
 // The per-loop jitter offset in [0, jitter_ms), stable for a loop id.
 DurationMs jitter_offset(std::string_view loop_id, DurationMs jitter_ms);
 
+inline constexpr std::int64_t kMaxSlotsCounted = 100'000;
+
 class SlotSeries {
  public:
   // Validates the schedule (durations, cron, zone) and binds it to a loop id.
@@ -69,7 +71,10 @@ class SlotSeries {
                                              std::optional<DurationMs> requested_delay = {}) const;
   // The newest slot at or before `at`, given the series' slot `first` <= at.
   Result<TimeMs> latest_at_or_before(TimeMs first, TimeMs at) const;
-  // How many slots lie in [first, last], both slots of the series.
+  // How many slots lie in [first, last], both slots of the series. A cron
+  // series counts its first kMaxSlotsCounted slots one by one and estimates
+  // the rest at their rate, so the work is bounded (a loop whose next slot
+  // is decades old costs a tick milliseconds, not seconds).
   Result<std::int64_t> count(TimeMs first, TimeMs last) const;
   // Up to n slots strictly after `from`, as a preview.
   Result<std::vector<TimeMs>> preview(TimeMs from, int n) const;

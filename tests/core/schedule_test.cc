@@ -153,6 +153,23 @@ TEST(Schedule, CountSlotsInARange) {
   EXPECT_EQ(*compile(cron("0 * * * *")).count(first, first), 1);
 }
 
+// Counting is bounded: past kMaxSlotsCounted slots a cron series estimates
+// the rest at the rate of those counted (exact for a steady rate), so a span
+// of eight thousand years of minutes is counted at once.
+TEST(SlotSeriesCount, ManyCronSlotsAreCountedWithBoundedWork) {
+  const TimeMs first = at("1970-01-01T00:00:00Z");
+  for (const TimeMs last :
+       {at("1970-03-11T10:39:00Z"), at("2026-01-01T00:00:00Z"), at("9999-12-31T23:59:00Z")}) {
+    const auto counted = compile(cron("* * * * *")).count(first, last);
+    ASSERT_TRUE(counted.ok());
+    EXPECT_EQ(*counted, (last - first) / kMinute + 1) << last;
+  }
+  // Below the bound every slot is counted: a daily cron over four years.
+  EXPECT_EQ(
+      *compile(cron("0 9 * * *")).count(at("2024-01-01T09:00:00Z"), at("2027-12-31T09:00:00Z")),
+      1461);
+}
+
 TEST(Schedule, PreviewListsSlotsStrictlyAfterFrom) {
   const TimeMs from = at("2026-01-01T10:00:00Z");
   auto every = compile(interval(10 * kMinute)).preview(from, 3);
