@@ -161,8 +161,8 @@ void reap_children() {
 }
 
 // The server: it keeps one supervisor forked and prepared ahead of the next
-// request (the spare), hands it each request with its log file, answers
-// with its pid and pidfd, and only then forks the next spare.
+// request (the spare), hands it each request, answers with its pid and
+// pidfd, and only then forks the next spare.
 class Server {
  public:
   Server(int socket, const SupervisorForker::Prepare& prepare)
@@ -239,7 +239,10 @@ class Server {
   }
 
   bool spare_alive() const {
-    if (spare_.pid == 0 || spare_.pidfd < 0) return false;
+    if (spare_.pid == 0) return false;
+    // Without a pidfd (a kernel before 5.3) a dead spare shows when the
+    // request cannot be sent to it.
+    if (spare_.pidfd < 0) return ::kill(spare_.pid, 0) == 0;
     pollfd ended{spare_.pidfd, POLLIN, 0};
     return poll(&ended, 1, 0) == 0;
   }
@@ -357,7 +360,8 @@ Result<ForkedSupervisor> SupervisorForker::fork_supervisor(const ForkRequest& re
   }
   if (answer.pid <= 0) {
     if (pidfd >= 0) ::close(pidfd);
-    return internal_error(std::string("cannot start the supervisor: fork failed: ") +
+    return internal_error(std::string("cannot start the supervisor: the fork server could not "
+                                      "fork one: ") +
                           std::strerror(answer.error));
   }
   return ForkedSupervisor{answer.pid, pidfd};
