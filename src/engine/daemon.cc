@@ -320,7 +320,7 @@ class Daemon {
         continue;
       }
       const pid_t pid = started->pid;
-      ours_.emplace(pid, Launched{run.run.id, run.claim, {pid, process_start_time(pid)}});
+      ours_.emplace(pid, Launched{run.run.id, run.claim, {pid, started->started_at}});
       if (started->pidfd >= 0) {
         loop_.watch_process(pid, started->pidfd);
       } else {
@@ -340,7 +340,7 @@ class Daemon {
     if (forker == nullptr || forker->server_gone()) {
       auto pid = launch_run(store_, options_.location, run, /*detach=*/true);
       if (!pid) return pid.error();
-      return ForkedSupervisor{*pid, -1};
+      return ForkedSupervisor{*pid, -1, process_start_time(*pid)};
     }
     auto forked = launch_forked_run(store_, options_.location, run, *forker);
     if (forker->server_gone()) {

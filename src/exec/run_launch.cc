@@ -96,7 +96,7 @@ Result<ForkedSupervisor> launch_forked_run(Store& store, const StoreLocation& lo
     return start_supervisor(supervisor_launch(location, claimed, /*detach=*/true));
   });
   if (!pid) return pid.error();
-  return ForkedSupervisor{*pid, -1};
+  return ForkedSupervisor{*pid, -1, process_start_time(*pid)};
 }
 
 Status start_in_run_log(const std::string& run_dir) {

@@ -12,6 +12,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -30,8 +31,9 @@ constexpr std::size_t kMaxRequestBytes = 16 * 1024;
 constexpr int kServerExitWaitMs = 1000;
 
 struct Answer {
-  int pid = 0;    // the supervisor, or 0
-  int error = 0;  // why not: the errno of the fork
+  int pid = 0;                  // the supervisor, or 0
+  int error = 0;                // why not: the errno of the fork
+  std::int64_t started_at = 0;  // the supervisor's start time (0: unknown)
 };
 
 std::string encode(const ForkRequest& request) {
@@ -207,6 +209,7 @@ class Server {
     pid_t pid = 0;
     int pidfd = -1;
     int channel = -1;  // the server's end
+    TimeMs started_at = 0;
   };
 
   static int watch_child_exits() {
@@ -234,7 +237,9 @@ class Server {
     }
     // Not yet reaped (only this process reaps, and it watches the pidfd
     // first): the pidfd names this very child.
-    spare_ = {child, pidfd_open(child), ends[0]};
+    // Read now, while it cannot have been reaped: a supervisor that ends at
+    // once still has a start time to be recorded by.
+    spare_ = {child, pidfd_open(child), ends[0], process_start_time(child).value_or(0)};
     return 0;
   }
 
@@ -264,7 +269,7 @@ class Server {
       }
       if (send(spare_.channel, message.data(), message.size(), MSG_NOSIGNAL) ==
           ssize_t(message.size())) {
-        answer = {spare_.pid, 0};
+        answer = {spare_.pid, 0, spare_.started_at};
         pidfd = spare_.pidfd;
         spare_.pidfd = -1;
       }
@@ -364,7 +369,9 @@ Result<ForkedSupervisor> SupervisorForker::fork_supervisor(const ForkRequest& re
                                       "fork one: ") +
                           std::strerror(answer.error));
   }
-  return ForkedSupervisor{answer.pid, pidfd};
+  ForkedSupervisor forked{answer.pid, pidfd, std::nullopt};
+  if (answer.started_at != 0) forked.started_at = answer.started_at;
+  return forked;
 }
 
 }  // namespace orrery

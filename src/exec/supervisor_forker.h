@@ -23,6 +23,7 @@
 #include <sys/types.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "core/result.h"
@@ -43,6 +44,7 @@ struct ForkRequest {
 struct ForkedSupervisor {
   pid_t pid = 0;
   int pidfd = -1;
+  std::optional<TimeMs> started_at;  // read by the server before it could be reaped
 };
 
 class SupervisorForker {

@@ -63,6 +63,8 @@ TEST(SupervisorForker, ASupervisorStartsAloneInItsSessionWithNothingOpen) {
     ASSERT_TRUE(forked.ok()) << forked.error().message;
     EXPECT_GT(forked->pid, 0);
     ASSERT_GE(forked->pidfd, 0);
+    // Read before the supervisor could end: usable even if it ends at once.
+    EXPECT_TRUE(forked->started_at.has_value());
     ASSERT_TRUE(ended(forked->pidfd));
     ::close(forked->pidfd);
     EXPECT_EQ(read_file(facts_of(run_dir)),

@@ -170,7 +170,9 @@ class SupervisorCli : public HomeFixture {
     EXPECT_TRUE(eventually([&] {
       run = show(run_id);
       return !run["pid"].is_null() || run["status"] != "running";
-    })) << run.dump();
+    })) << run.dump()
+        << "\nsupervisor.log: "
+        << testing::read_file(home_ + "/runs/" + run_id + "/supervisor.log");
     if (run["pid"].is_number_integer()) groups_to_kill_.push_back(run["pid"].get<pid_t>());
     return run;
   }
