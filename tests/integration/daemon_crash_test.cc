@@ -30,34 +30,7 @@ constexpr int kExitConflict = 4;
 
 bool alive(pid_t pid) { return ::kill(pid, 0) == 0; }
 
-class DaemonCrash : public DaemonFixture {
- protected:
-  // Each loop's history against what its target recorded: every slot from
-  // the first to the last has exactly one row and it is terminal; a
-  // succeeded slot was executed exactly once, a skipped one never, and no
-  // slot twice with success.
-  void expect_each_slot_once(const std::string& name, const std::string& record) const {
-    const json all = runs(name);
-    ASSERT_FALSE(all.empty()) << name;
-    const TimeMs first = ms_of(all[0]["scheduled_for"]);
-    std::map<std::string, int> executed;
-    for (const Execution& execution : executions(record)) ++executed[execution.slot];
-    for (size_t i = 0; i < all.size(); ++i) {
-      const json& run = all[i];
-      const std::string slot = run["scheduled_for"];
-      EXPECT_EQ(ms_of(run["scheduled_for"]), first + TimeMs(i) * kSecond) << all.dump(1);
-      EXPECT_FALSE(in_flight(run)) << run.dump();
-      if (run["status"] == "succeeded") {
-        EXPECT_EQ(executed[slot], 1) << slot << " of " << name;
-      } else if (run["status"] == "skipped") {
-        EXPECT_EQ(executed[slot], 0) << slot << " of " << name;
-      } else {
-        ADD_FAILURE() << "unexpected " << run.dump();
-      }
-    }
-    for (const auto& [slot, count] : executed) EXPECT_LE(count, 1) << slot << " of " << name;
-  }
-};
+class DaemonCrash : public DaemonFixture {};
 
 TEST_F(DaemonCrash, ADaemonKilledWithRunsInFlightLeavesThemToFinishAndARestartRunsNoSlotTwice) {
   constexpr int kLoops = 3;

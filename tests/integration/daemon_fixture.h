@@ -350,6 +350,33 @@ class DaemonFixture : public HomeFixture {
     return result;
   }
 
+  // A loop of slots `period_ms` apart, its history against what its target
+  // recorded (record_to): every slot from the first to the last has exactly
+  // one row and it is terminal; a succeeded slot was executed exactly once, a
+  // skipped one never, and no slot twice.
+  void expect_each_slot_once(const std::string& name, const std::string& record,
+                             TimeMs period_ms = 1000) const {
+    const json all = runs(name);
+    ASSERT_FALSE(all.empty()) << name;
+    const TimeMs first = ms_of(all[0]["scheduled_for"]);
+    std::map<std::string, int> executed;
+    for (const Execution& execution : executions(record)) ++executed[execution.slot];
+    for (size_t i = 0; i < all.size(); ++i) {
+      const json& run = all[i];
+      const std::string slot = run["scheduled_for"];
+      EXPECT_EQ(ms_of(run["scheduled_for"]), first + TimeMs(i) * period_ms) << all.dump(1);
+      EXPECT_FALSE(in_flight(run)) << run.dump();
+      if (run["status"] == "succeeded") {
+        EXPECT_EQ(executed[slot], 1) << slot << " of " << name;
+      } else if (run["status"] == "skipped") {
+        EXPECT_EQ(executed[slot], 0) << slot << " of " << name;
+      } else {
+        ADD_FAILURE() << "unexpected " << run.dump();
+      }
+    }
+    for (const auto& [slot, count] : executed) EXPECT_LE(count, 1) << slot << " of " << name;
+  }
+
   // Stops whatever runs left behind: supervisors and target process groups.
   void stop_everything_the_runs_started() {
     const RunResult listed = run({"--json", "runs", "--limit", "10000"});

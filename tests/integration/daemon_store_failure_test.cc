@@ -50,30 +50,6 @@ class DaemonStoreFailure : public DaemonFixture {
     ASSERT_EQ(::prlimit(pid, RLIMIT_FSIZE, &limit, nullptr), 0);
   }
 
-  // Every slot of the loop from the first to the last has one terminal row;
-  // a succeeded slot was executed once, a skipped one never.
-  void expect_each_slot_once(const std::string& name, const std::string& record) const {
-    const json all = runs(name);
-    ASSERT_FALSE(all.empty()) << name;
-    const TimeMs first = ms_of(all[0]["scheduled_for"]);
-    std::map<std::string, int> executed;
-    for (const Execution& execution : executions(record)) ++executed[execution.slot];
-    for (size_t i = 0; i < all.size(); ++i) {
-      const json& run = all[i];
-      const std::string slot = run["scheduled_for"];
-      EXPECT_EQ(ms_of(run["scheduled_for"]), first + TimeMs(i) * kSecond) << all.dump(1);
-      EXPECT_FALSE(in_flight(run)) << run.dump();
-      if (run["status"] == "succeeded") {
-        EXPECT_EQ(executed[slot], 1) << slot;
-      } else if (run["status"] == "skipped") {
-        EXPECT_EQ(executed[slot], 0) << slot;
-      } else {
-        ADD_FAILURE() << "unexpected " << run.dump();
-      }
-    }
-    for (const auto& [slot, count] : executed) EXPECT_LE(count, 1) << slot;
-  }
-
   size_t succeeded(const std::string& name) const {
     size_t count = 0;
     for (const json& run : runs(name)) count += run["status"] == "succeeded";
