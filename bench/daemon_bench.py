@@ -41,21 +41,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from bench_common import millis, percentile
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 # "TIME run ID of loop NAME started (slot …" in the daemon's log.
 STARTED = re.compile(r"^(\S+) run (\w+) of loop .* started \(slot ")
-
-
-def millis(iso):
-    return datetime.strptime(iso, "%Y-%m-%dT%H:%M:%S.%fZ").replace(
-        tzinfo=timezone.utc).timestamp() * 1000
-
-
-def percentile(values, fraction):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
 
 
 def now_ms():

@@ -15,21 +15,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from bench_common import millis, percentile
 
 
 def orrery(binary, home, *args):
     return subprocess.run([binary, "--home", home, *args], capture_output=True, text=True)
-
-
-def millis(iso):
-    return datetime.strptime(iso, "%Y-%m-%dT%H:%M:%S.%fZ").replace(
-        tzinfo=timezone.utc).timestamp() * 1000
-
-
-def percentile(values, fraction):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
 
 
 def main():
