@@ -13,73 +13,12 @@
 namespace orrery::sqlite {
 namespace {
 
-bool starts_with_word(std::string_view text, std::string_view word) {
-  if (text.size() < word.size()) return false;
-  for (size_t i = 0; i < word.size(); ++i) {
-    if (std::toupper(static_cast<unsigned char>(text[i])) != word[i]) return false;
-  }
-  return text.size() == word.size() || !std::isalnum(static_cast<unsigned char>(text[word.size()]));
-}
-
-// The first orrery table the statement names, as a user would say it.
-std::string_view subject_of(std::string_view sql) {
-  static constexpr std::pair<std::string_view, std::string_view> kTables[] = {
-      {"daemon_lease", "the daemon lease"},
-      {"schema_migrations", "the schema history"},
-      {"cooldowns", "cooldowns"},
-      {"loops", "loops"},
-      {"runs", "runs"},
-      {"sqlite_master", "the schema"},
-  };
-  size_t best = std::string_view::npos;
-  std::string_view subject = "the database";
-  for (const auto& [table, words] : kTables) {
-    for (size_t at = sql.find(table); at != std::string_view::npos; at = sql.find(table, at + 1)) {
-      const bool starts =
-          at == 0 || !(std::isalnum(static_cast<unsigned char>(sql[at - 1])) || sql[at - 1] == '_');
-      const size_t end = at + table.size();
-      const bool ends = end == sql.size() ||
-                        !(std::isalnum(static_cast<unsigned char>(sql[end])) || sql[end] == '_');
-      if (starts && ends) {
-        if (at < best) {
-          best = at;
-          subject = words;
-        }
-        break;
-      }
-    }
-  }
-  return subject;
-}
+using sql::describe_operation;
+using sql::starts_with_keyword;
 
 bool is_damage(int primary) { return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB; }
 
 }  // namespace
-
-std::string describe_operation(std::string_view sql) {
-  while (!sql.empty() && std::isspace(static_cast<unsigned char>(sql.front()))) {
-    sql.remove_prefix(1);
-  }
-  const std::string subject(subject_of(sql));
-  if (starts_with_word(sql, "SELECT") || starts_with_word(sql, "WITH")) return "reading " + subject;
-  if (starts_with_word(sql, "INSERT")) return "writing " + subject;
-  if (starts_with_word(sql, "UPDATE")) return "updating " + subject;
-  if (starts_with_word(sql, "DELETE")) return "deleting " + subject;
-  if (starts_with_word(sql, "BEGIN")) return "starting a write transaction";
-  if (starts_with_word(sql, "COMMIT")) return "committing a write transaction";
-  if (starts_with_word(sql, "ROLLBACK")) return "rolling back a write transaction";
-  if (starts_with_word(sql, "CREATE") || starts_with_word(sql, "ALTER") ||
-      starts_with_word(sql, "DROP")) {
-    return "changing the schema";
-  }
-  if (starts_with_word(sql, "PRAGMA")) {
-    if (sql.find("journal_mode") != std::string_view::npos) return "switching to the WAL journal";
-    if (sql.find("user_version") != std::string_view::npos) return "reading the schema version";
-    if (sql.find("quick_check") != std::string_view::npos) return "checking the database";
-    return "configuring the connection";
-  }
-  return "using the database";
-}
 
 // The one place SQLite result codes become orrery's error classes
 // (docs/storage.md, "Errors").
@@ -156,23 +95,23 @@ void Statement::record_bind(int index, int code) {
   }
 }
 
-Statement& Statement::bind(int index, std::int64_t value) {
+sql::Statement& Statement::bind(int index, std::int64_t value) {
   record_bind(index, sqlite3_bind_int64(stmt_, index, value));
   return *this;
 }
 
-Statement& Statement::bind(int index, double value) {
+sql::Statement& Statement::bind(int index, double value) {
   record_bind(index, sqlite3_bind_double(stmt_, index, value));
   return *this;
 }
 
-Statement& Statement::bind(int index, std::string_view value) {
+sql::Statement& Statement::bind(int index, std::string_view value) {
   record_bind(index, sqlite3_bind_text64(stmt_, index, value.data(), value.size(), SQLITE_TRANSIENT,
                                          SQLITE_UTF8));
   return *this;
 }
 
-Statement& Statement::bind_null(int index) {
+sql::Statement& Statement::bind_null(int index) {
   record_bind(index, sqlite3_bind_null(stmt_, index));
   return *this;
 }
@@ -190,14 +129,6 @@ Result<bool> Statement::step() {
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
   return db_->error_for(sqlite3_extended_errcode(sqlite3_db_handle(stmt_)), sqlite3_sql(stmt_));
-}
-
-Status Statement::run() {
-  while (true) {
-    auto row = step();
-    if (!row) return row.error();
-    if (!*row) return Ok{};
-  }
 }
 
 void Statement::reset() {
@@ -218,11 +149,6 @@ double Statement::real(int column) const { return sqlite3_column_double(stmt_, c
 std::string Statement::text(int column) const {
   const auto* data = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column));
   return data ? std::string(data, size_t(sqlite3_column_bytes(stmt_, column))) : std::string();
-}
-
-std::optional<std::int64_t> Statement::optional_int64(int column) const {
-  if (is_null(column)) return std::nullopt;
-  return int64(column);
 }
 
 Result<std::unique_ptr<Database>> Database::open(const std::string& path,
@@ -264,8 +190,8 @@ Status Database::exec(std::string_view sql) {
   return Ok{};
 }
 
-Result<StatementUse> Database::prepare(std::string_view sql) {
-  if (damaged_ && !starts_with_word(sql, "SELECT") && !starts_with_word(sql, "PRAGMA")) {
+Result<sql::StatementUse> Database::prepare(std::string_view sql) {
+  if (damaged_ && !starts_with_keyword(sql, "SELECT") && !starts_with_keyword(sql, "PRAGMA")) {
     return damaged_error(describe_operation(sql));
   }
   auto found = statements_.find(std::string(sql));
@@ -277,10 +203,10 @@ Result<StatementUse> Database::prepare(std::string_view sql) {
     }
     found = statements_.emplace(std::string(sql), std::make_unique<Statement>(*this, stmt)).first;
   }
-  return StatementUse(*found->second);
+  return sql::StatementUse(*found->second);
 }
 
-int Database::changes() const { return sqlite3_changes(db_); }
+std::int64_t Database::changes() const { return sqlite3_changes(db_); }
 
 bool Database::in_transaction() const { return sqlite3_get_autocommit(db_) == 0; }
 
@@ -343,23 +269,13 @@ Status Database::check_integrity() {
   return result;
 }
 
-Result<std::unique_ptr<Transaction>> Transaction::begin(Database& db) {
-  if (db.damaged()) return db.damaged_error("starting a write transaction");
-  if (auto status = db.exec("BEGIN IMMEDIATE"); !status) return status.error();
-  return std::unique_ptr<Transaction>(new Transaction(db));
+Status Database::begin_write() {
+  if (damaged_) return damaged_error("starting a write transaction");
+  return exec("BEGIN IMMEDIATE");
 }
 
-Transaction::~Transaction() {
-  if (!done_ && db_.in_transaction()) (void)db_.exec("ROLLBACK");
-}
+Status Database::commit() { return exec("COMMIT"); }
 
-Status Transaction::commit() {
-  if (done_) return internal_error("a write transaction was finished twice");
-  done_ = true;
-  Status committed = db_.exec("COMMIT");
-  // A failed COMMIT (say SQLITE_FULL) can leave the transaction open.
-  if (!committed && db_.in_transaction()) (void)db_.exec("ROLLBACK");
-  return committed;
-}
+void Database::rollback() { (void)exec("ROLLBACK"); }
 
 }  // namespace orrery::sqlite

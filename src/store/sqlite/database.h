@@ -1,5 +1,6 @@
 // Database: one SQLite connection with a cache of prepared statements, and
-// Statement: a cached prepared statement bound, stepped and reset per use.
+// Statement: a cached prepared statement bound, stepped and reset per use
+// (the SQLite side of store/sql/connection.h).
 //
 // Invariants: a statement is reset and its bindings cleared before it is
 // handed out again; the first failed bind fails the next step; every SQLite
@@ -17,6 +18,7 @@
 #include <unordered_map>
 
 #include "core/result.h"
+#include "store/sql/connection.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -25,39 +27,26 @@ namespace orrery::sqlite {
 
 class Database;
 
-class Statement {
+class Statement final : public sql::Statement {
  public:
   Statement(Database& db, sqlite3_stmt* stmt) : db_(&db), stmt_(stmt) {}
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
-  ~Statement();
+  ~Statement() override;
 
-  // Binds by 1-based index; optional values bind NULL when empty.
-  Statement& bind(int index, std::int64_t value);
-  Statement& bind(int index, int value) { return bind(index, std::int64_t{value}); }
-  Statement& bind(int index, double value);
-  Statement& bind(int index, std::string_view value);
-  Statement& bind(int index, const char* value) { return bind(index, std::string_view(value)); }
-  Statement& bind(int index, const std::string& value) {
-    return bind(index, std::string_view(value));
-  }
-  Statement& bind_null(int index);
-  template <typename T>
-  Statement& bind(int index, const std::optional<T>& value) {
-    return value ? bind(index, *value) : bind_null(index);
-  }
+  using sql::Statement::bind;
+  sql::Statement& bind(int index, std::int64_t value) override;
+  sql::Statement& bind(int index, double value) override;
+  sql::Statement& bind(int index, std::string_view value) override;
+  sql::Statement& bind_null(int index) override;
 
-  // One step: true when a row is ready, false when done.
-  Result<bool> step();
-  // Runs to completion, ignoring rows.
-  Status run();
-  void reset();
+  Result<bool> step() override;
+  void reset() override;
 
-  bool is_null(int column) const;
-  std::int64_t int64(int column) const;
-  double real(int column) const;
-  std::string text(int column) const;
-  std::optional<std::int64_t> optional_int64(int column) const;
+  bool is_null(int column) const override;
+  std::int64_t int64(int column) const override;
+  double real(int column) const override;
+  std::string text(int column) const override;
 
  private:
   void record_bind(int index, int code);
@@ -68,25 +57,6 @@ class Statement {
   int bind_error_index_ = 0;
 };
 
-// A statement in use: reset when it goes out of scope.
-class StatementUse {
- public:
-  explicit StatementUse(Statement& statement) : statement_(&statement) {}
-  StatementUse(StatementUse&& other) noexcept : statement_(other.statement_) {
-    other.statement_ = nullptr;
-  }
-  StatementUse(const StatementUse&) = delete;
-  StatementUse& operator=(const StatementUse&) = delete;
-  ~StatementUse() {
-    if (statement_ != nullptr) statement_->reset();
-  }
-  Statement* operator->() { return statement_; }
-  Statement& operator*() { return *statement_; }
-
- private:
-  Statement* statement_;
-};
-
 enum class Synchronous { kNormal, kFull };
 
 struct OpenOptions {
@@ -95,7 +65,7 @@ struct OpenOptions {
   std::string vfs = "";  // empty: SQLite's default; tests name the fault-injecting one
 };
 
-class Database {
+class Database final : public sql::Connection {
  public:
   // Opens (creating) the file with busy_timeout and foreign keys on; nothing
   // is written to the file here (see ensure_wal).
@@ -105,13 +75,21 @@ class Database {
                                                 int busy_timeout_ms) {
     return open(path, OpenOptions{synchronous, busy_timeout_ms, ""});
   }
-  ~Database();
+  ~Database() override;
 
-  Status exec(std::string_view sql);
-  // A cached statement for this SQL text.
-  Result<StatementUse> prepare(std::string_view sql);
-  int changes() const;
-  bool in_transaction() const;
+  Status exec(std::string_view sql) override;
+  Result<sql::StatementUse> prepare(std::string_view sql) override;
+  std::int64_t changes() const override;
+  bool in_transaction() const override;
+  // BEGIN IMMEDIATE: the write lock on the whole file, so no row lock is needed.
+  Status begin_write() override;
+  Status commit() override;
+  void rollback() override;
+  std::string_view row_lock(sql::RowLock) const override { return ""; }
+  // An embedded file has no clock of its own: the caller's is used.
+  Result<std::optional<std::int64_t>> server_time_ms() override {
+    return std::optional<std::int64_t>{};
+  }
   sqlite3* handle() const { return db_; }
   const std::string& path() const { return path_; }
   size_t cached_statements() const { return statements_.size(); }
@@ -121,7 +99,7 @@ class Database {
   // file (up to the busy timeout).
   Status ensure_wal();
   // PRAGMA quick_check: Ok, or the damaged-database error.
-  Status check_integrity();
+  Status check_integrity() override;
   // The error of the connection's last failure (`code`) while running `sql`.
   Error error_for(int code, std::string_view sql);
   // Set once a failure showed the file damaged: no write transaction starts.
@@ -144,21 +122,9 @@ class Database {
   std::unordered_map<std::string, std::unique_ptr<Statement>> statements_;
 };
 
-// BEGIN IMMEDIATE ... COMMIT, rolled back unless committed. A COMMIT that
-// fails rolls back, so the connection never stays inside the transaction.
-class Transaction {
- public:
-  static Result<std::unique_ptr<Transaction>> begin(Database& db);
-  ~Transaction();
-  Status commit();
-
- private:
-  explicit Transaction(Database& db) : db_(db) {}
-  Database& db_;
-  bool done_ = false;
-};
-
-// The operation a statement performs, in orrery's words ("writing runs").
-std::string describe_operation(std::string_view sql);
+// Kept for the code written against SQLite alone (migrations, tests).
+using sql::describe_operation;
+using sql::StatementUse;
+using sql::Transaction;
 
 }  // namespace orrery::sqlite

@@ -17,7 +17,7 @@
 #include "core/loop_spec.h"
 #include "store/sqlite/fault_vfs.h"
 #include "store/sqlite/migrations.h"
-#include "store/sqlite/rows.h"
+#include "store/sql/rows.h"
 #include "support/fake_probe.h"
 #include "support/temp_dir.h"
 #include "support/test_files.h"
@@ -464,7 +464,7 @@ TEST(SqliteStorePlans, TheDaemonsReadsUseTheirIndexes) {
   };
   uses(std::string("SELECT id FROM runs INDEXED BY runs_unsettled WHERE settled = 0 AND "
                    "status IN ") +
-           sqlite::kTerminalRunStatuses + " ORDER BY finished_at, id LIMIT 10",
+           sql::kTerminalRunStatuses + " ORDER BY finished_at, id LIMIT 10",
        "USING INDEX runs_unsettled");
   // The active runs are few: they are sorted after the read.
   uses(

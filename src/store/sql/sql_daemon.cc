@@ -1,4 +1,4 @@
-// SqliteStore: what the daemon's tick needs — plan commits, settling
+// SqlStore: what the daemon's tick needs — plan commits, settling
 // finished runs, a run's own next-in choice, and the reads that tell the
 // daemon what is active and when to wake (docs/storage.md, "Plan commits",
 // "Queued runs", "Settling a finished run").
@@ -6,8 +6,8 @@
 
 #include "core/duration.h"
 #include "core/limits.h"
-#include "store/sqlite/rows.h"
-#include "store/sqlite/sqlite_store.h"
+#include "store/sql/rows.h"
+#include "store/sql/sql_store.h"
 
 namespace orrery {
 namespace {
@@ -18,11 +18,11 @@ constexpr int kMaxRowsPerRead = 10'000;
 int clamp_limit(int limit) { return std::clamp(limit, 0, kMaxRowsPerRead); }
 
 std::string select_summaries(const std::string& where) {
-  return "SELECT " + sqlite::run_select_list(false) + " FROM runs " + where;
+  return "SELECT " + sql::run_select_list(false) + " FROM runs " + where;
 }
 
 // The first column of the first row of a bound query, if any.
-Result<std::optional<std::int64_t>> first_value(sqlite::Statement& query) {
+Result<std::optional<std::int64_t>> first_value(sql::Statement& query) {
   auto row = query.step();
   if (!row) return row.error();
   if (!*row) return std::optional<std::int64_t>{};
@@ -34,9 +34,9 @@ Result<std::optional<std::int64_t>> first_value(sqlite::Statement& query) {
 // Within an open transaction: a queued or skipped row for a slot that has
 // none (the loop's name copied from its row); false when the slot already
 // has a row. `run_id` is the new row's id.
-Result<bool> SqliteStore::insert_planned_row(const std::string& loop_id, TimeMs slot,
-                                             RunStatus status, const std::string& skip_reason,
-                                             TimeMs now, std::string& run_id) {
+Result<bool> SqlStore::insert_planned_row(const std::string& loop_id, TimeMs slot, RunStatus status,
+                                          const std::string& skip_reason, TimeMs now,
+                                          std::string& run_id) {
   const bool skipped = status == RunStatus::kSkipped;
   auto insert = db_->prepare(
       "INSERT INTO runs (id, loop_id, loop_name, scheduled_for, attempt, status, finished_at, "
@@ -62,7 +62,7 @@ Result<bool> SqliteStore::insert_planned_row(const std::string& loop_id, TimeMs 
 // unsettled, so that settling it gives the loop what the slot's finish
 // implies and a loop left waiting for the slot gets its next one
 // (docs/storage.md, "Plan commits"). A queued row is already the daemon's.
-Status SqliteStore::hand_to_settlement(const std::string& loop_id, TimeMs slot, TimeMs now) {
+Status SqlStore::hand_to_settlement(const std::string& loop_id, TimeMs slot, TimeMs now) {
   auto update = db_->prepare(
       "UPDATE runs SET settled = 0, updated_at = ?3 WHERE loop_id = ?1 AND scheduled_for = ?2 "
       "AND settled = 1 AND status != 'queued'");
@@ -74,8 +74,8 @@ Status SqliteStore::hand_to_settlement(const std::string& loop_id, TimeMs slot, 
 // Within the tick's transaction: one loop's plan, whole or not at all. The
 // guarded state write comes first; when the loop's state version moved (or
 // the loop is gone) nothing else of the plan is written.
-Status SqliteStore::commit_loop_plan(const LoopPlanCommit& plan, const std::string& claimant,
-                                     TimeMs now, LoopPlanResult& result) {
+Status SqlStore::commit_loop_plan(const LoopPlanCommit& plan, const std::string& claimant,
+                                  TimeMs now, LoopPlanResult& result) {
   auto written = write_schedule_state(plan.loop_id, plan.state_version, plan.state, now);
   if (!written) return written.error();
   if (!*written) return Ok{};
@@ -119,11 +119,11 @@ Status SqliteStore::commit_loop_plan(const LoopPlanCommit& plan, const std::stri
   return Ok{};
 }
 
-Result<std::vector<LoopPlanResult>> SqliteStore::commit_plans(
-    const std::vector<LoopPlanCommit>& plans, const std::string& claimant, TimeMs now,
-    const Fence& fence) {
+Result<std::vector<LoopPlanResult>> SqlStore::commit_plans(const std::vector<LoopPlanCommit>& plans,
+                                                           const std::string& claimant, TimeMs now,
+                                                           const Fence& fence) {
   if (claimant.empty()) return usage_error("a claimant cannot be empty");
-  auto transaction = sqlite::Transaction::begin(*db_);
+  auto transaction = sql::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
   if (auto fenced = check_fence(fence, now); !fenced) return fenced.error();
   std::vector<LoopPlanResult> results;
@@ -140,26 +140,26 @@ Result<std::vector<LoopPlanResult>> SqliteStore::commit_plans(
   return results;
 }
 
-Result<std::vector<Run>> SqliteStore::unsettled_runs(int limit) {
+Result<std::vector<Run>> SqlStore::unsettled_runs(int limit) {
   // Reads the partial index runs_unsettled (finished_at, id) WHERE settled = 0,
   // in its order (named: without statistics SQLite would rather read every
   // terminal run through runs_status_lease).
   return query_runs(
       select_summaries(std::string("INDEXED BY runs_unsettled WHERE settled = 0 AND status IN ") +
-                       sqlite::kTerminalRunStatuses + " ORDER BY finished_at, id LIMIT ?1"),
-      [&](sqlite::Statement& s) { s.bind(1, clamp_limit(limit)); }, false);
+                       sql::kTerminalRunStatuses + " ORDER BY finished_at, id LIMIT ?1"),
+      [&](sql::Statement& s) { s.bind(1, clamp_limit(limit)); }, false);
 }
 
-Status SqliteStore::settle_run(const std::string& run_id, std::int64_t state_version,
-                               const ScheduleState& state, TimeMs now, const Fence& fence) {
-  auto transaction = sqlite::Transaction::begin(*db_);
+Status SqlStore::settle_run(const std::string& run_id, std::int64_t state_version,
+                            const ScheduleState& state, TimeMs now, const Fence& fence) {
+  auto transaction = sql::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
   if (auto fenced = check_fence(fence, now); !fenced) return fenced;
   std::optional<std::string> loop_id;
   {
     auto settle = db_->prepare(std::string("UPDATE runs SET settled = 1, updated_at = ?2 "
                                            "WHERE id = ?1 AND settled = 0 AND status IN ") +
-                               sqlite::kTerminalRunStatuses + " RETURNING loop_id");
+                               sql::kTerminalRunStatuses + " RETURNING loop_id");
     if (!settle) return settle.error();
     (*settle)->bind(1, run_id).bind(2, now);
     auto row = (*settle)->step();
@@ -188,16 +188,16 @@ Status SqliteStore::settle_run(const std::string& run_id, std::int64_t state_ver
   return (*transaction)->commit();
 }
 
-Result<std::vector<Run>> SqliteStore::active_runs(int limit) {
+Result<std::vector<Run>> SqlStore::active_runs(int limit) {
   // Reads the partial index runs_active (loop_id, scheduled_for): the
   // running and queued runs only.
   return query_runs(
       select_summaries("INDEXED BY runs_active WHERE status IN ('running', 'queued') "
                        "ORDER BY scheduled_for, id LIMIT ?1"),
-      [&](sqlite::Statement& s) { s.bind(1, clamp_limit(limit)); }, false);
+      [&](sql::Statement& s) { s.bind(1, clamp_limit(limit)); }, false);
 }
 
-Status SqliteStore::set_run_next_in(const std::string& run_id, DurationMs delay, TimeMs now) {
+Status SqlStore::set_run_next_in(const std::string& run_id, DurationMs delay, TimeMs now) {
   if (delay < 0 || delay > kMaxDynamicDelayMs) {
     return usage_error("next-in " +
                        (delay < 0 ? std::to_string(delay) + "ms" : format_duration(delay)) +
@@ -217,7 +217,7 @@ Status SqliteStore::set_run_next_in(const std::string& run_id, DurationMs delay,
                         run_status_name((*run)->status) + ")");
 }
 
-Result<WakeTimes> SqliteStore::wake_times(TimeMs now) {
+Result<WakeTimes> SqlStore::wake_times(TimeMs now) {
   // Each is a MIN over one index range, answered by one seek: loops_due
   // (status, archived, next_run_at, id) and runs_status_lease (status,
   // lease_expires_at); cooldowns has one row per account.

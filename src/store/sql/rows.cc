@@ -1,4 +1,4 @@
-#include "store/sqlite/rows.h"
+#include "store/sql/rows.h"
 
 #include <algorithm>
 #include <set>
@@ -8,7 +8,7 @@
 #include "core/loop_spec.h"
 #include "store/target_codec.h"
 
-namespace orrery::sqlite {
+namespace orrery::sql {
 namespace {
 
 using S = Statement;
@@ -529,4 +529,4 @@ Result<Run> read_run(const Statement& row) { return read_run_columns(row, true);
 
 Result<Run> read_run_summary(const Statement& row) { return read_run_columns(row, false); }
 
-}  // namespace orrery::sqlite
+}  // namespace orrery::sql

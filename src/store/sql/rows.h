@@ -9,9 +9,9 @@
 
 #include "core/loop.h"
 #include "core/run.h"
-#include "store/sqlite/database.h"
+#include "store/sql/connection.h"
 
-namespace orrery::sqlite {
+namespace orrery::sql {
 
 struct LoopColumn {
   const char* name;
@@ -77,4 +77,4 @@ Result<std::vector<Record>> read_all(Statement& statement,
   }
 }
 
-}  // namespace orrery::sqlite
+}  // namespace orrery::sql

@@ -1,6 +1,6 @@
-// SqliteStore: usage-limit cooldowns of provider accounts.
+// SqlStore: usage-limit cooldowns of provider accounts.
 #include "core/usage_limit.h"
-#include "store/sqlite/sqlite_store.h"
+#include "store/sql/sql_store.h"
 
 namespace orrery {
 namespace {
@@ -8,17 +8,17 @@ namespace {
 // A cooldown that ended longer ago than this no longer counts as consecutive.
 constexpr DurationMs kConsecutiveWindowMs = 3'600'000;
 
-Cooldown read_cooldown(const sqlite::Statement& row) {
+Cooldown read_cooldown(const sql::Statement& row) {
   return {row.text(0), row.int64(1), int(row.int64(2)), row.text(3), row.int64(4)};
 }
 
 }  // namespace
 
-Result<Cooldown> SqliteStore::record_cooldown(const std::string& account,
-                                              std::optional<TimeMs> reset_at,
-                                              const std::string& reason, TimeMs now) {
+Result<Cooldown> SqlStore::record_cooldown(const std::string& account,
+                                           std::optional<TimeMs> reset_at,
+                                           const std::string& reason, TimeMs now) {
   if (account.empty()) return usage_error("a cooldown needs a provider account");
-  auto transaction = sqlite::Transaction::begin(*db_);
+  auto transaction = sql::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
   int previous_hits = 0;
   TimeMs previous_until = 0;
@@ -51,7 +51,7 @@ Result<Cooldown> SqliteStore::record_cooldown(const std::string& account,
   return Cooldown{account, until, previous_hits + 1, reason, now};
 }
 
-Result<std::vector<Cooldown>> SqliteStore::active_cooldowns(TimeMs now) {
+Result<std::vector<Cooldown>> SqlStore::active_cooldowns(TimeMs now) {
   auto query = db_->prepare(
       "SELECT account, until_at, hits, reason, updated_at FROM cooldowns WHERE until_at > ?1 "
       "ORDER BY until_at");

@@ -1,16 +1,16 @@
-// SqliteStore: runs — claims, process records, heartbeats, outcomes,
+// SqlStore: runs — claims, process records, heartbeats, outcomes,
 // skipped slots, recovery of expired leases and pruning.
 #include <algorithm>
 #include <limits>
 
 #include "core/time.h"
-#include "store/sqlite/rows.h"
-#include "store/sqlite/sqlite_store.h"
+#include "store/sql/rows.h"
+#include "store/sql/sql_store.h"
 
 namespace orrery {
 namespace {
 
-using Bind = std::function<void(sqlite::Statement&)>;
+using Bind = std::function<void(sql::Statement&)>;
 
 // The claimant, token and live lease every claim-holder write requires:
 // ?1 run id, ?2 claimant, ?3 token, ?4 now.
@@ -29,7 +29,7 @@ struct ClaimTerms {
   std::optional<TimeMs> expires_at;
 };
 
-Result<std::optional<ClaimTerms>> claim_terms(sqlite::Database& db, const std::string& loop_id) {
+Result<std::optional<ClaimTerms>> claim_terms(sql::Connection& db, const std::string& loop_id) {
   auto query = db.prepare(
       "SELECT name, status, archived, lease_ms, max_attempts, expires_at FROM loops "
       "WHERE id = ?1");
@@ -41,7 +41,7 @@ Result<std::optional<ClaimTerms>> claim_terms(sqlite::Database& db, const std::s
   auto status = parse_loop_status((*query)->text(1));
   if (!status) return status.error();
   return std::optional<ClaimTerms>{ClaimTerms{
-      (*query)->text(0), *status, (*query)->int64(2) != 0, sqlite::stored_lease((*query)->int64(3)),
+      (*query)->text(0), *status, (*query)->int64(2) != 0, sql::stored_lease((*query)->int64(3)),
       int((*query)->int64(4)), (*query)->optional_int64(5)}};
 }
 
@@ -120,7 +120,7 @@ std::string outcome_assignments(int first, int finished) {
   return sql;
 }
 
-void bind_outcome(sqlite::Statement& s, int first, const RunOutcome& outcome) {
+void bind_outcome(sql::Statement& s, int first, const RunOutcome& outcome) {
   s.bind(first, run_status_name(outcome.status))
       .bind(first + 1, outcome.exit_code)
       .bind(first + 2, outcome.signal)
@@ -141,30 +141,29 @@ Status check_finish_status(RunStatus status) {
 }
 
 std::string select_runs(const std::string& where, bool with_tails = true) {
-  return "SELECT " + sqlite::run_select_list(with_tails) + " FROM runs " + where;
+  return "SELECT " + sql::run_select_list(with_tails) + " FROM runs " + where;
 }
 
 }  // namespace
 
-Result<std::vector<Run>> SqliteStore::query_runs(const std::string& sql, const Bind& bind,
-                                                 bool with_tails) {
+Result<std::vector<Run>> SqlStore::query_runs(const std::string& sql, const Bind& bind,
+                                              bool with_tails) {
   auto query = db_->prepare(sql);
   if (!query) return query.error();
   bind(**query);
-  return sqlite::read_all(**query, with_tails ? sqlite::read_run : sqlite::read_run_summary);
+  return sql::read_all(**query, with_tails ? sql::read_run : sql::read_run_summary);
 }
 
-Result<std::optional<Run>> SqliteStore::get_run(const std::string& id) {
-  auto runs =
-      query_runs(select_runs("WHERE id = ?1"), [&](sqlite::Statement& s) { s.bind(1, id); });
+Result<std::optional<Run>> SqlStore::get_run(const std::string& id) {
+  auto runs = query_runs(select_runs("WHERE id = ?1"), [&](sql::Statement& s) { s.bind(1, id); });
   if (!runs) return runs.error();
   if (runs->empty()) return std::optional<Run>{};
   return std::optional<Run>{std::move(runs->front())};
 }
 
-Result<std::optional<Run>> SqliteStore::get_run_by_slot(const std::string& loop_id, TimeMs slot) {
+Result<std::optional<Run>> SqlStore::get_run_by_slot(const std::string& loop_id, TimeMs slot) {
   auto runs = query_runs(select_runs("WHERE loop_id = ?1 AND scheduled_for = ?2"),
-                         [&](sqlite::Statement& s) { s.bind(1, loop_id).bind(2, slot); });
+                         [&](sql::Statement& s) { s.bind(1, loop_id).bind(2, slot); });
   if (!runs) return runs.error();
   if (runs->empty()) return std::optional<Run>{};
   return std::optional<Run>{std::move(runs->front())};
@@ -180,27 +179,27 @@ std::string run_filter_where(const RunFilter& filter) {
   return where;
 }
 
-void bind_run_filter(sqlite::Statement& s, const RunFilter& filter) {
+void bind_run_filter(sql::Statement& s, const RunFilter& filter) {
   if (filter.loop_id) s.bind(1, *filter.loop_id);
   if (filter.status) s.bind(2, run_status_name(*filter.status));
 }
 
 }  // namespace
 
-Result<std::vector<Run>> SqliteStore::list_runs(const RunFilter& filter) {
+Result<std::vector<Run>> SqlStore::list_runs(const RunFilter& filter) {
   const std::string where =
       run_filter_where(filter) + " ORDER BY created_at DESC, id DESC LIMIT ?3 OFFSET ?4";
   // Without the output tails (up to 256 KiB each): get_run reads them.
   return query_runs(
       select_runs(where, false),
-      [&](sqlite::Statement& s) {
+      [&](sql::Statement& s) {
         bind_run_filter(s, filter);
         s.bind(3, filter.limit).bind(4, filter.offset);
       },
       false);
 }
 
-Result<std::int64_t> SqliteStore::count_matching_runs(const RunFilter& filter) {
+Result<std::int64_t> SqlStore::count_matching_runs(const RunFilter& filter) {
   auto query = db_->prepare("SELECT COUNT(*) FROM runs " + run_filter_where(filter));
   if (!query) return query.error();
   bind_run_filter(**query, filter);
@@ -209,7 +208,7 @@ Result<std::int64_t> SqliteStore::count_matching_runs(const RunFilter& filter) {
   return (*query)->int64(0);
 }
 
-Result<std::int64_t> SqliteStore::count_runs(std::optional<RunStatus> status) {
+Result<std::int64_t> SqlStore::count_runs(std::optional<RunStatus> status) {
   RunFilter filter;
   filter.status = status;
   return count_matching_runs(filter);
@@ -218,10 +217,10 @@ Result<std::int64_t> SqliteStore::count_runs(std::optional<RunStatus> status) {
 // Within an open transaction: claims one slot, or returns nothing when the
 // slot is held, finished or out of attempts, or (with `refused` set) when
 // the loop's status forbids it.
-Result<std::optional<ClaimedRun>> SqliteStore::claim_in_transaction(const SlotRequest& request,
-                                                                    const std::string& claimant,
-                                                                    TimeMs now, bool settled,
-                                                                    std::string& refused) {
+Result<std::optional<ClaimedRun>> SqlStore::claim_in_transaction(const SlotRequest& request,
+                                                                 const std::string& claimant,
+                                                                 TimeMs now, bool settled,
+                                                                 std::string& refused) {
   using Claimed = std::optional<ClaimedRun>;
   auto loop = claim_terms(*db_, request.loop_id);
   if (!loop) return loop.error();
@@ -322,9 +321,9 @@ Result<std::optional<ClaimedRun>> SqliteStore::claim_in_transaction(const SlotRe
   return Claimed{ClaimedRun{run, Claim{run.id, run.claimed_by, run.claim_token}}};
 }
 
-Result<std::optional<ClaimedRun>> SqliteStore::claim_slot(const SlotRequest& slot,
-                                                          const std::string& claimant, TimeMs now,
-                                                          const Fence& fence) {
+Result<std::optional<ClaimedRun>> SqlStore::claim_slot(const SlotRequest& slot,
+                                                       const std::string& claimant, TimeMs now,
+                                                       const Fence& fence) {
   std::string refused;
   auto claimed = claim_batch({slot}, claimant, now, fence, refused);
   if (!claimed) return claimed.error();
@@ -333,19 +332,19 @@ Result<std::optional<ClaimedRun>> SqliteStore::claim_slot(const SlotRequest& slo
   return std::optional<ClaimedRun>{std::move(claimed->front())};
 }
 
-Result<std::vector<ClaimedRun>> SqliteStore::claim_slots(const std::vector<SlotRequest>& slots,
-                                                         const std::string& claimant, TimeMs now,
-                                                         const Fence& fence) {
+Result<std::vector<ClaimedRun>> SqlStore::claim_slots(const std::vector<SlotRequest>& slots,
+                                                      const std::string& claimant, TimeMs now,
+                                                      const Fence& fence) {
   std::string refused;
   return claim_batch(slots, claimant, now, fence, refused);
 }
 
-Result<std::vector<ClaimedRun>> SqliteStore::claim_batch(const std::vector<SlotRequest>& slots,
-                                                         const std::string& claimant, TimeMs now,
-                                                         const Fence& fence,
-                                                         std::string& first_refusal) {
+Result<std::vector<ClaimedRun>> SqlStore::claim_batch(const std::vector<SlotRequest>& slots,
+                                                      const std::string& claimant, TimeMs now,
+                                                      const Fence& fence,
+                                                      std::string& first_refusal) {
   if (claimant.empty()) return usage_error("a claimant cannot be empty");
-  auto transaction = sqlite::Transaction::begin(*db_);
+  auto transaction = sql::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
   if (auto fenced = check_fence(fence, now); !fenced) return fenced.error();
   std::vector<ClaimedRun> claimed;
@@ -360,8 +359,8 @@ Result<std::vector<ClaimedRun>> SqliteStore::claim_batch(const std::vector<SlotR
   return claimed;
 }
 
-Status SqliteStore::guarded_run_update(const char* assignments, const Claim& claim, TimeMs now,
-                                       const Bind& bind_rest, const char* action) {
+Status SqlStore::guarded_run_update(const char* assignments, const Claim& claim, TimeMs now,
+                                    const Bind& bind_rest, const char* action) {
   auto update = db_->prepare(std::string("UPDATE runs SET ") + assignments + kClaimGuard);
   if (!update) return update.error();
   (*update)->bind(1, claim.run_id).bind(2, claim.claimed_by).bind(3, claim.token).bind(4, now);
@@ -375,22 +374,22 @@ Status SqliteStore::guarded_run_update(const char* assignments, const Claim& cla
   return Ok{};
 }
 
-Status SqliteStore::record_supervisor(const Claim& claim, const ProcessIdentity& supervisor,
-                                      TimeMs now) {
+Status SqlStore::record_supervisor(const Claim& claim, const ProcessIdentity& supervisor,
+                                   TimeMs now) {
   return guarded_run_update(
       "supervisor_pid = ?5, supervisor_started_at = ?6, updated_at = ?4", claim, now,
-      [&](sqlite::Statement& s) { s.bind(5, supervisor.pid).bind(6, supervisor.started_at); },
+      [&](sql::Statement& s) { s.bind(5, supervisor.pid).bind(6, supervisor.started_at); },
       "record the supervisor of");
 }
 
-Status SqliteStore::record_process(const Claim& claim, const ProcessIdentity& target,
-                                   std::optional<int> pgid, const ProcessIdentity& supervisor,
-                                   TimeMs now) {
+Status SqlStore::record_process(const Claim& claim, const ProcessIdentity& target,
+                                std::optional<int> pgid, const ProcessIdentity& supervisor,
+                                TimeMs now) {
   return guarded_run_update(
       "pid = ?5, process_started_at = ?6, pgid = ?7, supervisor_pid = ?8, "
       "supervisor_started_at = ?9, updated_at = ?4",
       claim, now,
-      [&](sqlite::Statement& s) {
+      [&](sql::Statement& s) {
         s.bind(5, target.pid)
             .bind(6, target.started_at)
             .bind(7, pgid)
@@ -400,24 +399,24 @@ Status SqliteStore::record_process(const Claim& claim, const ProcessIdentity& ta
       "record the process of");
 }
 
-Status SqliteStore::heartbeat_run(const Claim& claim, DurationMs lease_ms, TimeMs now) {
+Status SqlStore::heartbeat_run(const Claim& claim, DurationMs lease_ms, TimeMs now) {
   return guarded_run_update(
       "lease_expires_at = ?5, updated_at = ?4", claim, now,
-      [&](sqlite::Statement& s) { s.bind(5, add_saturating(now, lease_ms)); }, "heartbeat");
+      [&](sql::Statement& s) { s.bind(5, add_saturating(now, lease_ms)); }, "heartbeat");
 }
 
-Status SqliteStore::finalize_run(const Claim& claim, const RunOutcome& outcome, TimeMs now) {
+Status SqlStore::finalize_run(const Claim& claim, const RunOutcome& outcome, TimeMs now) {
   if (auto valid = check_finish_status(outcome.status); !valid) return valid;
   // ?1-?4 are the claim guard's; the outcome follows from ?5.
   const std::string assignments = outcome_assignments(5, 4) + ", updated_at = ?4";
   return guarded_run_update(
-      assignments.c_str(), claim, now, [&](sqlite::Statement& s) { bind_outcome(s, 5, outcome); },
+      assignments.c_str(), claim, now, [&](sql::Statement& s) { bind_outcome(s, 5, outcome); },
       "finalize");
 }
 
-Result<Run> SqliteStore::record_skipped(const Loop& loop, TimeMs slot, const std::string& reason,
-                                        TimeMs now, const Fence& fence) {
-  auto transaction = sqlite::Transaction::begin(*db_);
+Result<Run> SqlStore::record_skipped(const Loop& loop, TimeMs slot, const std::string& reason,
+                                     TimeMs now, const Fence& fence) {
+  auto transaction = sql::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
   if (auto fenced = check_fence(fence, now); !fenced) return fenced.error();
   auto insert = db_->prepare(
@@ -440,13 +439,13 @@ Result<Run> SqliteStore::record_skipped(const Loop& loop, TimeMs slot, const std
   return std::move(**run);
 }
 
-Result<RecoveryResult> SqliteStore::recover_expired_runs(TimeMs now, const RecoveryOptions& options,
-                                                         const Fence& fence) {
+Result<RecoveryResult> SqlStore::recover_expired_runs(TimeMs now, const RecoveryOptions& options,
+                                                      const Fence& fence) {
   if (auto fenced = check_fence(fence, now); !fenced) return fenced.error();
   const int limit = std::max(1, std::min(options.limit, 1000));
   auto expired = query_runs(select_runs("WHERE status = 'running' AND lease_expires_at <= ?1 "
                                         "ORDER BY lease_expires_at LIMIT ?2"),
-                            [&](sqlite::Statement& s) { s.bind(1, now).bind(2, limit * 5); });
+                            [&](sql::Statement& s) { s.bind(1, now).bind(2, limit * 5); });
   if (!expired) return expired.error();
   RecoveryResult result;
   for (const Run& run : *expired) {
@@ -456,7 +455,7 @@ Result<RecoveryResult> SqliteStore::recover_expired_runs(TimeMs now, const Recov
     // (docs/execution.md, "Recovery"), and until it is gone no claim takes
     // the slot.
     const bool alive = liveness(run, *probe_) == Liveness::kSupervised;
-    auto transaction = sqlite::Transaction::begin(*db_);
+    auto transaction = sql::Transaction::begin(*db_);
     if (!transaction) return transaction.error();
     if (auto fenced = check_fence(fence, now); !fenced) return fenced.error();
     auto update = db_->prepare(
@@ -483,13 +482,13 @@ Result<RecoveryResult> SqliteStore::recover_expired_runs(TimeMs now, const Recov
 // terminal runs of the loop below the bound that --older-than and --keep
 // set, in one short transaction. Reads only the loop's range of the index
 // runs_loop_created (loop_id, created_at, id).
-Result<std::int64_t> SqliteStore::prune_loop_batch(const std::string& loop_id,
-                                                   const PruneOptions& options, int batch,
-                                                   PruneSummary& summary) {
+Result<std::int64_t> SqlStore::prune_loop_batch(const std::string& loop_id,
+                                                const PruneOptions& options, int batch,
+                                                PruneSummary& summary) {
   // A dry run only reads: it takes no write lock.
-  std::unique_ptr<sqlite::Transaction> transaction;
+  std::unique_ptr<sql::Transaction> transaction;
   if (!options.dry_run) {
-    auto begun = sqlite::Transaction::begin(*db_);
+    auto begun = sql::Transaction::begin(*db_);
     if (!begun) return begun.error();
     transaction = std::move(*begun);
   }
@@ -513,7 +512,7 @@ Result<std::int64_t> SqliteStore::prune_loop_batch(const std::string& loop_id,
       std::string(
           "SELECT id FROM runs WHERE loop_id = ?1 AND (created_at, id) < (?2, ?3) "
           "AND status IN ") +
-      sqlite::kTerminalRunStatuses;
+      sql::kTerminalRunStatuses;
   auto statement =
       db_->prepare(options.dry_run ? "SELECT COUNT(*) FROM (" + candidates + ")"
                                    : "DELETE FROM runs WHERE id IN (" + candidates +
@@ -539,7 +538,7 @@ Result<std::int64_t> SqliteStore::prune_loop_batch(const std::string& loop_id,
   return count;
 }
 
-Result<PruneSummary> SqliteStore::prune_runs(const PruneOptions& options) {
+Result<PruneSummary> SqlStore::prune_runs(const PruneOptions& options) {
   if (!options.older_than && !options.keep) {
     return usage_error("prune needs --older-than and/or --keep");
   }
@@ -575,9 +574,8 @@ Result<PruneSummary> SqliteStore::prune_runs(const PruneOptions& options) {
 }
 
 // A kept outcome recorded by recovery: one guarded statement, checked.
-Status SqliteStore::finalize_expired_run(const std::string& run_id, const std::string& claim_token,
-                                         const RunOutcome& outcome, TimeMs finished_at,
-                                         TimeMs now) {
+Status SqlStore::finalize_expired_run(const std::string& run_id, const std::string& claim_token,
+                                      const RunOutcome& outcome, TimeMs finished_at, TimeMs now) {
   if (auto valid = check_finish_status(outcome.status); !valid) return valid;
   // ?1 run id, ?2 claim token, ?3 finish time, ?4 now; the outcome from ?5.
   auto update = db_->prepare("UPDATE runs SET " + outcome_assignments(5, 3) +

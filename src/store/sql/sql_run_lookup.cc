@@ -1,8 +1,8 @@
-// SqliteStore: finding runs as users address them — by id or id prefix
+// SqlStore: finding runs as users address them — by id or id prefix
 // (docs/cli.md).
 #include "core/ids.h"
-#include "store/sqlite/rows.h"
-#include "store/sqlite/sqlite_store.h"
+#include "store/sql/rows.h"
+#include "store/sql/sql_store.h"
 
 namespace orrery {
 namespace {
@@ -27,10 +27,10 @@ std::string describe_candidates(const std::vector<Run>& runs) {
 
 }  // namespace
 
-Result<Run> SqliteStore::resolve_run(const std::string& text) {
+Result<Run> SqlStore::resolve_run(const std::string& text) {
   if (text.empty()) return usage_error("a run id cannot be empty");
-  const std::string select = "SELECT " + sqlite::run_select_list(true) + " FROM runs ";
-  auto exact = query_runs(select + "WHERE id = ?1", [&](sqlite::Statement& s) { s.bind(1, text); });
+  const std::string select = "SELECT " + sql::run_select_list(true) + " FROM runs ";
+  auto exact = query_runs(select + "WHERE id = ?1", [&](sql::Statement& s) { s.bind(1, text); });
   if (!exact) return exact.error();
   if (!exact->empty()) return std::move(exact->front());
   if (!is_lower_hex(text) || text.size() >= kIdLength) {
@@ -42,7 +42,7 @@ Result<Run> SqliteStore::resolve_run(const std::string& text) {
   }
   auto prefixed = query_runs(
       select + "WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT ?3",
-      [&](sqlite::Statement& s) { s.bind(1, text).bind(2, text + "g").bind(3, kMaxCandidates); });
+      [&](sql::Statement& s) { s.bind(1, text).bind(2, text + "g").bind(3, kMaxCandidates); });
   if (!prefixed) return prefixed.error();
   if (prefixed->empty()) return not_found_error("no run has the id '" + text + "'");
   if (prefixed->size() > 1) {

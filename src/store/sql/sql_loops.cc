@@ -1,13 +1,13 @@
-// SqliteStore: loops.
+// SqlStore: loops.
 #include <set>
 
-#include "store/sqlite/rows.h"
-#include "store/sqlite/sqlite_store.h"
+#include "store/sql/rows.h"
+#include "store/sql/sql_store.h"
 
 namespace orrery {
 namespace {
 
-using Bind = std::function<void(sqlite::Statement&)>;
+using Bind = std::function<void(sql::Statement&)>;
 
 // WHERE clause for a filter; binds ?1 (status) when one is given (and ?2,
 // the limit, is bound by list_loops).
@@ -28,7 +28,7 @@ std::string where_clause(const LoopFilter& filter) {
   return where;
 }
 
-void bind_filter(sqlite::Statement& statement, const LoopFilter& filter) {
+void bind_filter(sql::Statement& statement, const LoopFilter& filter) {
   if (filter.status) statement.bind(1, loop_status_name(*filter.status));
 }
 
@@ -48,37 +48,37 @@ bool is_hex(const std::string& text) {
 
 }  // namespace
 
-Result<std::vector<Loop>> SqliteStore::query_loops(const std::string& sql, const Bind& bind) {
+Result<std::vector<Loop>> SqlStore::query_loops(const std::string& sql, const Bind& bind) {
   auto query = db_->prepare(sql);
   if (!query) return query.error();
   bind(**query);
-  return sqlite::read_all(**query, sqlite::read_loop);
+  return sql::read_all(**query, sql::read_loop);
 }
 
-Status SqliteStore::create_loop(const Loop& loop) {
+Status SqlStore::create_loop(const Loop& loop) {
   if (loop.name.empty()) return usage_error("a loop name cannot be empty");
   // A new loop's parts start at version 1 (docs/storage.md, "Loop versions").
   Loop stored = loop;
   stored.config_version = 1;
   stored.state_version = 1;
-  auto insert = db_->prepare(sqlite::loop_insert_sql());
+  auto insert = db_->prepare(sql::loop_insert_sql());
   if (!insert) return insert.error();
-  sqlite::bind_loop(**insert, stored);
+  sql::bind_loop(**insert, stored);
   if (auto status = (*insert)->run(); !status) return status;
   if (db_->changes() != 1) return internal_error("loop " + loop.id + " was not stored");
   return Ok{};
 }
 
-Result<std::optional<Loop>> SqliteStore::get_loop(const std::string& id) {
+Result<std::optional<Loop>> SqlStore::get_loop(const std::string& id) {
   auto loops =
-      query_loops(std::string("SELECT ") + sqlite::loop_select_list() + " FROM loops WHERE id = ?1",
-                  [&](sqlite::Statement& s) { s.bind(1, id); });
+      query_loops(std::string("SELECT ") + sql::loop_select_list() + " FROM loops WHERE id = ?1",
+                  [&](sql::Statement& s) { s.bind(1, id); });
   if (!loops) return loops.error();
   if (loops->empty()) return std::optional<Loop>{};
   return std::optional<Loop>{std::move(loops->front())};
 }
 
-Result<Loop> SqliteStore::resolve_loop(const std::string& text) {
+Result<Loop> SqlStore::resolve_loop(const std::string& text) {
   if (text.empty()) return usage_error("a loop id or name cannot be empty");
   auto exact = get_loop(text);
   if (!exact) return exact.error();
@@ -91,16 +91,16 @@ Result<Loop> SqliteStore::resolve_loop(const std::string& text) {
     }
   };
   bool capped = false;  // a query returned its limit: there may be more
-  auto named = query_loops(std::string("SELECT ") + sqlite::loop_select_list() +
+  auto named = query_loops(std::string("SELECT ") + sql::loop_select_list() +
                                " FROM loops WHERE name = ?1 ORDER BY created_at LIMIT 10",
-                           [&](sqlite::Statement& s) { s.bind(1, text); });
+                           [&](sql::Statement& s) { s.bind(1, text); });
   if (!named) return named.error();
   capped = named->size() == 10;
   add(std::move(*named));
   if (text.size() >= 6 && is_hex(text)) {
-    auto prefixed = query_loops(std::string("SELECT ") + sqlite::loop_select_list() +
+    auto prefixed = query_loops(std::string("SELECT ") + sql::loop_select_list() +
                                     " FROM loops WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT 10",
-                                [&](sqlite::Statement& s) { s.bind(1, text).bind(2, text + "g"); });
+                                [&](sql::Statement& s) { s.bind(1, text).bind(2, text + "g"); });
     if (!prefixed) return prefixed.error();
     capped = capped || prefixed->size() == 10;
     add(std::move(*prefixed));
@@ -114,18 +114,18 @@ Result<Loop> SqliteStore::resolve_loop(const std::string& text) {
   return std::move(candidates.front());
 }
 
-Result<std::vector<Loop>> SqliteStore::list_loops(const LoopFilter& filter) {
-  const std::string sql = std::string("SELECT ") + sqlite::loop_select_list() + " FROM loops" +
+Result<std::vector<Loop>> SqlStore::list_loops(const LoopFilter& filter) {
+  const std::string sql = std::string("SELECT ") + sql::loop_select_list() + " FROM loops" +
                           where_clause(filter) +
                           " ORDER BY archived, status, next_run_at IS NULL, next_run_at, name, id "
                           "LIMIT ?2 OFFSET ?3";
-  return query_loops(sql, [&](sqlite::Statement& s) {
+  return query_loops(sql, [&](sql::Statement& s) {
     bind_filter(s, filter);
     s.bind(2, filter.limit).bind(3, filter.offset);
   });
 }
 
-Result<std::int64_t> SqliteStore::count_loops(const LoopFilter& filter) {
+Result<std::int64_t> SqlStore::count_loops(const LoopFilter& filter) {
   auto query = db_->prepare("SELECT COUNT(*) FROM loops" + where_clause(filter));
   if (!query) return query.error();
   bind_filter(**query, filter);
@@ -134,7 +134,7 @@ Result<std::int64_t> SqliteStore::count_loops(const LoopFilter& filter) {
   return (*query)->int64(0);
 }
 
-Result<std::vector<DueLoop>> SqliteStore::due_loops(TimeMs now, int limit) {
+Result<std::vector<DueLoop>> SqlStore::due_loops(TimeMs now, int limit) {
   // Covered by the index loops_due (status, archived, next_run_at, id).
   auto query = db_->prepare(
       "SELECT id, next_run_at FROM loops WHERE status = 'active' AND archived = 0 AND "
@@ -152,44 +152,42 @@ Result<std::vector<DueLoop>> SqliteStore::due_loops(TimeMs now, int limit) {
 
 // Within an open transaction: one part of the loop, guarded by that part's
 // version as read (`loop`'s); false when the version moved or the loop is gone.
-Result<bool> SqliteStore::write_loop_part(const Loop& loop, sqlite::LoopPart part, TimeMs now) {
-  const bool state = part == sqlite::LoopPart::kState;
+Result<bool> SqlStore::write_loop_part(const Loop& loop, sql::LoopPart part, TimeMs now) {
+  const bool state = part == sql::LoopPart::kState;
   // Built once: a tick writes the state of every loop it plans.
-  static const std::string kConfigSql = sqlite::loop_part_update_sql(sqlite::LoopPart::kConfig);
-  static const std::string kStateSql = sqlite::loop_part_update_sql(sqlite::LoopPart::kState);
+  static const std::string kConfigSql = sql::loop_part_update_sql(sql::LoopPart::kConfig);
+  static const std::string kStateSql = sql::loop_part_update_sql(sql::LoopPart::kState);
   auto update = db_->prepare(state ? kStateSql : kConfigSql);
   if (!update) return update.error();
-  sqlite::bind_loop_part(**update, loop, part);
+  sql::bind_loop_part(**update, loop, part);
   (*update)
-      ->bind(sqlite::loop_part_now_parameter(), now)
-      .bind(sqlite::loop_part_version_parameter(),
-            state ? loop.state_version : loop.config_version);
+      ->bind(sql::loop_part_now_parameter(), now)
+      .bind(sql::loop_part_version_parameter(), state ? loop.state_version : loop.config_version);
   if (auto status = (*update)->run(); !status) return status.error();
   return db_->changes() == 1;
 }
 
-Result<bool> SqliteStore::write_schedule_state(const std::string& loop_id,
-                                               std::int64_t state_version,
-                                               const ScheduleState& state, TimeMs now) {
+Result<bool> SqlStore::write_schedule_state(const std::string& loop_id, std::int64_t state_version,
+                                            const ScheduleState& state, TimeMs now) {
   Loop loop;
   loop.id = loop_id;
   loop.state_version = state_version;
   set_schedule_state(loop, state);
-  return write_loop_part(loop, sqlite::LoopPart::kState, now);
+  return write_loop_part(loop, sql::LoopPart::kState, now);
 }
 
-Status SqliteStore::update_loop_parts(const Loop& loop, LoopParts parts, const Fence& fence,
-                                      TimeMs now) {
+Status SqlStore::update_loop_parts(const Loop& loop, LoopParts parts, const Fence& fence,
+                                   TimeMs now) {
   if (!parts.config && !parts.state) {
     return usage_error("an update of loop " + loop.name + " names no part to write");
   }
   if (parts.config && loop.name.empty()) return usage_error("a loop name cannot be empty");
-  auto transaction = sqlite::Transaction::begin(*db_);
+  auto transaction = sql::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
   if (auto fenced = check_fence(fence, now); !fenced) return fenced;
   bool written = true;
-  for (const auto& [wanted, part] : {std::pair{parts.config, sqlite::LoopPart::kConfig},
-                                     std::pair{parts.state, sqlite::LoopPart::kState}}) {
+  for (const auto& [wanted, part] : {std::pair{parts.config, sql::LoopPart::kConfig},
+                                     std::pair{parts.state, sql::LoopPart::kState}}) {
     if (!wanted || !written) continue;
     auto one = write_loop_part(loop, part, now);
     if (!one) return one.error();
@@ -206,7 +204,7 @@ Status SqliteStore::update_loop_parts(const Loop& loop, LoopParts parts, const F
 
 // Within an open transaction: why a loop cannot be deleted now (a run of it
 // is running), or empty when it can (docs/storage.md, "Deleting a loop").
-Result<std::string> SqliteStore::deletion_refusal(const std::string& id) {
+Result<std::string> SqlStore::deletion_refusal(const std::string& id) {
   auto running = db_->prepare(
       "SELECT loops.name, runs.id, runs.supervisor_pid FROM runs JOIN loops "
       "ON loops.id = runs.loop_id WHERE runs.loop_id = ?1 AND runs.status = 'running' LIMIT 1");
@@ -224,10 +222,10 @@ Result<std::string> SqliteStore::deletion_refusal(const std::string& id) {
   return "cannot delete loop " + (*running)->text(0) + ": run " + run_id + " is running; " + how;
 }
 
-Result<std::vector<std::string>> SqliteStore::delete_loop(const std::string& id) {
+Result<std::vector<std::string>> SqlStore::delete_loop(const std::string& id) {
   // A cascade can delete many rows: a damaged database is refused first.
   if (auto intact = db_->check_integrity(); !intact) return intact.error();
-  auto transaction = sqlite::Transaction::begin(*db_);
+  auto transaction = sql::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
   auto refused = deletion_refusal(id);
   if (!refused) return refused.error();
@@ -280,7 +278,7 @@ std::string expire_loops_sql(const std::string& which) {
 
 // Within an open transaction: one active loop past its expiry becomes
 // expired (guarded by its status and expiry, the row count checked).
-Status SqliteStore::expire_loop(const std::string& id, TimeMs now) {
+Status SqlStore::expire_loop(const std::string& id, TimeMs now) {
   const std::string which = std::string(kExpiringLoops) + " AND id = ?2";
   auto queued = db_->prepare(expire_queued_runs_sql(which));
   if (!queued) return queued.error();
@@ -297,7 +295,7 @@ Status SqliteStore::expire_loop(const std::string& id, TimeMs now) {
 // A read of the index loops_expiry (status, expires_at): whether any active
 // loop has passed its expiry. Lets expire_loops take no write lock when
 // nothing expires.
-Result<bool> SqliteStore::any_loop_to_expire(TimeMs now) {
+Result<bool> SqlStore::any_loop_to_expire(TimeMs now) {
   auto query = db_->prepare(
       "SELECT 1 FROM loops WHERE status = 'active' AND expires_at <= ?1 AND archived = 0 LIMIT 1");
   if (!query) return query.error();
@@ -305,12 +303,12 @@ Result<bool> SqliteStore::any_loop_to_expire(TimeMs now) {
   return (*query)->step();
 }
 
-Result<int> SqliteStore::expire_loops(TimeMs now, const Fence& fence) {
+Result<int> SqlStore::expire_loops(TimeMs now, const Fence& fence) {
   if (auto fenced = check_fence(fence, now); !fenced) return fenced.error();
   auto any = any_loop_to_expire(now);
   if (!any) return any.error();
   if (!*any) return 0;
-  auto transaction = sqlite::Transaction::begin(*db_);
+  auto transaction = sql::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
   if (auto fenced = check_fence(fence, now); !fenced) return fenced.error();
   // Both read the index loops_expiry (status, expires_at): only the loops

@@ -1,0 +1,141 @@
+// SqlStore: ids and tokens, the clock, the daemon lease and fencing.
+#include "store/sql/sql_store.h"
+
+#include "core/ids.h"
+#include "core/time.h"
+
+namespace orrery {
+namespace {
+
+constexpr const char* kLeaseColumns =
+    "lease_id, generation, pid, process_started_at, host, acquired_at, heartbeat_at, expires_at";
+
+DaemonLease read_lease(const sql::Statement& row) {
+  DaemonLease lease;
+  lease.lease_id = row.text(0);
+  lease.generation = row.int64(1);
+  lease.holder = {int(row.int64(2)), row.optional_int64(3)};
+  lease.host = row.text(4);
+  lease.acquired_at = row.int64(5);
+  lease.heartbeat_at = row.int64(6);
+  lease.expires_at = row.int64(7);
+  return lease;
+}
+
+bool same_process(const ProcessIdentity& a, const ProcessIdentity& b) {
+  return a.pid == b.pid && a.started_at == b.started_at;
+}
+
+}  // namespace
+
+SqlStore::SqlStore(std::unique_ptr<sql::Connection> db, std::shared_ptr<const ProcessProbe> probe,
+                   bool trust_caller_clock)
+    : db_(std::move(db)),
+      probe_(std::move(probe)),
+      random_(std::random_device{}()),
+      trust_caller_clock_(trust_caller_clock) {}
+
+Result<TimeMs> SqlStore::clock(TimeMs now) {
+  if (trust_caller_clock_) return now;
+  auto server = db_->server_time_ms();
+  if (!server) return server.error();
+  return server->value_or(now);
+}
+
+std::string SqlStore::random_hex(int bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < bytes; ++i) {
+    const auto byte = std::uint8_t(random_());
+    out += kHex[byte >> 4];
+    out += kHex[byte & 0xf];
+  }
+  return out;
+}
+
+std::string SqlStore::new_id(TimeMs now) {
+  std::array<std::uint8_t, 10> bytes{};
+  for (auto& byte : bytes) byte = std::uint8_t(random_());
+  return make_id(now, bytes);
+}
+
+Status SqlStore::check_fence(const Fence& fence, TimeMs now) {
+  if (fence.daemon_lease_id.empty()) return Ok{};
+  auto query = db_->prepare("SELECT 1 FROM daemon_lease WHERE lease_id = ?1 AND expires_at > ?2");
+  if (!query) return query.error();
+  (*query)->bind(1, fence.daemon_lease_id).bind(2, now);
+  auto row = (*query)->step();
+  if (!row) return row.error();
+  if (!*row) return conflict_error("daemon lease lost");
+  return Ok{};
+}
+
+Result<std::optional<DaemonLease>> SqlStore::get_daemon_lease() {
+  auto query = db_->prepare(std::string("SELECT ") + kLeaseColumns + " FROM daemon_lease");
+  if (!query) return query.error();
+  auto row = (*query)->step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<DaemonLease>{};
+  return std::optional<DaemonLease>{read_lease(**query)};
+}
+
+Result<std::optional<DaemonLease>> SqlStore::acquire_daemon_lease(const ProcessIdentity& holder,
+                                                                  DurationMs ttl_ms, TimeMs now) {
+  auto transaction = sql::Transaction::begin(*db_);
+  if (!transaction) return transaction.error();
+  auto current = get_daemon_lease();
+  if (!current) return current.error();
+  const std::string host = probe_->host_name();
+  if (current->has_value()) {
+    const DaemonLease& lease = **current;
+    const bool live = lease.expires_at > now;
+    const bool ours = same_process(lease.holder, holder) && lease.host == host;
+    const bool holder_dead = lease.host == host && !probe_->is_alive(lease.holder);
+    if (live && !ours && !holder_dead) return std::optional<DaemonLease>{};
+  }
+  const std::int64_t generation = current->has_value() ? (*current)->generation + 1 : 1;
+  std::string lease_id = "L";
+  lease_id += std::to_string(generation);
+  lease_id += '-';
+  lease_id += random_hex(10);
+  auto write = db_->prepare(
+      "INSERT INTO daemon_lease (slot, lease_id, generation, pid, process_started_at, host, "
+      "acquired_at, heartbeat_at, expires_at) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7) "
+      "ON CONFLICT (slot) DO UPDATE SET lease_id = ?1, generation = ?2, pid = ?3, "
+      "process_started_at = ?4, host = ?5, acquired_at = ?6, heartbeat_at = ?6, expires_at = ?7");
+  if (!write) return write.error();
+  (*write)
+      ->bind(1, lease_id)
+      .bind(2, generation)
+      .bind(3, holder.pid)
+      .bind(4, holder.started_at)
+      .bind(5, host)
+      .bind(6, now)
+      .bind(7, add_saturating(now, ttl_ms));
+  if (auto status = (*write)->run(); !status) return status.error();
+  if (db_->changes() != 1) return internal_error("daemon lease row was not written");
+  if (auto status = (*transaction)->commit(); !status) return status.error();
+  return get_daemon_lease();
+}
+
+Status SqlStore::heartbeat_daemon_lease(const std::string& lease_id, DurationMs ttl_ms,
+                                        TimeMs now) {
+  auto write = db_->prepare(
+      "UPDATE daemon_lease SET heartbeat_at = ?2, expires_at = ?3 "
+      "WHERE lease_id = ?1 AND expires_at > ?2");
+  if (!write) return write.error();
+  (*write)->bind(1, lease_id).bind(2, now).bind(3, add_saturating(now, ttl_ms));
+  if (auto status = (*write)->run(); !status) return status;
+  if (db_->changes() != 1) return conflict_error("daemon lease lost");
+  return Ok{};
+}
+
+Status SqlStore::release_daemon_lease(const std::string& lease_id) {
+  // The row stays, expired, so that the next generation follows this one.
+  auto write = db_->prepare("UPDATE daemon_lease SET expires_at = 0 WHERE lease_id = ?1");
+  if (!write) return write.error();
+  (*write)->bind(1, lease_id);
+  return (*write)->run();
+}
+
+}  // namespace orrery
