@@ -98,6 +98,9 @@ class Connection {
   // " FOR SHARE" / " FOR UPDATE" where the database locks rows; "" where a
   // write transaction already holds the whole database.
   virtual std::string_view row_lock(RowLock lock) const = 0;
+  // "INDEXED BY <index> " where the planner takes such a hint (SQLite, whose
+  // planner can miss a partial index), "" where it picks the index itself.
+  virtual std::string index_hint(std::string_view index) const = 0;
   // Checks the database before destructive work: a damaged one is refused.
   virtual Status check_integrity() = 0;
   // The database server's clock, or nothing when the database has no clock

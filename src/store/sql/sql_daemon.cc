@@ -145,7 +145,7 @@ Result<std::vector<Run>> SqlStore::unsettled_runs(int limit) {
   // in its order (named: without statistics SQLite would rather read every
   // terminal run through runs_status_lease).
   return query_runs(
-      select_summaries(std::string("INDEXED BY runs_unsettled WHERE settled = 0 AND status IN ") +
+      select_summaries(db_->index_hint("runs_unsettled") + "WHERE settled = 0 AND status IN " +
                        sql::kTerminalRunStatuses + " ORDER BY finished_at, id LIMIT ?1"),
       [&](sql::Statement& s) { s.bind(1, clamp_limit(limit)); }, false);
 }
@@ -192,8 +192,8 @@ Result<std::vector<Run>> SqlStore::active_runs(int limit) {
   // Reads the partial index runs_active (loop_id, scheduled_for): the
   // running and queued runs only.
   return query_runs(
-      select_summaries("INDEXED BY runs_active WHERE status IN ('running', 'queued') "
-                       "ORDER BY scheduled_for, id LIMIT ?1"),
+      select_summaries(db_->index_hint("runs_active") +
+                       "WHERE status IN ('running', 'queued') ORDER BY scheduled_for, id LIMIT ?1"),
       [&](sql::Statement& s) { s.bind(1, clamp_limit(limit)); }, false);
 }
 

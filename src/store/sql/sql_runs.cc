@@ -115,7 +115,9 @@ std::string outcome_assignments(int first, int finished) {
     sql.append(", ");
   }
   sql.append("finished_at = ").append(at);
-  sql.append(", duration_ms = MAX(0, ").append(at).append(" - started_at)");
+  // CASE, not MAX(a, b): PostgreSQL has no two-argument MAX.
+  sql.append(", duration_ms = CASE WHEN started_at < ").append(at);
+  sql.append(" THEN ").append(at).append(" - started_at ELSE 0 END");
   sql.append(", claim_token = '', lease_expires_at = NULL");
   return sql;
 }
@@ -295,7 +297,7 @@ Result<std::optional<ClaimedRun>> SqlStore::claim_in_transaction(const SlotReque
         "supervisor_started_at = NULL, exit_code = NULL, signal = NULL, duration_ms = NULL, "
         "error = '', skip_reason = '', stdout = '', stderr = '', input_tokens = NULL, "
         "output_tokens = NULL, cost_usd = NULL, usage_limited = 0, next_in_ms = NULL, "
-        "settled = MIN(settled, ?12), updated_at = ?2 WHERE id = ?1 AND status = ?9 AND attempt = "
+        "settled = CASE WHEN settled < ?12 THEN settled ELSE ?12 END, updated_at = ?2 WHERE id = ?1 AND status = ?9 AND attempt = "
         "?10 AND free_reattempts = ?11 "
         "AND (status != 'running' OR lease_expires_at <= ?2)");
     if (!update) return update.error();
@@ -514,7 +516,7 @@ Result<std::int64_t> SqlStore::prune_loop_batch(const std::string& loop_id,
           "AND status IN ") +
       sql::kTerminalRunStatuses;
   auto statement =
-      db_->prepare(options.dry_run ? "SELECT COUNT(*) FROM (" + candidates + ")"
+      db_->prepare(options.dry_run ? "SELECT COUNT(*) FROM (" + candidates + ") AS candidates"
                                    : "DELETE FROM runs WHERE id IN (" + candidates +
                                          " ORDER BY created_at, id LIMIT ?4) RETURNING id");
   if (!statement) return statement.error();

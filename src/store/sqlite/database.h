@@ -86,6 +86,9 @@ class Database final : public sql::Connection {
   Status commit() override;
   void rollback() override;
   std::string_view row_lock(sql::RowLock) const override { return ""; }
+  std::string index_hint(std::string_view index) const override {
+    return "INDEXED BY " + std::string(index) + " ";
+  }
   // An embedded file has no clock of its own: the caller's is used.
   Result<std::optional<std::int64_t>> server_time_ms() override {
     return std::optional<std::int64_t>{};

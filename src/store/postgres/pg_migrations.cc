@@ -1,0 +1,243 @@
+#include "store/postgres/pg_migrations.h"
+
+#include <string>
+
+namespace orrery::postgres {
+namespace {
+
+// The schema of SQLite's version 4 in PostgreSQL's types: BIGINT for
+// integers and times, DOUBLE PRECISION for costs, text compared byte by byte
+// (COLLATE "C", as SQLite does) so that ids, names and prefixes order alike.
+constexpr const char* kVersion4 = R"sql(
+CREATE TABLE loops (
+  id TEXT COLLATE "C" PRIMARY KEY,
+  name TEXT COLLATE "C" NOT NULL,
+  description TEXT COLLATE "C" NOT NULL DEFAULT '',
+  status TEXT COLLATE "C" NOT NULL,
+  archived BIGINT NOT NULL DEFAULT 0,
+  archived_from_status TEXT COLLATE "C",
+  schedule_type TEXT COLLATE "C" NOT NULL,
+  schedule_expression TEXT COLLATE "C",
+  schedule_timezone TEXT COLLATE "C",
+  schedule_every_ms BIGINT,
+  schedule_anchor TEXT COLLATE "C",
+  schedule_at BIGINT,
+  schedule_min_ms BIGINT,
+  schedule_max_ms BIGINT,
+  schedule_jitter_ms BIGINT NOT NULL DEFAULT 0,
+  target_json TEXT COLLATE "C" NOT NULL,
+  machine_json TEXT COLLATE "C" NOT NULL DEFAULT '[]',
+  next_run_at BIGINT,
+  retry_scheduled_for BIGINT,
+  catch_up TEXT COLLATE "C" NOT NULL,
+  catch_up_limit BIGINT NOT NULL,
+  catch_up_window_ms BIGINT,
+  overlap TEXT COLLATE "C" NOT NULL,
+  max_attempts BIGINT NOT NULL,
+  retry_delay_ms BIGINT NOT NULL,
+  retry_backoff TEXT COLLATE "C" NOT NULL,
+  lease_ms BIGINT NOT NULL,
+  timeout_ms BIGINT,
+  idle_timeout_ms BIGINT,
+  expires_at BIGINT,
+  missed_count BIGINT NOT NULL DEFAULT 0,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  log_limit_bytes BIGINT NOT NULL DEFAULT 67108864,
+  config_version BIGINT NOT NULL DEFAULT 1,
+  state_version BIGINT NOT NULL DEFAULT 1,
+  series_resume_at BIGINT
+);
+CREATE INDEX loops_due ON loops(status, archived, next_run_at, id);
+CREATE INDEX loops_name ON loops(name);
+CREATE INDEX loops_expiry ON loops(status, expires_at);
+
+CREATE TABLE runs (
+  id TEXT COLLATE "C" PRIMARY KEY,
+  loop_id TEXT COLLATE "C" NOT NULL REFERENCES loops(id) ON DELETE CASCADE,
+  loop_name TEXT COLLATE "C" NOT NULL,
+  scheduled_for BIGINT NOT NULL,
+  attempt BIGINT NOT NULL,
+  status TEXT COLLATE "C" NOT NULL,
+  started_at BIGINT,
+  finished_at BIGINT,
+  claimed_by TEXT COLLATE "C" NOT NULL DEFAULT '',
+  claim_token TEXT COLLATE "C" NOT NULL DEFAULT '',
+  claim_generation BIGINT NOT NULL DEFAULT 0,
+  lease_expires_at BIGINT,
+  pid BIGINT,
+  process_started_at BIGINT,
+  pgid BIGINT,
+  supervisor_pid BIGINT,
+  supervisor_started_at BIGINT,
+  exit_code BIGINT,
+  signal BIGINT,
+  duration_ms BIGINT,
+  error TEXT COLLATE "C" NOT NULL DEFAULT '',
+  skip_reason TEXT COLLATE "C" NOT NULL DEFAULT '',
+  stdout TEXT COLLATE "C" NOT NULL DEFAULT '',
+  stderr TEXT COLLATE "C" NOT NULL DEFAULT '',
+  input_tokens BIGINT,
+  output_tokens BIGINT,
+  cost_usd DOUBLE PRECISION,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  usage_limited BIGINT NOT NULL DEFAULT 0,
+  free_reattempts BIGINT NOT NULL DEFAULT 0,
+  settled BIGINT NOT NULL DEFAULT 1,
+  next_in_ms BIGINT,
+  UNIQUE (loop_id, scheduled_for)
+);
+CREATE INDEX runs_loop_created ON runs(loop_id, created_at, id);
+CREATE INDEX runs_status_lease ON runs(status, lease_expires_at);
+CREATE INDEX runs_created ON runs(created_at);
+CREATE INDEX runs_unsettled ON runs(finished_at, id) WHERE settled = 0;
+CREATE INDEX runs_active ON runs(loop_id, scheduled_for) WHERE status IN ('running', 'queued');
+
+CREATE TABLE daemon_lease (
+  slot BIGINT PRIMARY KEY CHECK (slot = 1),
+  lease_id TEXT COLLATE "C" NOT NULL,
+  generation BIGINT NOT NULL,
+  pid BIGINT NOT NULL,
+  process_started_at BIGINT,
+  host TEXT COLLATE "C" NOT NULL,
+  acquired_at BIGINT NOT NULL,
+  heartbeat_at BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL
+);
+
+CREATE TABLE cooldowns (
+  account TEXT COLLATE "C" PRIMARY KEY,
+  until_at BIGINT NOT NULL,
+  hits BIGINT NOT NULL,
+  reason TEXT COLLATE "C" NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+)sql";
+
+// Taken for the migrating transaction: "orrery" in its first six bytes.
+constexpr std::int64_t kMigrationLock = 0x6f72726572790001;
+
+struct SchemaState {
+  std::string schema;  // current_schema(): where orrery's tables are
+  int version = 0;
+  bool has_tables = false;
+};
+
+Result<std::string> first_text(PgConnection& db, const char* sql) {
+  auto query = db.prepare(sql);
+  if (!query) return query.error();
+  auto row = (*query)->step();
+  if (!row) return row.error();
+  if (!*row || (*query)->is_null(0)) return std::string();
+  return (*query)->text(0);
+}
+
+Result<SchemaState> schema_state(PgConnection& db) {
+  SchemaState state;
+  auto schema = first_text(db, "SELECT current_schema()");
+  if (!schema) return schema.error();
+  if (schema->empty()) {
+    return usage_error("the PostgreSQL database " + db.shown_url() +
+                       " has no schema to hold orrery's tables (its search_path names none that "
+                       "exists); create one or set search_path in the URL's options");
+  }
+  state.schema = *schema;
+  auto tables = first_text(
+      db, "SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema()");
+  if (!tables) return tables.error();
+  state.has_tables = *tables != "0";
+  auto ours = first_text(db,
+                         "SELECT to_regclass(quote_ident(current_schema()) || "
+                         "'.schema_migrations') IS NOT NULL");
+  if (!ours) return ours.error();
+  if (*ours != "t") return state;
+  auto version = first_text(db, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations");
+  if (!version) return version.error();
+  state.version = std::stoi(*version);
+  return state;
+}
+
+Status check_state(const PgConnection& db, const SchemaState& state, int latest) {
+  if (state.version > latest) {
+    return conflict_error("the database schema of " + db.shown_url() + " is version " +
+                          std::to_string(state.version) + ", newer than this orrery supports " +
+                          "(version " + std::to_string(latest) + "); upgrade orrery to open it");
+  }
+  if (state.version == 0 && state.has_tables) {
+    return usage_error("the PostgreSQL database " + db.shown_url() + " holds tables of another " +
+                       "program in schema '" + state.schema +
+                       "' and no orrery schema; refusing to change it (choose another database, "
+                       "or another schema with search_path in the URL's options)");
+  }
+  return Ok{};
+}
+
+Status check_server(const PgConnection& db) {
+  const int version = db.server_version();
+  if (version >= kMinServerVersion) return Ok{};
+  return usage_error("the PostgreSQL server " + db.shown_url() + " is version " +
+                     std::to_string(version / 10000) + "." + std::to_string(version % 10000) +
+                     "; orrery needs PostgreSQL 12 or newer");
+}
+
+Status apply(PgConnection& db, const Migration& migration, std::int64_t now) {
+  const auto failed = [&](const Error& error) {
+    return Error{error.code, "schema migration " + std::to_string(migration.version) + " (" +
+                                 migration.name + ") failed and was rolled back: " + error.message};
+  };
+  if (auto status = db.exec(migration.sql); !status) return failed(status.error());
+  auto record =
+      db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)");
+  if (!record) return failed(record.error());
+  if (auto status =
+          (*record)->bind(1, migration.version).bind(2, migration.name).bind(3, now).run();
+      !status) {
+    return failed(status.error());
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+const std::vector<Migration>& migrations() {
+  static const std::vector<Migration> list = {
+      {4, "loops, runs, the daemon lease and cooldowns", kVersion4},
+  };
+  return list;
+}
+
+Status migrate(PgConnection& db, std::int64_t now) { return migrate_with(db, migrations(), now); }
+
+Status migrate_with(PgConnection& db, const std::vector<Migration>& list, std::int64_t now) {
+  const int latest = list.empty() ? 0 : list.back().version;
+  if (auto server = check_server(db); !server) return server;
+  // Read-only first: a database that is not ours is refused before anything is written.
+  auto state = schema_state(db);
+  if (!state) return state.error();
+  if (auto compatible = check_state(db, *state, latest); !compatible) return compatible;
+  if (state->version == latest) return Ok{};
+  // Processes migrating at once queue on the lock; each reads the version
+  // again under it, so every migration is applied once.
+  auto transaction = sql::Transaction::begin(db);
+  if (!transaction) return transaction.error();
+  auto lock = db.prepare("SELECT pg_advisory_xact_lock(?1)");
+  if (!lock) return lock.error();
+  if (auto locked = (*lock)->bind(1, kMigrationLock).run(); !locked) return locked;
+  state = schema_state(db);
+  if (!state) return state.error();
+  if (auto compatible = check_state(db, *state, latest); !compatible) return compatible;
+  if (auto history = db.exec(
+          "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, "
+          "name TEXT NOT NULL, applied_at BIGINT NOT NULL)");
+      !history) {
+    return history;
+  }
+  for (const Migration& migration : list) {
+    if (migration.version <= state->version) continue;
+    if (auto status = apply(db, migration, now); !status) return status;
+  }
+  return (*transaction)->commit();
+}
+
+}  // namespace orrery::postgres

@@ -1,0 +1,38 @@
+// Schema migrations for the PostgreSQL store: numbered like SQLite's (a
+// version names the same schema on both: PostgreSQL starts at version 4),
+// recorded in schema_migrations, whose largest version is the database's.
+//
+// Invariants: a server older than kMinServerVersion, a database holding
+// another program's tables, or a schema newer than the binary's is refused,
+// naming what was found and what is needed, before anything is written;
+// every missing migration is applied in one transaction under an advisory
+// lock, so that processes migrating at once are serialised and a failure
+// rolls back to the previous schema (docs/storage.md, "Migrations").
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/result.h"
+#include "store/postgres/pg_connection.h"
+
+namespace orrery::postgres {
+
+// PostgreSQL 12: the oldest server orrery supports.
+inline constexpr int kMinServerVersion = 120000;
+
+struct Migration {
+  int version;
+  const char* name;
+  const char* sql;
+};
+
+const std::vector<Migration>& migrations();
+
+// Refuses an unsupported server or database (read-only), then applies what
+// is missing; `now` is recorded as applied_at.
+Status migrate(PgConnection& db, std::int64_t now);
+// Applies a given list (for tests of failing and concurrent migrations).
+Status migrate_with(PgConnection& db, const std::vector<Migration>& list, std::int64_t now);
+
+}  // namespace orrery::postgres
