@@ -111,18 +111,17 @@ Error PgConnection::error_for(const std::exception& failure, std::string_view sq
                        ": the server or the connection is read-only");
   }
   if (starts_with(state, "42501")) {
-    return usage_error("the role orrery logs in with on " + at + " may not do " + operation +
-                       ": " + reason);
+    return usage_error("the role orrery logs in with on " + at + " may not do " + operation + ": " +
+                       reason);
   }
   if (starts_with(state, "22")) {
-    return usage_error("a value cannot be stored on " + at + " while " + operation + ": " +
-                       reason);
+    return usage_error("a value cannot be stored on " + at + " while " + operation + ": " + reason);
   }
   return internal_error("database error on " + at + " while " + operation + ": " + reason);
 }
 
-PgStatement::PgStatement(PgConnection& db, std::string name, std::string sql,
-                         std::vector<int> sent, int parameters)
+PgStatement::PgStatement(PgConnection& db, std::string name, std::string sql, std::vector<int> sent,
+                         int parameters)
     : db_(&db),
       name_(std::move(name)),
       sql_(std::move(sql)),
@@ -285,9 +284,8 @@ Result<sql::StatementUse> PgConnection::prepare(std::string_view sql) {
     } catch (const std::exception& failure) {
       return error_for(failure, sql);
     }
-    auto statement =
-        std::make_unique<PgStatement>(*this, std::move(name), std::move(numbered.text),
-                                      std::move(numbered.sent), numbered.parameters);
+    auto statement = std::make_unique<PgStatement>(*this, std::move(name), std::move(numbered.text),
+                                                   std::move(numbered.sent), numbered.parameters);
     found = statements_.emplace(std::string(sql), std::move(statement)).first;
   }
   return sql::StatementUse(*found->second);
@@ -298,7 +296,8 @@ Result<pqxx::result> PgConnection::run_prepared(
     const std::vector<std::optional<std::string>>& parameters) {
   std::vector<const char*> values;
   values.reserve(parameters.size());
-  for (const auto& parameter : parameters) values.push_back(parameter ? parameter->c_str() : nullptr);
+  for (const auto& parameter : parameters)
+    values.push_back(parameter ? parameter->c_str() : nullptr);
   try {
     pqxx::result rows;
     if (link_->transaction) {

@@ -56,8 +56,8 @@ class PgStatement final : public sql::Statement {
 
   PgConnection* db_;
   std::string name_;
-  std::string sql_;        // with $M parameters
-  std::vector<int> sent_;  // the ?N of each $M
+  std::string sql_;                                     // with $M parameters
+  std::vector<int> sent_;                               // the ?N of each $M
   std::vector<std::optional<std::string>> parameters_;  // by N
   std::unique_ptr<pqxx::result> rows_;
   long row_ = -1;

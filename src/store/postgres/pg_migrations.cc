@@ -227,9 +227,9 @@ Status migrate_with(PgConnection& db, const std::vector<Migration>& list, std::i
   state = schema_state(db);
   if (!state) return state.error();
   if (auto compatible = check_state(db, *state, latest); !compatible) return compatible;
-  if (auto history = db.exec(
-          "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, "
-          "name TEXT NOT NULL, applied_at BIGINT NOT NULL)");
+  if (auto history =
+          db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, "
+                  "name TEXT NOT NULL, applied_at BIGINT NOT NULL)");
       !history) {
     return history;
   }

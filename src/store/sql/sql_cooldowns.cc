@@ -20,10 +20,20 @@ Result<Cooldown> SqlStore::record_cooldown(const std::string& account,
   if (account.empty()) return usage_error("a cooldown needs a provider account");
   auto transaction = sql::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
+  // The account's row exists (an ended cooldown if new), then is read under
+  // a row lock: two limits hit at once count as two consecutive hits.
+  {
+    auto row = db_->prepare(
+        "INSERT INTO cooldowns (account, until_at, hits, reason, updated_at) "
+        "VALUES (?1, 0, 0, '', ?2) ON CONFLICT (account) DO NOTHING");
+    if (!row) return row.error();
+    if (auto status = (*row)->bind(1, account).bind(2, now).run(); !status) return status.error();
+  }
   int previous_hits = 0;
   TimeMs previous_until = 0;
   {
-    auto current = db_->prepare("SELECT until_at, hits FROM cooldowns WHERE account = ?1");
+    auto current = db_->prepare("SELECT until_at, hits FROM cooldowns WHERE account = ?1" +
+                                std::string(db_->row_lock(sql::RowLock::kUpdate)));
     if (!current) return current.error();
     (*current)->bind(1, account);
     auto row = (*current)->step();
@@ -40,9 +50,8 @@ Result<Cooldown> SqlStore::record_cooldown(const std::string& account,
   const TimeMs until = std::min(
       cap, std::max(previous_until, cooldown_until({reason, reset_at}, previous_hits, now)));
   auto write = db_->prepare(
-      "INSERT INTO cooldowns (account, until_at, hits, reason, updated_at) "
-      "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (account) DO UPDATE SET until_at = ?2, "
-      "hits = ?3, reason = ?4, updated_at = ?5");
+      "UPDATE cooldowns SET until_at = ?2, hits = ?3, reason = ?4, updated_at = ?5 "
+      "WHERE account = ?1");
   if (!write) return write.error();
   (*write)->bind(1, account).bind(2, until).bind(3, previous_hits + 1).bind(4, reason).bind(5, now);
   if (auto status = (*write)->run(); !status) return status.error();

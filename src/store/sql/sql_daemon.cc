@@ -120,12 +120,16 @@ Status SqlStore::commit_loop_plan(const LoopPlanCommit& plan, const std::string&
 }
 
 Result<std::vector<LoopPlanResult>> SqlStore::commit_plans(const std::vector<LoopPlanCommit>& plans,
-                                                           const std::string& claimant, TimeMs now,
-                                                           const Fence& fence) {
+                                                           const std::string& claimant,
+                                                           TimeMs caller_now, const Fence& fence) {
   if (claimant.empty()) return usage_error("a claimant cannot be empty");
+  // Claims take their leases on the database's clock (docs/storage.md, "Whose clock").
+  auto clocked = clock(caller_now);
+  if (!clocked) return clocked.error();
+  const TimeMs now = *clocked;
   auto transaction = sql::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
-  if (auto fenced = check_fence(fence, now); !fenced) return fenced.error();
+  if (auto fenced = check_fence_at(fence, now); !fenced) return fenced.error();
   std::vector<LoopPlanResult> results;
   results.reserve(plans.size());
   for (const LoopPlanCommit& plan : plans) {

@@ -227,6 +227,14 @@ Result<std::vector<std::string>> SqlStore::delete_loop(const std::string& id) {
   if (auto intact = db_->check_integrity(); !intact) return intact.error();
   auto transaction = sql::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
+  // The loop's row is locked first: a claim (which locks it shared) either
+  // committed before, and its run is seen below, or waits for the deletion.
+  {
+    auto lock = db_->prepare("SELECT id FROM loops WHERE id = ?1" +
+                             std::string(db_->row_lock(sql::RowLock::kUpdate)));
+    if (!lock) return lock.error();
+    if (auto status = (*lock)->bind(1, id).run(); !status) return status.error();
+  }
   auto refused = deletion_refusal(id);
   if (!refused) return refused.error();
   if (!refused->empty()) return conflict_error(*refused);

@@ -29,10 +29,13 @@ struct ClaimTerms {
   std::optional<TimeMs> expires_at;
 };
 
+// Locks the loop's row against changes (pause, archive, delete) until the
+// claim commits.
 Result<std::optional<ClaimTerms>> claim_terms(sql::Connection& db, const std::string& loop_id) {
   auto query = db.prepare(
-      "SELECT name, status, archived, lease_ms, max_attempts, expires_at FROM loops "
-      "WHERE id = ?1");
+      std::string("SELECT name, status, archived, lease_ms, max_attempts, expires_at FROM loops "
+                  "WHERE id = ?1") +
+      std::string(db.row_lock(sql::RowLock::kShare)));
   if (!query) return query.error();
   (*query)->bind(1, loop_id);
   auto row = (*query)->step();
@@ -297,7 +300,8 @@ Result<std::optional<ClaimedRun>> SqlStore::claim_in_transaction(const SlotReque
         "supervisor_started_at = NULL, exit_code = NULL, signal = NULL, duration_ms = NULL, "
         "error = '', skip_reason = '', stdout = '', stderr = '', input_tokens = NULL, "
         "output_tokens = NULL, cost_usd = NULL, usage_limited = 0, next_in_ms = NULL, "
-        "settled = CASE WHEN settled < ?12 THEN settled ELSE ?12 END, updated_at = ?2 WHERE id = ?1 AND status = ?9 AND attempt = "
+        "settled = CASE WHEN settled < ?12 THEN settled ELSE ?12 END, updated_at = ?2 WHERE id = "
+        "?1 AND status = ?9 AND attempt = "
         "?10 AND free_reattempts = ?11 "
         "AND (status != 'running' OR lease_expires_at <= ?2)");
     if (!update) return update.error();
@@ -342,17 +346,19 @@ Result<std::vector<ClaimedRun>> SqlStore::claim_slots(const std::vector<SlotRequ
 }
 
 Result<std::vector<ClaimedRun>> SqlStore::claim_batch(const std::vector<SlotRequest>& slots,
-                                                      const std::string& claimant, TimeMs now,
-                                                      const Fence& fence,
+                                                      const std::string& claimant,
+                                                      TimeMs caller_now, const Fence& fence,
                                                       std::string& first_refusal) {
   if (claimant.empty()) return usage_error("a claimant cannot be empty");
+  auto now = clock(caller_now);
+  if (!now) return now.error();
   auto transaction = sql::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
-  if (auto fenced = check_fence(fence, now); !fenced) return fenced.error();
+  if (auto fenced = check_fence_at(fence, *now); !fenced) return fenced.error();
   std::vector<ClaimedRun> claimed;
   for (const SlotRequest& slot : slots) {
     std::string refused;
-    auto one = claim_in_transaction(slot, claimant, now, /*settled=*/true, refused);
+    auto one = claim_in_transaction(slot, claimant, *now, /*settled=*/true, refused);
     if (!one) return one.error();
     if (one->has_value()) claimed.push_back(std::move(**one));
     if (first_refusal.empty()) first_refusal = refused;
@@ -361,12 +367,15 @@ Result<std::vector<ClaimedRun>> SqlStore::claim_batch(const std::vector<SlotRequ
   return claimed;
 }
 
-Status SqlStore::guarded_run_update(const char* assignments, const Claim& claim, TimeMs now,
-                                    const Bind& bind_rest, const char* action) {
+Status SqlStore::guarded_run_update(const char* assignments, const Claim& claim, TimeMs caller_now,
+                                    const BindAt& bind_rest, const char* action) {
+  auto clocked = clock(caller_now);
+  if (!clocked) return clocked.error();
+  const TimeMs now = *clocked;
   auto update = db_->prepare(std::string("UPDATE runs SET ") + assignments + kClaimGuard);
   if (!update) return update.error();
   (*update)->bind(1, claim.run_id).bind(2, claim.claimed_by).bind(3, claim.token).bind(4, now);
-  bind_rest(**update);
+  bind_rest(**update, now);
   if (auto status = (*update)->run(); !status) return status;
   if (db_->changes() != 1) {
     return conflict_error("cannot " + std::string(action) + " run " + claim.run_id +
@@ -380,7 +389,7 @@ Status SqlStore::record_supervisor(const Claim& claim, const ProcessIdentity& su
                                    TimeMs now) {
   return guarded_run_update(
       "supervisor_pid = ?5, supervisor_started_at = ?6, updated_at = ?4", claim, now,
-      [&](sql::Statement& s) { s.bind(5, supervisor.pid).bind(6, supervisor.started_at); },
+      [&](sql::Statement& s, TimeMs) { s.bind(5, supervisor.pid).bind(6, supervisor.started_at); },
       "record the supervisor of");
 }
 
@@ -391,7 +400,7 @@ Status SqlStore::record_process(const Claim& claim, const ProcessIdentity& targe
       "pid = ?5, process_started_at = ?6, pgid = ?7, supervisor_pid = ?8, "
       "supervisor_started_at = ?9, updated_at = ?4",
       claim, now,
-      [&](sql::Statement& s) {
+      [&](sql::Statement& s, TimeMs) {
         s.bind(5, target.pid)
             .bind(6, target.started_at)
             .bind(7, pgid)
@@ -404,7 +413,7 @@ Status SqlStore::record_process(const Claim& claim, const ProcessIdentity& targe
 Status SqlStore::heartbeat_run(const Claim& claim, DurationMs lease_ms, TimeMs now) {
   return guarded_run_update(
       "lease_expires_at = ?5, updated_at = ?4", claim, now,
-      [&](sql::Statement& s) { s.bind(5, add_saturating(now, lease_ms)); }, "heartbeat");
+      [&](sql::Statement& s, TimeMs at) { s.bind(5, add_saturating(at, lease_ms)); }, "heartbeat");
 }
 
 Status SqlStore::finalize_run(const Claim& claim, const RunOutcome& outcome, TimeMs now) {
@@ -412,8 +421,8 @@ Status SqlStore::finalize_run(const Claim& claim, const RunOutcome& outcome, Tim
   // ?1-?4 are the claim guard's; the outcome follows from ?5.
   const std::string assignments = outcome_assignments(5, 4) + ", updated_at = ?4";
   return guarded_run_update(
-      assignments.c_str(), claim, now, [&](sql::Statement& s) { bind_outcome(s, 5, outcome); },
-      "finalize");
+      assignments.c_str(), claim, now,
+      [&](sql::Statement& s, TimeMs) { bind_outcome(s, 5, outcome); }, "finalize");
 }
 
 Result<Run> SqlStore::record_skipped(const Loop& loop, TimeMs slot, const std::string& reason,
@@ -441,9 +450,13 @@ Result<Run> SqlStore::record_skipped(const Loop& loop, TimeMs slot, const std::s
   return std::move(**run);
 }
 
-Result<RecoveryResult> SqlStore::recover_expired_runs(TimeMs now, const RecoveryOptions& options,
+Result<RecoveryResult> SqlStore::recover_expired_runs(TimeMs caller_now,
+                                                      const RecoveryOptions& options,
                                                       const Fence& fence) {
-  if (auto fenced = check_fence(fence, now); !fenced) return fenced.error();
+  auto clocked = clock(caller_now);
+  if (!clocked) return clocked.error();
+  const TimeMs now = *clocked;
+  if (auto fenced = check_fence_at(fence, now); !fenced) return fenced.error();
   const int limit = std::max(1, std::min(options.limit, 1000));
   auto expired = query_runs(select_runs("WHERE status = 'running' AND lease_expires_at <= ?1 "
                                         "ORDER BY lease_expires_at LIMIT ?2"),
@@ -459,7 +472,7 @@ Result<RecoveryResult> SqlStore::recover_expired_runs(TimeMs now, const Recovery
     const bool alive = liveness(run, *probe_) == Liveness::kSupervised;
     auto transaction = sql::Transaction::begin(*db_);
     if (!transaction) return transaction.error();
-    if (auto fenced = check_fence(fence, now); !fenced) return fenced.error();
+    if (auto fenced = check_fence_at(fence, now); !fenced) return fenced.error();
     auto update = db_->prepare(
         alive ? "UPDATE runs SET lease_expires_at = ?3, updated_at = ?2 "
                 "WHERE id = ?1 AND status = 'running' AND lease_expires_at <= ?2"
@@ -518,7 +531,8 @@ Result<std::int64_t> SqlStore::prune_loop_batch(const std::string& loop_id,
   auto statement =
       db_->prepare(options.dry_run ? "SELECT COUNT(*) FROM (" + candidates + ") AS candidates"
                                    : "DELETE FROM runs WHERE id IN (" + candidates +
-                                         " ORDER BY created_at, id LIMIT ?4) RETURNING id");
+                                         " ORDER BY created_at, id LIMIT ?4) AND status IN " +
+                                         sql::kTerminalRunStatuses + " RETURNING id");
   if (!statement) return statement.error();
   (*statement)->bind(1, loop_id).bind(2, bound.first).bind(3, bound.second);
   if (!options.dry_run) (*statement)->bind(4, batch);
@@ -577,8 +591,12 @@ Result<PruneSummary> SqlStore::prune_runs(const PruneOptions& options) {
 
 // A kept outcome recorded by recovery: one guarded statement, checked.
 Status SqlStore::finalize_expired_run(const std::string& run_id, const std::string& claim_token,
-                                      const RunOutcome& outcome, TimeMs finished_at, TimeMs now) {
+                                      const RunOutcome& outcome, TimeMs finished_at,
+                                      TimeMs caller_now) {
   if (auto valid = check_finish_status(outcome.status); !valid) return valid;
+  auto clocked = clock(caller_now);
+  if (!clocked) return clocked.error();
+  const TimeMs now = *clocked;
   // ?1 run id, ?2 claim token, ?3 finish time, ?4 now; the outcome from ?5.
   auto update = db_->prepare("UPDATE runs SET " + outcome_assignments(5, 3) +
                              ", updated_at = ?4 WHERE id = ?1 AND status = 'running' "

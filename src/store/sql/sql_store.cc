@@ -61,7 +61,18 @@ std::string SqlStore::new_id(TimeMs now) {
 
 Status SqlStore::check_fence(const Fence& fence, TimeMs now) {
   if (fence.daemon_lease_id.empty()) return Ok{};
-  auto query = db_->prepare("SELECT 1 FROM daemon_lease WHERE lease_id = ?1 AND expires_at > ?2");
+  auto clocked = clock(now);
+  if (!clocked) return clocked.error();
+  return check_fence_at(fence, *clocked);
+}
+
+// Inside a write transaction the lease row stays locked (shared) until the
+// commit, so no other daemon can take the lease between the check and the
+// writes it fences (docs/storage.md, "Fencing").
+Status SqlStore::check_fence_at(const Fence& fence, TimeMs now) {
+  if (fence.daemon_lease_id.empty()) return Ok{};
+  auto query = db_->prepare("SELECT 1 FROM daemon_lease WHERE lease_id = ?1 AND expires_at > ?2" +
+                            std::string(db_->row_lock(sql::RowLock::kShare)));
   if (!query) return query.error();
   (*query)->bind(1, fence.daemon_lease_id).bind(2, now);
   auto row = (*query)->step();
@@ -70,8 +81,15 @@ Status SqlStore::check_fence(const Fence& fence, TimeMs now) {
   return Ok{};
 }
 
-Result<std::optional<DaemonLease>> SqlStore::get_daemon_lease() {
-  auto query = db_->prepare(std::string("SELECT ") + kLeaseColumns + " FROM daemon_lease");
+Result<std::optional<DaemonLease>> SqlStore::get_daemon_lease() { return read_daemon_lease(""); }
+
+Result<std::optional<DaemonLease>> SqlStore::locked_daemon_lease() {
+  return read_daemon_lease(db_->row_lock(sql::RowLock::kUpdate));
+}
+
+Result<std::optional<DaemonLease>> SqlStore::read_daemon_lease(std::string_view lock) {
+  auto query = db_->prepare(std::string("SELECT ") + kLeaseColumns + " FROM daemon_lease" +
+                            std::string(lock));
   if (!query) return query.error();
   auto row = (*query)->step();
   if (!row) return row.error();
@@ -79,11 +97,18 @@ Result<std::optional<DaemonLease>> SqlStore::get_daemon_lease() {
   return std::optional<DaemonLease>{read_lease(**query)};
 }
 
+// Read under a row lock, written with a guard on what was read (the row's
+// absence, or its generation): of daemons racing for the lease exactly one
+// writes it; the others find it live, or lose the guard and get nothing.
 Result<std::optional<DaemonLease>> SqlStore::acquire_daemon_lease(const ProcessIdentity& holder,
-                                                                  DurationMs ttl_ms, TimeMs now) {
+                                                                  DurationMs ttl_ms,
+                                                                  TimeMs caller_now) {
+  auto clocked = clock(caller_now);
+  if (!clocked) return clocked.error();
+  const TimeMs now = *clocked;
   auto transaction = sql::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
-  auto current = get_daemon_lease();
+  auto current = locked_daemon_lease();
   if (!current) return current.error();
   const std::string host = probe_->host_name();
   if (current->has_value()) {
@@ -99,10 +124,13 @@ Result<std::optional<DaemonLease>> SqlStore::acquire_daemon_lease(const ProcessI
   lease_id += '-';
   lease_id += random_hex(10);
   auto write = db_->prepare(
-      "INSERT INTO daemon_lease (slot, lease_id, generation, pid, process_started_at, host, "
-      "acquired_at, heartbeat_at, expires_at) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7) "
-      "ON CONFLICT (slot) DO UPDATE SET lease_id = ?1, generation = ?2, pid = ?3, "
-      "process_started_at = ?4, host = ?5, acquired_at = ?6, heartbeat_at = ?6, expires_at = ?7");
+      current->has_value()
+          ? "UPDATE daemon_lease SET lease_id = ?1, generation = ?2, pid = ?3, "
+            "process_started_at = ?4, host = ?5, acquired_at = ?6, heartbeat_at = ?6, "
+            "expires_at = ?7 WHERE slot = 1 AND generation = ?2 - 1"
+          : "INSERT INTO daemon_lease (slot, lease_id, generation, pid, process_started_at, "
+            "host, acquired_at, heartbeat_at, expires_at) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?6, "
+            "?7) ON CONFLICT (slot) DO NOTHING");
   if (!write) return write.error();
   (*write)
       ->bind(1, lease_id)
@@ -113,13 +141,16 @@ Result<std::optional<DaemonLease>> SqlStore::acquire_daemon_lease(const ProcessI
       .bind(6, now)
       .bind(7, add_saturating(now, ttl_ms));
   if (auto status = (*write)->run(); !status) return status.error();
-  if (db_->changes() != 1) return internal_error("daemon lease row was not written");
+  if (db_->changes() != 1) return std::optional<DaemonLease>{};  // another daemon was first
   if (auto status = (*transaction)->commit(); !status) return status.error();
   return get_daemon_lease();
 }
 
 Status SqlStore::heartbeat_daemon_lease(const std::string& lease_id, DurationMs ttl_ms,
-                                        TimeMs now) {
+                                        TimeMs caller_now) {
+  auto clocked = clock(caller_now);
+  if (!clocked) return clocked.error();
+  const TimeMs now = *clocked;
   auto write = db_->prepare(
       "UPDATE daemon_lease SET heartbeat_at = ?2, expires_at = ?3 "
       "WHERE lease_id = ?1 AND expires_at > ?2");

@@ -119,9 +119,16 @@ class SqlStore : public Store {
   Result<std::vector<ClaimedRun>> claim_batch(const std::vector<SlotRequest>& slots,
                                               const std::string& claimant, TimeMs now,
                                               const Fence& fence, std::string& first_refusal);
-  Status guarded_run_update(const char* sql, const Claim& claim, TimeMs now,
-                            const std::function<void(sql::Statement&)>& bind_rest,
-                            const char* action);
+  // An UPDATE of one run under the claim guard, at the clock's time (bound
+  // at ?4 and given to bind_rest).
+  using BindAt = std::function<void(sql::Statement&, TimeMs)>;
+  Status guarded_run_update(const char* sql, const Claim& claim, TimeMs caller_now,
+                            const BindAt& bind_rest, const char* action);
+  Result<std::optional<DaemonLease>> read_daemon_lease(std::string_view lock);
+  // Inside a write transaction: the lease row, locked for update.
+  Result<std::optional<DaemonLease>> locked_daemon_lease();
+  // check_fence at a time already taken from clock().
+  Status check_fence_at(const Fence& fence, TimeMs now);
   Result<std::vector<Loop>> query_loops(const std::string& sql,
                                         const std::function<void(sql::Statement&)>& bind);
   Result<std::vector<Run>> query_runs(const std::string& sql,
