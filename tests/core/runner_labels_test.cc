@@ -165,7 +165,8 @@ TEST(RunnerLabels, BadLabelsOfARunnerAreRefused) {
 }
 
 TEST(RunnerLabels, AHostNameThatCannotBeAValueIsRefused) {
-  for (const std::string host : {"", "a b", "a,b", std::string(256, 'h')}) {
+  for (const std::string& host :
+       std::vector<std::string>{"", "a b", "a,b", std::string(256, 'h')}) {
     auto refused = runner_labels_of({}, host);
     ASSERT_FALSE(refused.ok()) << host;
     EXPECT_NE(refused.error().message.find("host name"), std::string::npos)
