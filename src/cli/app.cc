@@ -216,6 +216,7 @@ void add_daemon_command(CLI::App& app, DaemonArgs& a, Command& command) {
       daemon, "--max-running", [&a](int n) { a.max_running = n; },
       "runs at once, 1-10000 (default 64)");
   daemon->add_option("--log", a.log, "append the log to FILE (reopened on SIGHUP)");
+  add_repeatable(daemon, "--label", a.labels, "LABEL=VALUE this runner has (repeatable)");
   daemon->callback([&] { command = [&a](const Context& c) { return daemon_command(a, c); }; });
 }
 

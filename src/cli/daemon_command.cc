@@ -10,10 +10,12 @@
 #include "cli/run_commands.h"
 #include "cli/store_access.h"
 #include "core/duration.h"
+#include "core/runner_labels.h"
 #include "core/timezone.h"
 #include "engine/daemon.h"
 #include "engine/daemon_lease.h"
 #include "exec/clock.h"
+#include "exec/process_identity.h"
 
 namespace orrery::cli {
 namespace {
@@ -71,6 +73,9 @@ Result<DaemonOptions> daemon_options(const DaemonArgs& args, const Context& cont
                        std::to_string(kDefaultMaxRunning) + ")");
   }
   options.max_running = args.max_running;
+  auto labels = runner_labels_of(args.labels, SystemProcessProbe().host_name());
+  if (!labels) return labels.error();
+  options.labels = std::move(*labels);
   return options;
 }
 

@@ -201,9 +201,13 @@ Result<int> install_service_command(const ServiceArgs& args, const Context& cont
   std::vector<std::string> command{this_executable(), "--home", home};
   if (context.globals.db_given || !context.globals.db.empty()) {
     // The daemon starts in /: the database is named by its absolute path.
-    auto db = sqlite_path_of(context.globals.db);
+    auto db = db_location_of(context.globals.db);
     if (!db) return db.error();
-    command.insert(command.end(), {"--db", normal_path(*db)});
+    if (db->kind == DbLocation::Kind::kPostgres) {
+      return usage_error("--db '" + redacted_db_url(db->postgres_url) +
+                         "': PostgreSQL support is being added");
+    }
+    command.insert(command.end(), {"--db", normal_path(db->sqlite_path)});
   }
   command.push_back("daemon");
   const std::string unit = service_unit(command, home);

@@ -43,9 +43,13 @@ Result<OpenedStore> open_store(const Context& context, std::optional<int> busy_t
   std::string path = opened.home + "/orrery.db";
   // Checked before anything is created: a refused --db leaves no trace.
   if (context.globals.db_given || !context.globals.db.empty()) {
-    auto chosen = sqlite_path_of(context.globals.db);
+    auto chosen = db_location_of(context.globals.db);
     if (!chosen) return chosen.error();
-    path = *chosen;
+    if (chosen->kind == DbLocation::Kind::kPostgres) {
+      return usage_error("--db '" + redacted_db_url(chosen->postgres_url) +
+                         "': PostgreSQL support is being added");
+    }
+    path = chosen->sqlite_path;
   }
   auto timeout = busy_timeout_ms();
   if (!timeout) return timeout.error();

@@ -7,6 +7,7 @@
 // the years 1970-9999 (kEarliestTime, kLatestTime in core/time.h).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "core/time.h"
@@ -27,6 +28,12 @@ inline constexpr DurationMs kMaxAgeMs = 100 * 365 * kMsPerDay;
 
 // Loop names: 1 to 100 characters (code points).
 inline constexpr int kMaxNameCharacters = 100;
+
+// Runner labels (daemon --label) and loop selectors (--machine): at most 32
+// labels, each LABEL 1-63 bytes and VALUE 1-255 bytes.
+inline constexpr int kMaxLabels = 32;
+inline constexpr std::size_t kMaxLabelKeyBytes = 63;
+inline constexpr std::size_t kMaxLabelValueBytes = 255;
 
 // --log-limit: bytes kept per output stream.
 inline constexpr std::int64_t kMinLogLimitBytes = 64LL << 10;  // 64 KiB

@@ -5,6 +5,7 @@
 #include "core/byte_size.h"
 #include "core/duration.h"
 #include "core/limits.h"
+#include "core/runner_labels.h"
 #include "core/text.h"
 
 namespace orrery {
@@ -338,11 +339,9 @@ Status apply_policies(const LoopSpec& spec, TimeMs now, const TimeZone& zone, Lo
     if (*expires <= now) return usage_error("--expires " + spec.expires + " is not in the future");
     loop.expires_at = *expires;
   }
-  for (const std::string& text : spec.machine) {
-    auto label = parse_assignment(text, "--machine");
-    if (!label) return label.error();
-    loop.machine.push_back(*label);
-  }
+  auto machine = parse_label_list(spec.machine, "--machine");
+  if (!machine) return machine.error();
+  loop.machine = std::move(*machine);
   return Ok{};
 }
 
@@ -393,7 +392,7 @@ Result<EnvVar> parse_assignment(const std::string& text, const char* option) {
   if (equals == std::string::npos || key.empty()) {
     return usage_error(std::string(option) + " '" + text + "': expected KEY=VALUE");
   }
-  if (std::string_view(option) != "--machine" && !valid_env_name(key)) {
+  if (!valid_env_name(key)) {
     return usage_error(std::string(option) + " '" + text + "': '" + key +
                        "' is not a valid environment variable name (letters, digits, _; not "
                        "starting with a digit)");

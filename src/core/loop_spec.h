@@ -7,7 +7,8 @@
 // given local zone); the name follows the name rules and all text is valid
 // UTF-8 (core/text.h); every path is absolute (relative ones are resolved
 // against base_dir); a command with spaces and no shell refused with a hint;
-// lease at least 1 s; catch-up limit 1-1000; no option that cannot take
+// lease at least 1 s; catch-up limit 1-1000; --machine labels follow the
+// rules of runner labels (core/runner_labels.h); no option that cannot take
 // effect (docs/cli.md, "Refused combinations"); the first slot computed from
 // the schedule and before the loop expires. Errors name the option and the
 // value.
@@ -91,7 +92,7 @@ Result<BuiltLoop> build_loop(const LoopSpec& spec, const std::string& id, TimeMs
 // repeated "/"); empty when path is relative and base is empty.
 std::string absolute_path(const std::string& base, const std::string& path);
 
-// Parses K=V (K non-empty, a valid environment name for env).
+// Parses K=V (K a valid environment variable name).
 Result<EnvVar> parse_assignment(const std::string& text, const char* option);
 
 }  // namespace orrery

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "core/runner_labels.h"
 #include "engine/daemon_log.h"
 #include "engine/tick.h"
 #include "exec/supervisor_forker.h"
@@ -49,6 +50,8 @@ struct DaemonOptions {
   SupervisorForker* forker = nullptr;
   // The SQLite file: a daemon whose file is removed or replaced stops.
   std::string database_path;
+  // This runner's labels, host= included (core/runner_labels.h).
+  RunnerLabels labels;
 };
 
 struct DaemonResult {

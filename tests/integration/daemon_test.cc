@@ -186,10 +186,46 @@ TEST_F(DaemonCli, BadOptionsExit2AndCreateNothing) {
             std::string::npos);
 }
 
+// Each bad --label is exit 2 with its own sentence, before anything is created.
+TEST_F(DaemonCli, BadLabelsExit2WithTheirSentenceAndCreateNothing) {
+  const std::pair<Args, std::string> cases[] = {
+      {{"--label", "os"}, "--label 'os': expected LABEL=VALUE"},
+      {{"--label", "=linux"}, "--label '=linux': expected LABEL=VALUE"},
+      {{"--label", "os="}, "--label 'os=': the value is empty; expected LABEL=VALUE"},
+      {{"--label", "o s=x"}, "may contain only ASCII letters, digits, '.', '_' and '-'"},
+      {{"--label", "os=a,b"}, "a value cannot contain a space, a ',' or a control character"},
+      {{"--label", "os=\xff"}, "--label 'os=\\xff' is not valid UTF-8"},
+      {{"--label", std::string(64, 'k') + "=v"}, "the label is 64 bytes long; at most 63"},
+      {{"--label", "os=linux", "--label", "os=mac"}, "--label gives the label os two values"},
+      {{"--label", "host=not-this-machine.invalid"},
+       "--label host=not-this-machine.invalid differs from this machine's host name"},
+  };
+  for (const auto& [labels, sentence] : cases) {
+    Args args{"daemon", "--once"};
+    args.insert(args.end(), labels.begin(), labels.end());
+    const std::string message = expect_error(args, 2);
+    EXPECT_NE(message.find(sentence), std::string::npos) << message;
+    EXPECT_FALSE(std::filesystem::exists(home_)) << message;
+  }
+  std::vector<std::string> too_many{"daemon", "--once"};
+  for (int i = 0; i < 32; ++i)
+    too_many.insert(too_many.end(), {"--label", "k" + std::to_string(i) + "=v"});
+  EXPECT_NE(expect_error(too_many, 2).find("a runner has at most 32 labels, host= included"),
+            std::string::npos);
+}
+
+TEST_F(DaemonCli, GoodLabelsAreAccepted) {
+  const Args args{"daemon",  "--once",         "--label", "os=linux",
+                  "--label", "gpu.model=a100", "--label", "os=linux"};
+  const RunResult result = run(args);
+  EXPECT_EQ(result.exit_code, 0) << describe(with_home(args), result);
+  EXPECT_EQ(result.out, "no runs were due\n");
+}
+
 TEST_F(DaemonCli, HelpListsEveryOption) {
   const RunResult result = run({"daemon", "--help"});
   ASSERT_EQ(result.exit_code, 0);
-  for (const char* option : {"--once", "--lease-ttl", "--max-running", "--log"}) {
+  for (const char* option : {"--once", "--lease-ttl", "--max-running", "--log", "--label"}) {
     EXPECT_NE(result.out.find(option), std::string::npos) << option;
   }
 }

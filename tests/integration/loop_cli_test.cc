@@ -1068,6 +1068,16 @@ INSTANTIATE_TEST_SUITE_P(
                kExitUsage,
                "usage",
                {"not available in this version"}},
+        BadAdd{"MachineLabelWithoutValue",
+               every({"--machine", "os="}),
+               kExitUsage,
+               "usage",
+               {"--machine 'os='", "the value is empty"}},
+        BadAdd{"MachineLabelWithTwoValues",
+               every({"--machine", "os=linux", "--machine", "os=mac"}),
+               kExitUsage,
+               "usage",
+               {"--machine gives the label os two values"}},
         BadAdd{"LeaseShorterThanOneSecond",
                every({"--lease", "500ms"}),
                kExitUsage,
@@ -1255,17 +1265,33 @@ TEST_F(LoopCli, HomeThatCannotBeCreatedIsAUsageError) {
   EXPECT_EQ(read_file(file), "not a directory\n");
 }
 
-TEST_F(LoopCli, PostgresUrlIsNotAvailableYet) {
-  for (const char* url : {"postgres://x", "postgresql://user@host/db"}) {
+TEST_F(LoopCli, PostgresUrlIsRecognisedAndItsPasswordNeverShown) {
+  for (const char* url : {"postgres://x", "postgresql://user@host/db",
+                          "postgresql://user:hunter2@host/db?sslmode=require"}) {
     const std::string message = expect_error({"--db", url, "ls"}, kExitUsage, "usage");
-    EXPECT_TRUE(contains(message, "PostgreSQL")) << message;
-    EXPECT_TRUE(contains(message, "not available")) << message;
+    EXPECT_TRUE(contains(message, "PostgreSQL support is being added")) << message;
+    EXPECT_FALSE(contains(message, "hunter2")) << message;
   }
   // ORRERY_DB selects it as well.
   const std::string message =
-      expect_error({"ls"}, kExitUsage, "usage", {{"ORRERY_DB", "postgres://x"}});
-  EXPECT_TRUE(contains(message, "PostgreSQL")) << message;
+      expect_error({"ls"}, kExitUsage, "usage", {{"ORRERY_DB", "postgres://u:hunter2@x/db"}});
+  EXPECT_EQ(message, "--db 'postgres://u:****@x/db': PostgreSQL support is being added");
   EXPECT_FALSE(fs::exists(db_path()));
+  EXPECT_FALSE(fs::exists(home_));
+}
+
+TEST_F(LoopCli, APostgresUrlLibpqRefusesIsExit2WithoutThePassword) {
+  const std::string message = expect_error(
+      {"--db", "postgresql://u:hunter2@h/db?sslmod=require", "ls"}, kExitUsage, "usage");
+  EXPECT_EQ(message,
+            "--db 'postgresql://u:****@h/db?sslmod=require' is not a PostgreSQL URL libpq "
+            "accepts: invalid URI query parameter: \"sslmod\"");
+  for (const char* url : {"postgresql://u:hunt%zzer2@h/db", "postgresql://u:hunter2@h@x/db",
+                          "Postgres://u:hunter2@h/db", "postgresql://h/db?password=hunter2&x=1"}) {
+    const std::string refused = expect_error({"--db", url, "ls"}, kExitUsage, "usage");
+    EXPECT_FALSE(contains(refused, "hunter")) << refused;
+  }
+  EXPECT_FALSE(fs::exists(home_));
 }
 
 }  // namespace
