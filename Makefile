@@ -1,7 +1,9 @@
 # The two set-up commands of the README:
 #   make run    builds orrery (release) and starts `orrery daemon` on the default data
 #               directory; ARGS runs something else: `make run ARGS="cron explain '0 9 * * 1-5'"`
-#   make test   builds everything under ASan+UBSan and runs every test
+#   make test   builds everything under ASan+UBSan and runs every test, with a
+#               throwaway PostgreSQL cluster (scripts/with-postgres) for the tests
+#               that need one
 # Also: make fuzz (libFuzzer, FUZZ_SECONDS each), make bench (benchmarks, release build).
 
 JOBS ?= $(shell nproc)
@@ -26,7 +28,8 @@ test: deps
 		-DORRERY_BENCH=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" >/dev/null
 	@cmake --build build/asan -j $(JOBS)
 	cd build/asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		../../scripts/with-postgres ctest --output-on-failure -j $(JOBS)
 
 fuzz:
 	@scripts/install-deps --fuzz
