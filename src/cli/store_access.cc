@@ -8,6 +8,7 @@
 #include "exec/process_identity.h"
 #include "store/data_dir.h"
 #include "store/db_location.h"
+#include "store/postgres/postgres_store.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace orrery::cli {
@@ -30,6 +31,23 @@ Result<int> busy_timeout_ms() {
   return int(value);
 }
 
+// The server is checked before the data directory is made: a refused
+// database leaves no trace. The directory still holds the runs' logs.
+Result<OpenedStore> open_postgres(const Context& context, const DbLocation& location,
+                                  int busy_timeout_ms, OpenedStore opened) {
+  PostgresOptions options;
+  options.url = location.postgres_url;
+  options.shown_url = redacted_db_url(location.postgres_url);
+  options.busy_timeout_ms = busy_timeout_ms;
+  options.probe = std::make_shared<SystemProcessProbe>();
+  options.now = context.now;
+  auto store = PostgresStore::open(options);
+  if (!store) return store.error();
+  if (auto home = prepare_data_dir(opened.home); !home) return home.error();
+  opened.store = std::move(*store);
+  return opened;
+}
+
 }  // namespace
 
 Result<OpenedStore> open_store(const Context& context, std::optional<int> busy_timeout_cap_ms) {
@@ -40,24 +58,25 @@ Result<OpenedStore> open_store(const Context& context, std::optional<int> busy_t
                     .lexically_normal()
                     .string();
   if (opened.home.size() > 1 && opened.home.back() == '/') opened.home.pop_back();
-  std::string path = opened.home + "/orrery.db";
+  DbLocation location;
+  location.sqlite_path = opened.home + "/orrery.db";
   // Checked before anything is created: a refused --db leaves no trace.
   if (context.globals.db_given || !context.globals.db.empty()) {
     auto chosen = db_location_of(context.globals.db);
     if (!chosen) return chosen.error();
-    if (chosen->kind == DbLocation::Kind::kPostgres) {
-      return usage_error("--db '" + redacted_db_url(chosen->postgres_url) +
-                         "': PostgreSQL support is being added");
-    }
-    path = chosen->sqlite_path;
+    location = std::move(*chosen);
   }
   auto timeout = busy_timeout_ms();
   if (!timeout) return timeout.error();
+  const int busy_ms = busy_timeout_cap_ms ? std::min(*timeout, *busy_timeout_cap_ms) : *timeout;
+  if (location.kind == DbLocation::Kind::kPostgres) {
+    return open_postgres(context, location, busy_ms, std::move(opened));
+  }
+  const std::string path = location.sqlite_path;
   if (auto home = prepare_data_dir(opened.home); !home) return home.error();
   SqliteOptions options;
   options.path = path;
-  options.busy_timeout_ms =
-      busy_timeout_cap_ms ? std::min(*timeout, *busy_timeout_cap_ms) : *timeout;
+  options.busy_timeout_ms = busy_ms;
   options.probe = std::make_shared<SystemProcessProbe>();
   options.now = context.now;
   auto store = SqliteStore::open(options);

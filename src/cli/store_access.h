@@ -1,7 +1,8 @@
 // Opening the store a command works on, from --home/--db (or ORRERY_HOME /
-// ORRERY_DB): SQLite at <home>/orrery.db by default, or the SQLite file a
-// sqlite:// URL or plain path names. PostgreSQL URLs are refused until that
-// backend exists.
+// ORRERY_DB): SQLite at <home>/orrery.db by default, the SQLite file a
+// sqlite:// URL or plain path names, or the PostgreSQL database a
+// postgres:// URL names (docs/storage.md). The home directory holds the
+// runs' directories whatever the database.
 #pragma once
 
 #include <memory>
@@ -15,7 +16,7 @@ namespace orrery::cli {
 
 struct OpenedStore {
   std::string home;
-  std::string database_path;  // the SQLite file
+  std::string database_path;  // the SQLite file; empty for PostgreSQL
   std::unique_ptr<Store> store;
 };
 

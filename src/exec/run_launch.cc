@@ -26,9 +26,7 @@ SupervisorLaunch supervisor_launch(const StoreLocation& location, const ClaimedR
   SupervisorLaunch launch;
   launch.executable = self_executable();
   launch.global_args = {"--home", location.home};
-  if (!location.db.empty()) {
-    launch.global_args.insert(launch.global_args.end(), {"--db", location.db});
-  }
+  launch.db = location.db;
   launch.run_id = claimed.run.id;
   launch.token = claimed.claim.token;
   launch.log_path = supervisor_log(run_directory(location.home, claimed.run.id));

@@ -32,8 +32,8 @@ bool open_pipe(Pipe& pipe) {
 }
 
 // In the (forked) child: becomes the supervisor, or reports why not.
-[[noreturn]] void exec_supervisor(char* const* argv, int log_fd, int token_fd, int report_fd,
-                                  int max_fd) {
+[[noreturn]] void exec_supervisor(char* const* argv, char* const* envp, int log_fd, int token_fd,
+                                  int report_fd, int max_fd) {
   setsid();
   // The daemon reads its signals from a signalfd with them blocked; the
   // supervisor starts with none blocked, whoever started it.
@@ -46,7 +46,7 @@ bool open_pipe(Pipe& pipe) {
   dup2(log_fd, STDERR_FILENO);
   close_on_exec_from_3(max_fd);
   fcntl(token_fd, F_SETFD, 0);  // the one descriptor the supervisor inherits
-  execv(argv[0], argv);
+  execve(argv[0], argv, envp);
   const int error = errno;
   (void)!write(report_fd, &error, sizeof error);
   _exit(127);
@@ -86,6 +86,14 @@ Result<pid_t> start_supervisor(const SupervisorLaunch& launch) {
   std::vector<char*> argv;
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
+  std::string db_variable = "ORRERY_DB=" + launch.db;
+  std::vector<char*> envp;
+  for (char** variable = environ; *variable != nullptr; ++variable) {
+    if (!launch.db.empty() && std::strncmp(*variable, "ORRERY_DB=", 10) == 0) continue;
+    envp.push_back(*variable);
+  }
+  if (!launch.db.empty()) envp.push_back(db_variable.data());
+  envp.push_back(nullptr);
   const int max_fd = descriptor_limit();
 
   // Through the report pipe come ints: a negative one is the detached
@@ -98,9 +106,13 @@ Result<pid_t> start_supervisor(const SupervisorLaunch& launch) {
     return failed("fork failed", error);
   }
   if (child == 0) {
-    if (!launch.detach) exec_supervisor(argv.data(), log_fd, token.read, report.write, max_fd);
+    if (!launch.detach) {
+      exec_supervisor(argv.data(), envp.data(), log_fd, token.read, report.write, max_fd);
+    }
     const pid_t grandchild = fork();
-    if (grandchild == 0) exec_supervisor(argv.data(), log_fd, token.read, report.write, max_fd);
+    if (grandchild == 0) {
+      exec_supervisor(argv.data(), envp.data(), log_fd, token.read, report.write, max_fd);
+    }
     const int message = grandchild > 0 ? -int(grandchild) : errno;
     (void)!write(report.write, &message, sizeof message);
     _exit(0);

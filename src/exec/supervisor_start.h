@@ -20,11 +20,15 @@ namespace orrery {
 
 struct SupervisorLaunch {
   std::string executable;                // the orrery binary
-  std::vector<std::string> global_args;  // e.g. --home H --db D, before `supervise`
+  std::vector<std::string> global_args;  // e.g. --home H, before `supervise`
   std::string run_id;
   std::string token;
   std::string log_path;  // the supervisor's own stdout and stderr
   bool detach = true;    // adopted by init (true), or a child of the caller to wait for
+  // The database location, passed as ORRERY_DB in the supervisor's
+  // environment, never on its command line (which every user can read): a
+  // PostgreSQL URL may hold a password. Empty: the environment as it is.
+  std::string db;
 };
 
 // The supervisor's pid once it has exec'd.

@@ -14,17 +14,24 @@ namespace {
 
 using testing::read_file;
 
-TEST(SupervisorStart, TheTokenComesThroughADescriptorNotTheArguments) {
+// The claim token and the database location (a PostgreSQL URL may hold a
+// password) stay off the command line, which every user can read.
+TEST(SupervisorStart, TheTokenAndTheDatabaseComeOutsideTheArguments) {
   testing::TempDir dir;
   const std::string fake = dir.file("fake-orrery");
   // Stands in for `orrery supervise RUN --token-fd N`: records what it got.
   std::ofstream(fake) << "#!/bin/sh\necho \"$@\" > '" << dir.file("args") << "'\ncat <&$6 > '"
-                      << dir.file("token") << "'\nls /proc/self/fd > '" << dir.file("fds") << "'\n";
+                      << dir.file("token") << "'\necho \"$ORRERY_DB\" > '" << dir.file("db")
+                      << "'\nls /proc/self/fd > '" << dir.file("fds") << "'\n";
   ::chmod(fake.c_str(), 0755);
   for (const bool detach : {false, true}) {
-    SupervisorLaunch launch{
-        fake,  {"--home", dir.path()}, "run-1", "g1-secret-token", dir.file("supervisor.log"),
-        detach};
+    SupervisorLaunch launch{fake,
+                            {"--home", dir.path()},
+                            "run-1",
+                            "g1-secret-token",
+                            dir.file("supervisor.log"),
+                            detach,
+                            "postgresql://orrery:hunter2@db.example/orrery"};
     auto started = start_supervisor(launch);
     ASSERT_TRUE(started.ok()) << started.error().message;
     if (!detach) {
@@ -35,6 +42,8 @@ TEST(SupervisorStart, TheTokenComesThroughADescriptorNotTheArguments) {
     const std::string args = read_file(dir.file("args"));
     EXPECT_EQ(args.rfind("--home " + dir.path() + " supervise run-1 --token-fd ", 0), 0u) << args;
     EXPECT_EQ(args.find("secret"), std::string::npos);
+    EXPECT_EQ(args.find("hunter2"), std::string::npos);
+    EXPECT_EQ(read_file(dir.file("db")), "postgresql://orrery:hunter2@db.example/orrery\n");
     EXPECT_EQ(read_file(dir.file("token")), "g1-secret-token");
     std::remove(dir.file("fds").c_str());
   }
@@ -46,7 +55,7 @@ TEST(SupervisorStart, AnExecutableThatCannotRunIsAnErrorForBothModes) {
   for (const std::string& executable : {dir.file("missing"), dir.file("not-executable")}) {
     for (const bool detach : {false, true}) {
       auto started = start_supervisor(
-          {executable, {}, "run-1", "g1-token", dir.file("supervisor.log"), detach});
+          {executable, {}, "run-1", "g1-token", dir.file("supervisor.log"), detach, ""});
       ASSERT_FALSE(started.ok()) << executable;
       EXPECT_EQ(started.error().message.rfind(
                     "cannot start the supervisor: cannot run " + executable + ": ", 0),
@@ -57,8 +66,8 @@ TEST(SupervisorStart, AnExecutableThatCannotRunIsAnErrorForBothModes) {
 }
 
 TEST(SupervisorStart, AnUnwritableLogIsAnError) {
-  auto started =
-      start_supervisor({"/bin/true", {}, "run-1", "g1-token", "/no/such/dir/supervisor.log", true});
+  auto started = start_supervisor(
+      {"/bin/true", {}, "run-1", "g1-token", "/no/such/dir/supervisor.log", true, ""});
   ASSERT_FALSE(started.ok());
   EXPECT_EQ(started.error().message,
             "cannot start the supervisor: cannot open /no/such/dir/supervisor.log: No such file "

@@ -1,7 +1,8 @@
 // The fixture of the Store conformance suite (tests/store/*conformance_test.cc):
-// a store of each backend in a fresh directory, with helpers that build,
-// claim and finish. A backend joins by adding a factory to each file's
-// INSTANTIATE_TEST_SUITE_P.
+// a store of each backend — SQLite in a fresh directory, PostgreSQL in a fresh
+// database on the test cluster (support/pg_test_database.h) — with helpers
+// that build, claim and finish. A backend joins by adding a factory to
+// backends().
 #pragma once
 
 #include <gtest/gtest.h>
@@ -10,8 +11,10 @@
 #include <memory>
 
 #include "core/ids.h"
+#include "store/postgres/postgres_store.h"
 #include "store/sqlite/sqlite_store.h"
 #include "support/fake_probe.h"
+#include "support/pg_test_database.h"
 #include "support/temp_dir.h"
 
 namespace orrery::conformance {
@@ -22,16 +25,40 @@ using testing::TempDir;
 inline constexpr TimeMs kNow = 1'780'000'000'000;  // 2026-05-28T20:26:40Z
 inline constexpr DurationMs kMinute = 60'000;
 
-using Factory = std::function<std::unique_ptr<Store>(const TempDir&, std::shared_ptr<FakeProbe>)>;
+// Where a backend keeps its data for one test: a directory (SQLite) or a
+// database on the test cluster (PostgreSQL), which lives as long as the test.
+struct Place {
+  const TempDir& dir;
+  std::shared_ptr<testing::PgTestDatabase> database;  // made by the PostgreSQL backend
+};
+
+// Opens one more store on the place (another process's connection, say):
+// the first call makes the place's database.
+using Factory = std::function<std::unique_ptr<Store>(Place&, std::shared_ptr<FakeProbe>)>;
 
 struct Backend {
   const char* name;
   Factory open;
 };
 
-inline std::unique_ptr<Store> open_sqlite(const TempDir& dir, std::shared_ptr<FakeProbe> probe) {
+inline std::unique_ptr<Store> open_sqlite(Place& place, std::shared_ptr<FakeProbe> probe) {
   auto store = SqliteStore::open(
-      {dir.file("orrery.db"), sqlite::Synchronous::kNormal, 5000, std::move(probe), kNow});
+      {place.dir.file("orrery.db"), sqlite::Synchronous::kNormal, 5000, std::move(probe), kNow});
+  EXPECT_TRUE(store.ok()) << (store ? "" : store.error().message);
+  return store ? std::move(*store) : nullptr;
+}
+
+// Trusting the caller's clock, so that tests drive time (the server's clock
+// has its own tests: tests/store/postgres/).
+inline std::unique_ptr<Store> open_postgres(Place& place, std::shared_ptr<FakeProbe> probe) {
+  if (!place.database) place.database = std::make_shared<testing::PgTestDatabase>();
+  if (!place.database->ok()) return nullptr;
+  PostgresOptions options;
+  options.url = options.shown_url = place.database->url();
+  options.probe = std::move(probe);
+  options.now = kNow;
+  options.trust_caller_clock = true;
+  auto store = PostgresStore::open(options);
   EXPECT_TRUE(store.ok()) << (store ? "" : store.error().message);
   return store ? std::move(*store) : nullptr;
 }
@@ -83,7 +110,7 @@ bool lost_lease(const Result<T>& result) {
 class StoreConformance : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
-    store_ = GetParam().open(dir_, probe_);
+    store_ = GetParam().open(place_, probe_);
     ASSERT_NE(store_, nullptr);
   }
 
@@ -152,12 +179,15 @@ class StoreConformance : public ::testing::TestWithParam<Backend> {
   }
 
   TempDir dir_;
+  Place place_{dir_, nullptr};  // outlives every store of the test
   std::shared_ptr<FakeProbe> probe_ = std::make_shared<FakeProbe>();
   std::unique_ptr<Store> store_;
   int ids_ = 0;
 };
 
-inline auto backends() { return ::testing::Values(Backend{"sqlite", open_sqlite}); }
+inline auto backends() {
+  return ::testing::Values(Backend{"sqlite", open_sqlite}, Backend{"postgres", open_postgres});
+}
 
 inline std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
   return info.param.name;

@@ -235,7 +235,8 @@ PgConnection::~PgConnection() {
 }
 
 Result<std::unique_ptr<PgConnection>> PgConnection::open(const std::string& url,
-                                                         const std::string& shown_url) {
+                                                         const std::string& shown_url,
+                                                         int busy_timeout_ms) {
   std::unique_ptr<Link> link;
   try {
     link = std::make_unique<Link>(url);
@@ -249,9 +250,11 @@ Result<std::unique_ptr<PgConnection>> PgConnection::open(const std::string& url,
   }
   std::unique_ptr<PgConnection> db(new PgConnection(std::move(link), shown_url));
   // UTF-8 both ways; no notices on stderr; times as UTC.
-  if (auto set = db->exec("SET client_encoding = 'UTF8'; SET client_min_messages = warning; "
-                          "SET TIME ZONE 'UTC'");
-      !set) {
+  const std::string settings =
+      "SET client_encoding = 'UTF8'; SET client_min_messages = warning; SET TIME ZONE 'UTC'; "
+      "SET lock_timeout = " +
+      std::to_string(std::max(1, busy_timeout_ms));
+  if (auto set = db->exec(settings); !set) {
     return set.error();
   }
   return db;

@@ -69,8 +69,11 @@ class PgConnection final : public sql::Connection {
   // Connects to `url` (a postgres:// or postgresql:// URL, any libpq
   // parameters); `shown_url` is how messages name the server (the URL
   // without its password).
+  // `busy_timeout_ms` bounds each wait for a lock (lock_timeout): past it
+  // the operation fails as unavailable, as a busy SQLite file does.
   static Result<std::unique_ptr<PgConnection>> open(const std::string& url,
-                                                    const std::string& shown_url);
+                                                    const std::string& shown_url,
+                                                    int busy_timeout_ms);
   ~PgConnection() override;
 
   Status exec(std::string_view sql) override;

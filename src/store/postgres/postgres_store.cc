@@ -7,7 +7,7 @@ namespace orrery {
 
 Result<std::unique_ptr<PostgresStore>> PostgresStore::open(const PostgresOptions& options) {
   if (!options.probe) return internal_error("PostgresStore needs a process probe");
-  auto db = postgres::PgConnection::open(options.url, options.shown_url);
+  auto db = postgres::PgConnection::open(options.url, options.shown_url, options.busy_timeout_ms);
   if (!db) return db.error();
   if (auto migrated = postgres::migrate(**db, options.now); !migrated) return migrated.error();
   std::unique_ptr<PostgresStore> store(

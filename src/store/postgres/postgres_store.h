@@ -16,8 +16,9 @@
 namespace orrery {
 
 struct PostgresOptions {
-  std::string url;        // postgres:// or postgresql://, with any libpq parameters
-  std::string shown_url;  // the URL as messages show it (no password)
+  std::string url;             // postgres:// or postgresql://, with any libpq parameters
+  std::string shown_url;       // the URL as messages show it (no password)
+  int busy_timeout_ms = 5000;  // how long a write waits for a row another process holds
   std::shared_ptr<const ProcessProbe> probe;  // required
   TimeMs now = 0;                             // for schema_migrations.applied_at
   bool trust_caller_clock = false;            // tests only
