@@ -156,6 +156,22 @@ struct LoopParts {
   bool state = false;   // ScheduleState
 };
 
+// A daemon as a runner of runs: what `orrery status` lists (docs/daemon.md,
+// "Runners"). Every daemon registers itself and heartbeats its row.
+// A runner not seen for a day is forgotten when another registers.
+inline constexpr DurationMs kForgetRunnerMs = 86'400'000;
+
+struct RunnerRecord {
+  std::string id;      // the daemon's claimant: daemon@HOST:PID
+  std::string host;
+  std::string labels;  // canonical k=v,k=v (core/runner_labels.h)
+  ProcessIdentity process;
+  std::string home;  // its data directory: where the logs of its runs are
+  TimeMs started_at = 0;
+  TimeMs last_seen_at = 0;
+  std::int64_t running = 0;  // its running runs (filled by list_runners)
+};
+
 struct PruneOptions {
   std::optional<DurationMs> older_than;  // terminal runs created before now - this
   std::optional<int> keep;               // beyond the newest N per loop
@@ -279,6 +295,15 @@ class Store {
                                            const std::string& reason, TimeMs now) = 0;
   // Cooldowns still in force at `now`.
   virtual Result<std::vector<Cooldown>> active_cooldowns(TimeMs now) = 0;
+
+    // Runners. Registering writes the runner's row (replacing one of the same
+  // id) seen at `now`, and removes rows not seen for kForgetRunnerMs;
+  // heartbeating moves last_seen_at (not_found when the row is gone, so the
+  // runner registers again); list_runners gives every row, host then id.
+  virtual Status register_runner(const RunnerRecord& runner, TimeMs now) = 0;
+  virtual Status heartbeat_runner(const std::string& id, TimeMs now) = 0;
+  virtual Status remove_runner(const std::string& id) = 0;
+  virtual Result<std::vector<RunnerRecord>> list_runners() = 0;
 
   // The daemon lease.
   virtual Result<std::optional<DaemonLease>> acquire_daemon_lease(const ProcessIdentity& holder,

@@ -747,6 +747,58 @@ TEST_P(StoreConformance, RecoveryStopsAtItsLimit) {
   EXPECT_EQ(second->abandoned.size(), 3u);
 }
 
+// ---------------------------------------------------------------- runners
+
+TEST_P(StoreConformance, RunnersAreListedWithTheirRunningRunsAndForgottenWhenLongGone) {
+  const RunnerRecord a{"daemon@host-a:10", "host-a", "host=host-a,gpu=yes", {10, 5}, "/home/a",
+                       kNow, 0, 0};
+  const RunnerRecord b{"daemon@host-b:20", "host-b", "host=host-b", {20, std::nullopt}, "/srv/b",
+                       kNow, 0, 0};
+  ASSERT_TRUE(store_->register_runner(b, kNow).ok());
+  ASSERT_TRUE(store_->register_runner(a, kNow).ok());
+  const Loop loop = add_loop("work");
+  claim(loop, kNow, a.id);
+  claim(loop, kNow + kMinute, a.id);
+  const ClaimedRun done = claim(loop, kNow + 2 * kMinute, a.id);
+  finish(done.claim, RunStatus::kSucceeded);
+  ASSERT_TRUE(store_->heartbeat_runner(b.id, kNow + 5000).ok());
+
+  auto listed = store_->list_runners();
+  ASSERT_TRUE(listed.ok()) << listed.error().message;
+  ASSERT_EQ(listed->size(), 2u);
+  const RunnerRecord& first = (*listed)[0];  // by host
+  EXPECT_EQ(first.id, a.id);
+  EXPECT_EQ(first.labels, a.labels);
+  EXPECT_EQ(first.process.pid, 10);
+  EXPECT_EQ(first.process.started_at, 5);
+  EXPECT_EQ(first.home, "/home/a");
+  EXPECT_EQ(first.last_seen_at, kNow);
+  EXPECT_EQ(first.running, 2);  // the finished one does not count
+  EXPECT_EQ((*listed)[1].id, b.id);
+  EXPECT_EQ((*listed)[1].last_seen_at, kNow + 5000);
+  EXPECT_EQ((*listed)[1].running, 0);
+  EXPECT_FALSE((*listed)[1].process.started_at.has_value());
+
+  // Registering again replaces the row; removing it ends its heartbeats.
+  RunnerRecord again = a;
+  again.labels = "host=host-a";
+  ASSERT_TRUE(store_->register_runner(again, kNow + 6000).ok());
+  ASSERT_TRUE(store_->remove_runner(b.id).ok());
+  EXPECT_EQ(store_->heartbeat_runner(b.id, kNow + 7000).error().code, ErrorCode::kNotFound);
+  listed = store_->list_runners();
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0].labels, "host=host-a");
+
+  // A runner not seen for a day is forgotten when another registers.
+  ASSERT_TRUE(store_->register_runner(b, kNow + 6000 + kForgetRunnerMs + 1).ok());
+  listed = store_->list_runners();
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0].id, b.id);
+  EXPECT_EQ(store_->register_runner(RunnerRecord{}, kNow).error().code, ErrorCode::kUsage);
+}
+
 // ---------------------------------------------------------------- daemon lease
 
 TEST_P(StoreConformance, TheFirstDaemonAcquiresGenerationOne) {

@@ -110,6 +110,14 @@ class ForwardingStore : public Store {
   Result<std::vector<Cooldown>> active_cooldowns(TimeMs now) override {
     return inner_.active_cooldowns(now);
   }
+    Status register_runner(const RunnerRecord& runner, TimeMs now) override {
+    return inner_.register_runner(runner, now);
+  }
+  Status heartbeat_runner(const std::string& id, TimeMs now) override {
+    return inner_.heartbeat_runner(id, now);
+  }
+  Status remove_runner(const std::string& id) override { return inner_.remove_runner(id); }
+  Result<std::vector<RunnerRecord>> list_runners() override { return inner_.list_runners(); }
   Result<std::optional<DaemonLease>> acquire_daemon_lease(const ProcessIdentity& holder,
                                                           DurationMs ttl_ms, TimeMs now) override {
     return inner_.acquire_daemon_lease(holder, ttl_ms, now);

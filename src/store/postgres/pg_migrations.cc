@@ -117,6 +117,17 @@ CREATE TABLE cooldowns (
 
 constexpr const char* kVersion5 = R"sql(
 ALTER TABLE runs ADD COLUMN host TEXT COLLATE "C" NOT NULL DEFAULT '';
+CREATE TABLE runners (
+  id TEXT COLLATE "C" PRIMARY KEY,
+  host TEXT COLLATE "C" NOT NULL,
+  labels TEXT COLLATE "C" NOT NULL,
+  pid BIGINT NOT NULL,
+  process_started_at BIGINT,
+  home TEXT COLLATE "C" NOT NULL,
+  started_at BIGINT NOT NULL,
+  last_seen_at BIGINT NOT NULL
+);
+CREATE INDEX runs_running_claimant ON runs(claimed_by) WHERE status = 'running';
 )sql";
 
 // Taken for the migrating transaction: "orrery" in its first six bytes.
@@ -207,7 +218,7 @@ Status apply(PgConnection& db, const Migration& migration, std::int64_t now) {
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
       {4, "loops, runs, the daemon lease and cooldowns", kVersion4},
-      {5, "runs on several hosts: the host of each run", kVersion5},
+      {5, "runs on several hosts: the host of each run, the runners", kVersion5},
   };
   return list;
 }

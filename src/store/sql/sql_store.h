@@ -81,6 +81,11 @@ class SqlStore : public Store {
                                    const std::string& reason, TimeMs now) override;
   Result<std::vector<Cooldown>> active_cooldowns(TimeMs now) override;
 
+    Status register_runner(const RunnerRecord& runner, TimeMs now) override;
+  Status heartbeat_runner(const std::string& id, TimeMs now) override;
+  Status remove_runner(const std::string& id) override;
+  Result<std::vector<RunnerRecord>> list_runners() override;
+
   Result<std::optional<DaemonLease>> acquire_daemon_lease(const ProcessIdentity& holder,
                                                           DurationMs ttl_ms, TimeMs now) override;
   Status heartbeat_daemon_lease(const std::string& lease_id, DurationMs ttl_ms,

@@ -127,9 +127,21 @@ CREATE INDEX runs_active ON runs(loop_id, scheduled_for) WHERE status IN ('runni
 )sql";
 
 // Runs on several hosts (docs/storage.md, "Runs on several hosts"): the
-// host whose daemon or command claimed each run.
+// host whose daemon or command claimed each run, and the daemons that run
+// them (docs/daemon.md, "Runners").
 constexpr const char* kHosts = R"sql(
 ALTER TABLE runs ADD COLUMN host TEXT NOT NULL DEFAULT '';
+CREATE TABLE runners (
+  id TEXT PRIMARY KEY,
+  host TEXT NOT NULL,
+  labels TEXT NOT NULL,
+  pid INTEGER NOT NULL,
+  process_started_at INTEGER,
+  home TEXT NOT NULL,
+  started_at INTEGER NOT NULL,
+  last_seen_at INTEGER NOT NULL
+);
+CREATE INDEX runs_running_claimant ON runs(claimed_by) WHERE status = 'running';
 )sql";
 
 // The schema version and whether the file holds any table, read together
@@ -217,7 +229,7 @@ const std::vector<Migration>& migrations() {
       {2, "usage limits: usage-limited runs and provider cooldowns", kUsageLimits},
       {3, "log limits, free re-attempts, expiry and pruning indexes", kLimitsAndIndexes},
       {4, "the daemon: loop versions, settled runs, next-in choices, active-run indexes", kDaemon},
-      {5, "runs on several hosts: the host of each run", kHosts},
+      {5, "runs on several hosts: the host of each run, the runners", kHosts},
   };
   return list;
 }
