@@ -35,7 +35,8 @@ struct Snapshot {
   std::vector<std::pair<RunStatus, std::int64_t>> runs;
   std::vector<Run> running;  // at most kRunningShown, newest first
   std::optional<NextDue> next_due;
-  std::vector<Cooldown> cooldowns;
+    std::vector<Cooldown> cooldowns;
+  std::vector<RunnerRecord> runners;
 };
 
 // A lease is held while it has not expired.
@@ -100,7 +101,10 @@ Result<Snapshot> read_snapshot(Store& store, TimeMs now) {
   if (auto runs = read_runs(store, snapshot); !runs) return runs.error();
   auto cooldowns = store.active_cooldowns(now);
   if (!cooldowns) return cooldowns.error();
-  snapshot.cooldowns = std::move(*cooldowns);
+    snapshot.cooldowns = std::move(*cooldowns);
+  auto runners = store.list_runners();
+  if (!runners) return runners.error();
+  snapshot.runners = std::move(*runners);
   return snapshot;
 }
 
@@ -139,7 +143,19 @@ nlohmann::json status_json(const Snapshot& snapshot, TimeMs now) {
                          {"hits", cooldown.hits},
                          {"reason", cooldown.reason}});
   }
+    nlohmann::json runners = nlohmann::json::array();
+  for (const RunnerRecord& runner : snapshot.runners) {
+    runners.push_back({{"id", runner.id},
+                       {"host", runner.host},
+                       {"labels", runner.labels},
+                       {"pid", runner.process.pid},
+                       {"home", runner.home},
+                       {"started_at", format_time(runner.started_at)},
+                       {"last_seen_at", format_time(runner.last_seen_at)},
+                       {"running", runner.running}});
+  }
   return {{"daemon", daemon_json(snapshot, now)},
+          {"runners", runners},
           {"loops", loops},
           {"runs", runs},
           {"running", running},
@@ -218,6 +234,14 @@ void print_status(const Context& context, const Snapshot& snapshot) {
                                                         {"loops", loops_line(snapshot)},
                                                         {"runs", runs_line(snapshot)},
                                                         {"next due", next_due_line(snapshot, now)}};
+    for (size_t i = 0; i < snapshot.runners.size(); ++i) {
+    const RunnerRecord& runner = snapshot.runners[i];
+    rows.emplace_back(i == 0 ? "runners" : "",
+                      terminal_text(runner.host) + " (" + terminal_text(runner.labels) + "), pid " +
+                          std::to_string(runner.process.pid) + ", " +
+                          format_count(runner.running) + " running, last seen " +
+                          format_relative(runner.last_seen_at, now));
+  }
   if (snapshot.cooldowns.empty()) rows.emplace_back("cooldowns", "none");
   for (size_t i = 0; i < snapshot.cooldowns.size(); ++i) {
     rows.emplace_back(i == 0 ? "cooldowns" : "", cooldown_text(snapshot.cooldowns[i], now));

@@ -97,7 +97,8 @@ class Daemon {
     if (!options_.database_path.empty()) database_ = file_identity(options_.database_path);
     settings_.location = options_.location;
     settings_.fence = Fence{lease_.lease_id};
-    settings_.claimant = "daemon@" + probe_.host_name() + ":" + std::to_string(getpid());
+        settings_.claimant = "daemon@" + probe_.host_name() + ":" + std::to_string(getpid());
+    register_as_runner(now);
     settings_.max_running = options_.max_running;
     watching_since_ = options_.once ? options_.started_at : now;
     next_heartbeat_ = Steady::now() + ms(heartbeat_interval(options_.lease_ttl_ms));
@@ -123,9 +124,30 @@ class Daemon {
     return Ok{};
   }
 
+    // This daemon's row among the runners (docs/daemon.md, "Runners"): what
+  // `status` lists. Best effort: a failure is logged, the daemon goes on.
+  void register_as_runner(TimeMs now) {
+    RunnerRecord runner;
+    runner.id = settings_.claimant;
+    runner.host = probe_.host_name();
+    runner.labels = options_.labels.empty() ? "host=" + runner.host : labels_text(options_.labels);
+    runner.process = current_process();
+    runner.home = options_.location.home;
+    runner.started_at = now;
+    if (auto registered = store_.register_runner(runner, now); !registered) {
+      log("could not register as a runner (" + registered.error().message + ")");
+    }
+  }
+
+  void heartbeat_runner(TimeMs now) {
+    auto beat = store_.heartbeat_runner(settings_.claimant, now);
+    if (!beat && beat.error().code == ErrorCode::kNotFound) register_as_runner(now);
+  }
+
   // Releases the lease unless it was lost; STOPPING=1.
   void finish(const Status& ended) {
     if (!options_.once) sd_notify("STOPPING=1");
+    (void)store_.remove_runner(settings_.claimant);
     const bool lost = !ended && is_lease_lost(ended.error());
     if (lost) {
       log(ended.error().message + "; stopping at once, " + std::to_string(ours_.size()) +
@@ -204,8 +226,9 @@ class Daemon {
     }
     lease_ = *lease;
     settings_.fence = Fence{lease_.lease_id};
-    heartbeat_failing_ = false;
+        heartbeat_failing_ = false;
     heartbeat_backoff_.reset();
+    heartbeat_runner(wall_clock_now());
     next_heartbeat_ = Steady::now() + ms(heartbeat_interval(options_.lease_ttl_ms));
     return Ok{};
   }
