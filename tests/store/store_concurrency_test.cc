@@ -1,0 +1,662 @@
+// The Store conformance suite, across processes: several processes, each
+// with its own store on the same place (a SQLite file, a PostgreSQL
+// database), race over slots, the daemon lease, fenced writes, cooldowns,
+// deletion and recovery; the guards of docs/storage.md hold on every
+// backend ("Runs, claims and fencing", "Fencing", "Deleting a loop").
+//
+// The parent closes its store before it forks (no connection crosses a
+// fork; the place, its database made and migrated, stays), each child opens
+// its own, and the parent opens one again to check. Children begin together
+// (support/forked_children.h) and report through exit codes, files and
+// pipes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "store/store_conformance.h"
+#include "support/forked_children.h"
+
+namespace orrery {
+namespace {
+
+using namespace conformance;  // NOLINT(google-build-using-namespace)
+using testing::ForkedChildren;
+using testing::read_fully;
+using testing::write_fully;
+
+// Prints why a child failed and returns its exit code.
+int child_failed(int code, const std::string& what) {
+  std::fprintf(stderr, "child %d: %s\n", int(getpid()), what.c_str());
+  return code;
+}
+
+template <typename T>
+std::string message_of(const Result<T>& result) {
+  return result.ok() ? "succeeded" : result.error().message;
+}
+
+std::vector<std::string> lines_of(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+bool write_lines(const std::string& path, const std::vector<std::string>& lines) {
+  std::ofstream out(path, std::ios::trunc);
+  for (const std::string& line : lines) out << line << "\n";
+  out.close();
+  return bool(out);
+}
+
+class StoreConcurrency : public StoreConformance {
+ protected:
+  // Before a fork: the parent's connection is closed, its place stays.
+  void close_store() { store_.reset(); }
+
+  void reopen_store() {
+    store_ = GetParam().open(place_, probe_);
+    ASSERT_NE(store_, nullptr);
+  }
+
+  // In a child: a store of its own on the same place.
+  std::unique_ptr<Store> child_store() { return GetParam().open(place_, probe_); }
+
+  std::string file(const std::string& name) const { return dir_.file(name); }
+
+  // Runs `bodies` in as many children, all begun at once, and waits for them.
+  void race(const std::vector<std::function<int()>>& bodies) {
+    close_store();
+    {
+      ForkedChildren children;
+      for (const auto& body : bodies) ASSERT_TRUE(children.fork(body)) << "fork failed";
+      ASSERT_TRUE(children.start());
+      EXPECT_EQ(children.wait_all(), "");
+    }
+    reopen_store();
+  }
+};
+
+// ---------------------------------------------------------------- slots
+
+constexpr int kClaimers = 4;
+constexpr int kSlots = 1000;
+
+// In a child: tries every slot in its own order, finishes each slot it wins;
+// writes "slot run_id" per won slot.
+int claim_and_finish_every_slot(std::unique_ptr<Store> store, const Loop& loop, int index,
+                                const std::string& wins_path) {
+  if (!store) return child_failed(10, "no store");
+  std::vector<int> order(kSlots);
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937 shuffle_random(std::uint32_t(index + 1) * 7919u);
+  std::shuffle(order.begin(), order.end(), shuffle_random);
+  const std::string claimant = "claimant-" + std::to_string(index);
+  std::vector<std::string> wins;
+  for (const int i : order) {
+    const TimeMs slot = kNow - TimeMs(kSlots - i) * kMinute;
+    auto claimed = store->claim_slot({loop.id, slot}, claimant, kNow, {});
+    if (!claimed)
+      return child_failed(11,
+                          "claim of slot " + std::to_string(i) + ": " + claimed.error().message);
+    if (!claimed->has_value()) continue;
+    const ClaimedRun& won = **claimed;
+    if (won.run.scheduled_for != slot || won.claim.claimed_by != claimant) {
+      return child_failed(12, "claim of slot " + std::to_string(i) + " returned another run");
+    }
+    RunOutcome outcome;
+    outcome.status = RunStatus::kSucceeded;
+    const Status finished = store->finalize_run(won.claim, outcome, kNow + 1);
+    if (!finished)
+      return child_failed(13,
+                          "finish of slot " + std::to_string(i) + ": " + finished.error().message);
+    wins.push_back(std::to_string(i) + " " + won.run.id);
+  }
+  return write_lines(wins_path, wins) ? 0 : child_failed(14, "cannot write " + wins_path);
+}
+
+TEST_P(StoreConcurrency, FourProcessesClaimEachOfAThousandSlotsExactlyOnceAndFinishItOnce) {
+  const Loop loop = add_loop("contended");
+  std::vector<std::function<int()>> bodies;
+  for (int index = 0; index < kClaimers; ++index) {
+    bodies.push_back([this, &loop, index] {
+      return claim_and_finish_every_slot(child_store(), loop, index,
+                                         file("wins-" + std::to_string(index)));
+    });
+  }
+  race(bodies);
+
+  std::map<int, std::string> run_of_slot;
+  std::map<std::string, std::string> claimant_of_run;
+  std::string wins_per_child;
+  for (int index = 0; index < kClaimers; ++index) {
+    const auto wins = lines_of(file("wins-" + std::to_string(index)));
+    for (const std::string& line : wins) {
+      std::istringstream fields(line);
+      int slot = -1;
+      std::string run_id;
+      fields >> slot >> run_id;
+      ASSERT_GE(slot, 0) << line;
+      ASSERT_LT(slot, kSlots) << line;
+      EXPECT_TRUE(run_of_slot.emplace(slot, run_id).second)
+          << "slot " << slot << " was won twice (again by child " << index << ")";
+      EXPECT_TRUE(claimant_of_run.emplace(run_id, "claimant-" + std::to_string(index)).second)
+          << "run " << run_id << " was won twice";
+    }
+    wins_per_child += (index ? " " : "") + std::to_string(wins.size());
+  }
+  // How the slots split is recorded, not asserted: neither database's locks
+  // are fair, and one process may win nearly every slot.
+  RecordProperty("wins_per_child", wins_per_child);
+  EXPECT_EQ(run_of_slot.size(), size_t(kSlots));
+  EXPECT_EQ(claimant_of_run.size(), size_t(kSlots));
+
+  EXPECT_EQ(*store_->count_runs(std::nullopt), kSlots);
+  EXPECT_EQ(*store_->count_runs(RunStatus::kSucceeded), kSlots);
+  auto stored = store_->list_runs(runs(loop.id, std::nullopt, 2 * kSlots));
+  ASSERT_TRUE(stored.ok()) << stored.error().message;
+  ASSERT_EQ(stored->size(), size_t(kSlots));
+  for (const orrery::Run& run : *stored) {
+    const int slot = int((run.scheduled_for - (kNow - TimeMs(kSlots) * kMinute)) / kMinute);
+    EXPECT_EQ(run_of_slot[slot], run.id) << "slot " << slot;
+    EXPECT_EQ(claimant_of_run[run.id], run.claimed_by) << run.id;
+    EXPECT_EQ(run.attempt, 1) << run.id;
+    EXPECT_EQ(run.free_reattempts, 0) << run.id;
+    EXPECT_EQ(run.status, RunStatus::kSucceeded) << run.id;
+  }
+}
+
+// ---------------------------------------------------------------- the daemon lease
+
+constexpr int kLeaseRounds = 100;
+constexpr DurationMs kLeaseTtl = 30'000;
+constexpr int kDaemonPid = 1000;
+
+// What a daemon reports of one round: whether it got the lease, and its generation.
+struct LeaseReport {
+  std::int64_t won = 0;
+  std::int64_t generation = 0;
+};
+
+// In a child: in each round, when the parent says go, tries for the lease at
+// the moment the previous round's lease ends.
+int race_for_the_lease(std::unique_ptr<Store> store, int index, int go_fd, int report_fd) {
+  if (!store) return child_failed(20, "no store");
+  const ProcessIdentity me{kDaemonPid + index, 1};
+  for (int round = 0; round < kLeaseRounds; ++round) {
+    char go = 0;
+    if (!read_fully(go_fd, &go, 1, 10'000)) return child_failed(21, "no go");
+    const TimeMs now = kNow + round * kLeaseTtl;
+    auto lease = store->acquire_daemon_lease(me, kLeaseTtl, now);
+    if (!lease) return child_failed(22, "acquire: " + lease.error().message);
+    LeaseReport report;
+    if (lease->has_value()) {
+      if ((*lease)->holder.pid != me.pid) return child_failed(23, "got another's lease");
+      const Status fenced = store->check_fence({(*lease)->lease_id}, now);
+      if (!fenced) return child_failed(24, "own fence: " + fenced.error().message);
+      report = {1, (*lease)->generation};
+    }
+    if (!write_fully(report_fd, &report, sizeof report)) return child_failed(25, "no report");
+  }
+  return 0;
+}
+
+TEST_P(StoreConcurrency, TwoDaemonsRacingForTheLeaseLeaveExactlyOneHolderEveryRound) {
+  // Each sees the other alive: only expiry hands the lease on.
+  probe_->start({kDaemonPid, 1});
+  probe_->start({kDaemonPid + 1, 1});
+  close_store();
+  ForkedChildren children;
+  int go[2][2];
+  int report[2][2];
+  for (int index = 0; index < 2; ++index) {
+    ASSERT_EQ(pipe(go[index]), 0);
+    ASSERT_EQ(pipe(report[index]), 0);
+    const int go_read = go[index][0], go_write = go[index][1];
+    const int report_read = report[index][0], report_write = report[index][1];
+    ASSERT_TRUE(children.fork([&, index, go_read, go_write, report_read, report_write] {
+      close(go_write);
+      close(report_read);
+      return race_for_the_lease(child_store(), index, go_read, report_write);
+    }));
+    close(go_read);
+    close(report_write);
+  }
+  ASSERT_TRUE(children.start());
+  reopen_store();
+
+  int wins[2] = {0, 0};
+  for (int round = 0; round < kLeaseRounds; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    for (int index = 0; index < 2; ++index) ASSERT_TRUE(write_fully(go[index][1], "g", 1));
+    LeaseReport reports[2];
+    for (int index = 0; index < 2; ++index) {
+      ASSERT_TRUE(read_fully(report[index][0], &reports[index], sizeof reports[index], 10'000))
+          << "daemon " << index << " did not report";
+    }
+    ASSERT_EQ(reports[0].won + reports[1].won, 1) << "holders this round";
+    const int winner = reports[0].won ? 0 : 1;
+    ++wins[winner];
+    EXPECT_EQ(reports[winner].generation, round + 1);
+    auto lease = store_->get_daemon_lease();
+    ASSERT_TRUE(lease.ok() && lease->has_value());
+    EXPECT_EQ((*lease)->holder.pid, kDaemonPid + winner);
+    EXPECT_EQ((*lease)->generation, round + 1);
+  }
+  for (int index = 0; index < 2; ++index) {
+    close(go[index][1]);
+    close(report[index][0]);
+  }
+  EXPECT_EQ(children.wait_all(), "");
+  RecordProperty("wins_per_daemon", std::to_string(wins[0]) + " " + std::to_string(wins[1]));
+}
+
+// ---------------------------------------------------------------- a stale holder
+
+constexpr int kFencedAttempts = 30;
+constexpr ProcessIdentity kStaleDaemon{100, 1};
+constexpr ProcessIdentity kLiveDaemon{200, 2};
+
+// How the stale holder lost its lease.
+enum class LeaseLoss { kExpiredAndTaken, kTakenFromADeadHolder };
+
+// What the stale holder aims at, as it was before.
+struct StaleTargets {
+  Loop loop;         // planned, settled, renamed and skipped into
+  orrery::Run done;  // finished, not yet settled
+  ClaimedRun stuck;  // running with an expired lease: recovery's
+  Loop expiring;     // past its expiry: expiry's
+};
+
+// A plan of `loop` that claims, queues and skips slots from `first` on.
+LoopPlanCommit busy_plan(const Loop& loop, TimeMs first) {
+  LoopPlanCommit plan;
+  plan.loop_id = loop.id;
+  plan.state_version = loop.state_version;
+  plan.state = schedule_state(loop);
+  plan.claim = {first};
+  plan.queue = {first + kMinute};
+  plan.skipped = {{first + 2 * kMinute, SkipReason::kMissed}};
+  plan.state.next_run_at = first + 3 * kMinute;
+  return plan;
+}
+
+// In a child: every fenced write of the stale holder, again and again; each
+// must be refused as a lost lease.
+int write_as_the_stale_holder(std::unique_ptr<Store> store, const Fence& fence,
+                              const StaleTargets& targets, TimeMs now) {
+  if (!store) return child_failed(30, "no store");
+  Loop renamed = targets.loop;
+  renamed.name = "renamed by the stale holder";
+  const ScheduleState state = schedule_state(targets.loop);
+  for (int attempt = 0; attempt < kFencedAttempts; ++attempt) {
+    const TimeMs slot = kNow + TimeMs(10 + attempt) * kMinute;
+    const std::vector<std::pair<const char*, bool>> refused = {
+        {"commit_plans",
+         lost_lease(store->commit_plans({busy_plan(targets.loop, slot)}, "stale", now, fence))},
+        {"settle_run", lost_lease(store->settle_run(targets.done.id, targets.loop.state_version,
+                                                    state, now, fence))},
+        {"record_skipped",
+         lost_lease(store->record_skipped(targets.loop, slot, "missed", now, fence))},
+        {"recover_expired_runs", lost_lease(store->recover_expired_runs(now, recovery(10), fence))},
+        {"expire_loops", lost_lease(store->expire_loops(now, fence))},
+        {"update_loop_parts",
+         lost_lease(store->update_loop_parts(renamed, {true, true}, fence, now))},
+        {"claim_slot", lost_lease(store->claim_slot({targets.loop.id, slot}, "stale", now, fence))},
+        {"claim_slots",
+         lost_lease(store->claim_slots({{targets.loop.id, slot}}, "stale", now, fence))},
+    };
+    for (const auto& [write, lost] : refused) {
+      if (!lost) return child_failed(31, std::string(write) + " was not refused as a lost lease");
+    }
+  }
+  return 0;
+}
+
+// In a child: the live holder's fenced writes to its own loop, all passing.
+int write_as_the_live_holder(std::unique_ptr<Store> store, const Fence& fence,
+                             const std::string& loop_id, TimeMs now) {
+  if (!store) return child_failed(40, "no store");
+  for (int attempt = 0; attempt < kFencedAttempts; ++attempt) {
+    auto read = store->get_loop(loop_id);
+    if (!read || !read->has_value()) return child_failed(41, "loop gone");
+    Loop loop = **read;
+    loop.name = "live-" + std::to_string(attempt);
+    const Status updated = store->update_loop_parts(loop, {.config = true}, fence, now);
+    if (!updated) return child_failed(42, "update: " + updated.error().message);
+    loop.config_version += 1;
+    LoopPlanCommit plan;
+    plan.loop_id = loop.id;
+    plan.state_version = loop.state_version;
+    plan.state = schedule_state(loop);
+    plan.claim = {kNow + TimeMs(attempt) * kMinute};
+    auto committed = store->commit_plans({plan}, "live", now, fence);
+    if (!committed) return child_failed(43, "commit: " + committed.error().message);
+    if (!(*committed)[0].applied || (*committed)[0].claimed.size() != 1) {
+      return child_failed(44, "the live holder's plan was not applied whole");
+    }
+    const Status beat = store->heartbeat_daemon_lease(fence.daemon_lease_id, 10 * kMinute, now);
+    if (!beat) return child_failed(45, "heartbeat: " + beat.error().message);
+  }
+  return 0;
+}
+
+class StaleHolder : public StoreConcurrency {
+ protected:
+  // Sets up the stale holder's targets and both leases, races the stale
+  // holder against the live one, and checks that nothing the stale holder
+  // aimed at changed.
+  void race_holders(LeaseLoss loss) {
+    StaleTargets targets;
+    targets.loop = add_loop("stale-target");
+    {
+      LoopPlanCommit plan = busy_plan(targets.loop, kNow - kMinute);
+      plan.queue.clear();
+      plan.skipped.clear();
+      auto committed = store_->commit_plans({plan}, "daemon", kNow, {});
+      ASSERT_TRUE(committed.ok() && (*committed)[0].claimed.size() == 1u);
+      finish((*committed)[0].claimed[0].claim, RunStatus::kSucceeded, kNow + 1);
+    }
+    targets.done = run_at(targets.loop, kNow - kMinute);
+    ASSERT_FALSE(targets.done.settled);
+    targets.stuck = claim(targets.loop, kNow, "runner", kNow);
+    targets.loop = **store_->get_loop(targets.loop.id);
+    targets.expiring = make_loop("expiring");
+    targets.expiring.expires_at = kNow + kMinute;
+    ASSERT_TRUE(store_->create_loop(targets.expiring).ok());
+    targets.expiring = **store_->get_loop(targets.expiring.id);
+    const Loop live_loop = **store_->get_loop(add_loop("live-target").id);
+    const auto rows_before = store_->count_matching_runs(runs(targets.loop.id));
+    ASSERT_TRUE(rows_before.ok());
+
+    // The stale holder's lease, then the live holder's.
+    const bool expires = loss == LeaseLoss::kExpiredAndTaken;
+    if (expires) probe_->start(kStaleDaemon);  // alive: only expiry frees its lease
+    auto stale = store_->acquire_daemon_lease(kStaleDaemon, expires ? 30'000 : 10 * kMinute, kNow);
+    ASSERT_TRUE(stale.ok() && stale->has_value());
+    auto live = store_->acquire_daemon_lease(kLiveDaemon, 10 * kMinute,
+                                             expires ? kNow + 30'000 : kNow + 1000);
+    ASSERT_TRUE(live.ok() && live->has_value()) << "the live holder did not get the lease";
+    const Fence stale_fence{(*stale)->lease_id};
+    const Fence live_fence{(*live)->lease_id};
+    // Past the stuck run's lease and the loop's expiry; for a dead holder,
+    // still within the stale lease's own term.
+    const TimeMs now = kNow + 2 * kMinute;
+    ASSERT_LT(now, (*live)->expires_at);
+
+    race({[&] { return write_as_the_stale_holder(child_store(), stale_fence, targets, now); },
+          [&] { return write_as_the_live_holder(child_store(), live_fence, live_loop.id, now); }});
+
+    expect_unchanged(targets.loop.id, targets.loop);
+    EXPECT_EQ(*store_->count_matching_runs(runs(targets.loop.id)), *rows_before);
+    const orrery::Run done = run_at(targets.loop, kNow - kMinute);
+    EXPECT_FALSE(done.settled);
+    EXPECT_EQ(done.status, RunStatus::kSucceeded);
+    const orrery::Run stuck = run_at(targets.loop, kNow);
+    EXPECT_EQ(stuck.status, RunStatus::kRunning);
+    EXPECT_EQ(stuck.claim_token, targets.stuck.claim.token);
+    expect_unchanged(targets.expiring.id, targets.expiring);
+    EXPECT_EQ((*store_->get_loop(targets.expiring.id))->status, LoopStatus::kActive);
+    auto lease = store_->get_daemon_lease();
+    ASSERT_TRUE(lease.ok() && lease->has_value());
+    EXPECT_EQ((*lease)->lease_id, live_fence.daemon_lease_id);
+    // The live holder's writes all went through.
+    auto live_after = store_->get_loop(live_loop.id);
+    ASSERT_TRUE(live_after.ok() && live_after->has_value());
+    EXPECT_EQ((*live_after)->name, "live-" + std::to_string(kFencedAttempts - 1));
+    EXPECT_EQ((*live_after)->config_version, live_loop.config_version + kFencedAttempts);
+    EXPECT_EQ(*store_->count_matching_runs(runs(live_loop.id)), kFencedAttempts);
+  }
+};
+
+TEST_P(StaleHolder, AHolderWhoseLeaseExpiredAndWasTakenHasEveryFencedWriteRefused) {
+  race_holders(LeaseLoss::kExpiredAndTaken);
+}
+
+TEST_P(StaleHolder, AHolderTakenOverAsDeadHasEveryFencedWriteRefusedWithinItsTerm) {
+  race_holders(LeaseLoss::kTakenFromADeadHolder);
+}
+
+// ---------------------------------------------------------------- cooldowns
+
+constexpr int kCooldownProcesses = 4;
+constexpr int kCooldownCalls = 24;  // half on each account
+const char* const kAccounts[] = {"claude", "codex:work"};
+static_assert(kCooldownCalls % 2 == 0);
+
+// In a child: limits hit on two accounts in turn; writes "account hits" per call.
+int hit_limits(std::unique_ptr<Store> store, const std::string& hits_path) {
+  if (!store) return child_failed(50, "no store");
+  std::vector<std::string> hits;
+  for (int call = 0; call < kCooldownCalls; ++call) {
+    const std::string account = kAccounts[call % 2];
+    // Half with a reset time the provider named, half with the default.
+    const std::optional<TimeMs> reset_at =
+        call % 4 < 2 ? std::optional<TimeMs>(kNow + (call + 1) * kMinute) : std::nullopt;
+    auto cooldown = store->record_cooldown(account, reset_at, "usage limit", kNow);
+    if (!cooldown) return child_failed(51, "record_cooldown: " + cooldown.error().message);
+    hits.push_back(account + " " + std::to_string(cooldown->hits));
+  }
+  return write_lines(hits_path, hits) ? 0 : child_failed(52, "cannot write " + hits_path);
+}
+
+TEST_P(StoreConcurrency, CooldownsRecordedByManyProcessesAtOnceCountEveryHit) {
+  std::vector<std::function<int()>> bodies;
+  for (int index = 0; index < kCooldownProcesses; ++index) {
+    bodies.push_back(
+        [this, index] { return hit_limits(child_store(), file("hits-" + std::to_string(index))); });
+  }
+  race(bodies);
+
+  std::map<std::string, std::multiset<int>> hits_seen;
+  for (int index = 0; index < kCooldownProcesses; ++index) {
+    for (const std::string& line : lines_of(file("hits-" + std::to_string(index)))) {
+      std::istringstream fields(line);
+      std::string account;
+      int hits = 0;
+      fields >> account >> hits;
+      hits_seen[account].insert(hits);
+    }
+  }
+  // Every call saw a count of its own: 1, 2, ... up to the number of calls.
+  const int calls_per_account = kCooldownProcesses * kCooldownCalls / 2;
+  std::multiset<int> expected;
+  for (int hits = 1; hits <= calls_per_account; ++hits) expected.insert(hits);
+  auto cooldowns = store_->active_cooldowns(kNow);
+  ASSERT_TRUE(cooldowns.ok()) << cooldowns.error().message;
+  ASSERT_EQ(cooldowns->size(), 2u);
+  for (const char* account : kAccounts) {
+    SCOPED_TRACE(account);
+    EXPECT_EQ(hits_seen[account], expected);
+    const auto stored = std::find_if(cooldowns->begin(), cooldowns->end(),
+                                     [&](const Cooldown& c) { return c.account == account; });
+    ASSERT_NE(stored, cooldowns->end());
+    EXPECT_EQ(stored->hits, calls_per_account);
+    EXPECT_LE(stored->until_at, kNow + kMaxCooldownMs);
+  }
+}
+
+// ---------------------------------------------------------------- deleting while claiming
+
+constexpr int kDeletedLoops = 8;
+constexpr int kMaxClaims = 400;
+
+// In a child: claims slots of every loop in turn, finishing each at once,
+// until every loop is gone (or enough claims were made); writes "run_id"
+// per claim.
+int claim_while_loops_go(std::unique_ptr<Store> store, const std::vector<Loop>& loops,
+                         const std::string& claims_path) {
+  if (!store) return child_failed(60, "no store");
+  std::vector<bool> gone(loops.size(), false);
+  std::vector<std::string> claimed_runs;
+  for (int slot = 0; int(claimed_runs.size()) < kMaxClaims; ++slot) {
+    if (std::all_of(gone.begin(), gone.end(), [](bool g) { return g; })) break;
+    for (size_t i = 0; i < loops.size(); ++i) {
+      if (gone[i]) continue;
+      auto claimed =
+          store->claim_slot({loops[i].id, kNow + TimeMs(slot) * kMinute}, "claimer", kNow, {});
+      if (!claimed && claimed.error().code == ErrorCode::kNotFound) {
+        gone[i] = true;
+        continue;
+      }
+      if (!claimed) return child_failed(61, "claim: " + claimed.error().message);
+      if (!claimed->has_value()) return child_failed(62, "a fresh slot was not claimed");
+      RunOutcome outcome;
+      outcome.status = RunStatus::kSucceeded;
+      // A deletion that slipped past the claim would have taken the run with it.
+      const Status finished = store->finalize_run((**claimed).claim, outcome, kNow + 1);
+      if (!finished) return child_failed(63, "finish: " + finished.error().message);
+      claimed_runs.push_back((**claimed).run.id);
+    }
+  }
+  return write_lines(claims_path, claimed_runs) ? 0
+                                                : child_failed(64, "cannot write " + claims_path);
+}
+
+// In a child: deletes every loop, retrying while a run of it is running;
+// writes the ids of the runs each deletion named.
+int delete_while_claimed(std::unique_ptr<Store> store, const std::vector<Loop>& loops,
+                         const std::string& deleted_path) {
+  if (!store) return child_failed(70, "no store");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  std::vector<std::string> deleted_runs;
+  for (const Loop& loop : loops) {
+    while (true) {
+      auto deleted = store->delete_loop(loop.id);
+      if (deleted) {
+        deleted_runs.insert(deleted_runs.end(), deleted->begin(), deleted->end());
+        break;
+      }
+      if (deleted.error().code != ErrorCode::kConflict) {
+        return child_failed(71, "delete: " + deleted.error().message);
+      }
+      if (std::chrono::steady_clock::now() > deadline) {
+        return child_failed(72,
+                            "loop " + loop.name + " still not deleted: " + deleted.error().message);
+      }
+    }
+  }
+  return write_lines(deleted_path, deleted_runs) ? 0
+                                                 : child_failed(73, "cannot write " + deleted_path);
+}
+
+TEST_P(StoreConcurrency, AClaimRacingADeletionNeverLeavesARunningRunWithoutItsLoop) {
+  std::vector<Loop> doomed;
+  for (int i = 0; i < kDeletedLoops; ++i) doomed.push_back(add_loop("doomed-" + std::to_string(i)));
+  race({[&] { return claim_while_loops_go(child_store(), doomed, file("claims")); },
+        [&] { return delete_while_claimed(child_store(), doomed, file("deleted")); }});
+
+  // Every run claimed was finished while its loop lived, and was named by
+  // its loop's deletion: none was made after, none removed unnamed.
+  const auto claimed = lines_of(file("claims"));
+  const auto deleted = lines_of(file("deleted"));
+  RecordProperty("claims", std::to_string(claimed.size()));
+  EXPECT_EQ(std::multiset<std::string>(claimed.begin(), claimed.end()),
+            std::multiset<std::string>(deleted.begin(), deleted.end()));
+  EXPECT_EQ(*store_->count_runs(std::nullopt), 0);
+  EXPECT_EQ(*store_->count_loops(loops(LoopFilter::Archived::kInclude)), 0);
+}
+
+// ---------------------------------------------------------------- finishing an expired run
+
+constexpr int kExpiringRuns = 200;
+
+// Who finishes a run whose lease is ending while recovery abandons it.
+enum class Finisher { kClaimantJustInTime, kRecoveryWithAKeptOutcome };
+
+// In a child: finishes every run, in its own order; writes "run_id" per run it finished.
+int finish_every_run(std::unique_ptr<Store> store, std::vector<ClaimedRun> claimed,
+                     Finisher finisher, TimeMs lease_end, const std::string& won_path) {
+  if (!store) return child_failed(80, "no store");
+  std::mt19937 shuffle_random(4242);
+  std::shuffle(claimed.begin(), claimed.end(), shuffle_random);
+  RunOutcome outcome;
+  outcome.status = RunStatus::kSucceeded;
+  std::vector<std::string> won;
+  for (const ClaimedRun& run : claimed) {
+    const Status finished = finisher == Finisher::kClaimantJustInTime
+                                ? store->finalize_run(run.claim, outcome, lease_end - 1)
+                                : store->finalize_expired_run(run.run.id, run.claim.token, outcome,
+                                                              lease_end - 1, lease_end + 1);
+    if (finished) {
+      won.push_back(run.run.id);
+    } else if (finished.error().code != ErrorCode::kConflict) {
+      return child_failed(81, "finish: " + finished.error().message);
+    }
+  }
+  return write_lines(won_path, won) ? 0 : child_failed(82, "cannot write " + won_path);
+}
+
+// In a child: recovers expired runs until none is left running; writes
+// "run_id" per run it abandoned.
+int recover_every_run(std::unique_ptr<Store> store, TimeMs lease_end, const std::string& won_path) {
+  if (!store) return child_failed(90, "no store");
+  std::vector<std::string> won;
+  for (int call = 0; call < 10 * kExpiringRuns; ++call) {
+    auto recovered = store->recover_expired_runs(lease_end + 1, recovery(25), {});
+    if (!recovered) return child_failed(91, "recover: " + recovered.error().message);
+    if (!recovered->deferred.empty()) return child_failed(92, "a run was deferred");
+    for (const orrery::Run& run : recovered->abandoned) won.push_back(run.id);
+    auto running = store->count_runs(RunStatus::kRunning);
+    if (!running) return child_failed(93, "count: " + running.error().message);
+    if (*running == 0) {
+      return write_lines(won_path, won) ? 0 : child_failed(94, "cannot write " + won_path);
+    }
+  }
+  return child_failed(95, "runs were still running after every recovery");
+}
+
+TEST_P(StoreConcurrency, FinishingAndRecoveringTheSameExpiredRunHaveExactlyOneWinner) {
+  for (const Finisher finisher :
+       {Finisher::kClaimantJustInTime, Finisher::kRecoveryWithAKeptOutcome}) {
+    const bool in_time = finisher == Finisher::kClaimantJustInTime;
+    SCOPED_TRACE(in_time ? "the claimant finalizes just in time" : "a kept outcome is recorded");
+    const Loop loop = add_loop(in_time ? "just-in-time" : "kept-outcome");
+    std::vector<SlotRequest> slots;
+    for (int i = 0; i < kExpiringRuns; ++i) slots.push_back({loop.id, kNow + TimeMs(i) * kMinute});
+    auto claimed = store_->claim_slots(slots, "runner", kNow, {});
+    ASSERT_TRUE(claimed.ok()) << claimed.error().message;
+    ASSERT_EQ(claimed->size(), size_t(kExpiringRuns));
+    const TimeMs lease_end = kNow + loop.lease_ms;
+    const std::string tag = in_time ? "in-time" : "kept";
+    race({[&] {
+            return finish_every_run(child_store(), *claimed, finisher, lease_end,
+                                    file("finished-" + tag));
+          },
+          [&] { return recover_every_run(child_store(), lease_end, file("recovered-" + tag)); }});
+
+    const auto finished = lines_of(file("finished-" + tag));
+    const auto recovered = lines_of(file("recovered-" + tag));
+    RecordProperty("finished_recovered_" + tag,
+                   std::to_string(finished.size()) + " " + std::to_string(recovered.size()));
+    std::map<std::string, int> wins;
+    for (const auto& id : finished) ++wins[id];
+    for (const auto& id : recovered) ++wins[id];
+    EXPECT_EQ(finished.size() + recovered.size(), size_t(kExpiringRuns));
+    const std::set<std::string> finished_ids(finished.begin(), finished.end());
+    for (const ClaimedRun& run : *claimed) {
+      EXPECT_EQ(wins[run.run.id], 1) << "winners of run " << run.run.id;
+      auto stored = store_->get_run(run.run.id);
+      ASSERT_TRUE(stored.ok() && stored->has_value());
+      EXPECT_EQ((*stored)->status,
+                finished_ids.count(run.run.id) ? RunStatus::kSucceeded : RunStatus::kAbandoned)
+          << run.run.id;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreConcurrency, backends(), backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, StaleHolder, backends(), backend_name);
+
+}  // namespace
+}  // namespace orrery
