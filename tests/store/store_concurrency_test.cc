@@ -31,8 +31,7 @@ namespace {
 
 using namespace conformance;  // NOLINT(google-build-using-namespace)
 using testing::ForkedChildren;
-using testing::read_fully;
-using testing::write_fully;
+using testing::Lockstep;
 
 // Prints why a child failed and returns its exit code.
 int child_failed(int code, const std::string& what) {
@@ -59,31 +58,33 @@ bool write_lines(const std::string& path, const std::vector<std::string>& lines)
   return bool(out);
 }
 
+// What a child does with its own store; its result is its exit code.
+using ChildBody = std::function<int(Store&)>;
+
 class StoreConcurrency : public StoreConformance {
  protected:
-  // Before a fork: the parent's connection is closed, its place stays.
-  void close_store() { store_.reset(); }
-
-  void reopen_store() {
-    store_ = GetParam().open(place_, probe_);
-    ASSERT_NE(store_, nullptr);
-  }
-
-  // In a child: a store of its own on the same place.
-  std::unique_ptr<Store> child_store() { return GetParam().open(place_, probe_); }
-
   std::string file(const std::string& name) const { return dir_.file(name); }
 
-  // Runs `bodies` in as many children, all begun at once, and waits for them.
-  void race(const std::vector<std::function<int()>>& bodies) {
-    close_store();
-    {
-      ForkedChildren children;
-      for (const auto& body : bodies) ASSERT_TRUE(children.fork(body)) << "fork failed";
-      ASSERT_TRUE(children.start());
-      EXPECT_EQ(children.wait_all(), "");
+  // Runs each body in a child of its own, all begun at once once each has
+  // opened its store; meanwhile the parent, its store open again, runs
+  // `parent` (which drives a Lockstep, say). Waits for every child.
+  void race(const std::vector<ChildBody>& bodies, const std::function<void()>& parent = {}) {
+    store_.reset();  // no connection crosses a fork; the place stays
+    ForkedChildren children;
+    for (const ChildBody& body : bodies) {
+      ASSERT_TRUE(children.fork([&] {
+        std::unique_ptr<Store> store = GetParam().open(place_, probe_);
+        if (!store) return child_failed(2, "cannot open a store");
+        if (!children.ready_and_wait()) return child_failed(3, "not started");
+        return body(*store);
+      })) << "fork failed";
     }
-    reopen_store();
+    ASSERT_TRUE(children.start()) << "the children did not all get ready";
+    store_ = GetParam().open(place_, probe_);
+    ASSERT_NE(store_, nullptr);
+    if (parent) parent();
+    if (HasFatalFailure()) return;  // the children are killed
+    EXPECT_EQ(children.wait_all(), "");
   }
 };
 
@@ -94,9 +95,8 @@ constexpr int kSlots = 1000;
 
 // In a child: tries every slot in its own order, finishes each slot it wins;
 // writes "slot run_id" per won slot.
-int claim_and_finish_every_slot(std::unique_ptr<Store> store, const Loop& loop, int index,
+int claim_and_finish_every_slot(Store& store, const Loop& loop, int index,
                                 const std::string& wins_path) {
-  if (!store) return child_failed(10, "no store");
   std::vector<int> order(kSlots);
   std::iota(order.begin(), order.end(), 0);
   std::mt19937 shuffle_random(std::uint32_t(index + 1) * 7919u);
@@ -105,7 +105,7 @@ int claim_and_finish_every_slot(std::unique_ptr<Store> store, const Loop& loop, 
   std::vector<std::string> wins;
   for (const int i : order) {
     const TimeMs slot = kNow - TimeMs(kSlots - i) * kMinute;
-    auto claimed = store->claim_slot({loop.id, slot}, claimant, kNow, {});
+    auto claimed = store.claim_slot({loop.id, slot}, claimant, kNow, {});
     if (!claimed)
       return child_failed(11,
                           "claim of slot " + std::to_string(i) + ": " + claimed.error().message);
@@ -116,7 +116,7 @@ int claim_and_finish_every_slot(std::unique_ptr<Store> store, const Loop& loop, 
     }
     RunOutcome outcome;
     outcome.status = RunStatus::kSucceeded;
-    const Status finished = store->finalize_run(won.claim, outcome, kNow + 1);
+    const Status finished = store.finalize_run(won.claim, outcome, kNow + 1);
     if (!finished)
       return child_failed(13,
                           "finish of slot " + std::to_string(i) + ": " + finished.error().message);
@@ -127,11 +127,10 @@ int claim_and_finish_every_slot(std::unique_ptr<Store> store, const Loop& loop, 
 
 TEST_P(StoreConcurrency, FourProcessesClaimEachOfAThousandSlotsExactlyOnceAndFinishItOnce) {
   const Loop loop = add_loop("contended");
-  std::vector<std::function<int()>> bodies;
+  std::vector<ChildBody> bodies;
   for (int index = 0; index < kClaimers; ++index) {
-    bodies.push_back([this, &loop, index] {
-      return claim_and_finish_every_slot(child_store(), loop, index,
-                                         file("wins-" + std::to_string(index)));
+    bodies.push_back([this, &loop, index](Store& store) {
+      return claim_and_finish_every_slot(store, loop, index, file("wins-" + std::to_string(index)));
     });
   }
   race(bodies);
@@ -182,31 +181,23 @@ constexpr int kLeaseRounds = 100;
 constexpr DurationMs kLeaseTtl = 30'000;
 constexpr int kDaemonPid = 1000;
 
-// What a daemon reports of one round: whether it got the lease, and its generation.
-struct LeaseReport {
-  std::int64_t won = 0;
-  std::int64_t generation = 0;
-};
-
-// In a child: in each round, when the parent says go, tries for the lease at
-// the moment the previous round's lease ends.
-int race_for_the_lease(std::unique_ptr<Store> store, int index, int go_fd, int report_fd) {
-  if (!store) return child_failed(20, "no store");
+// In a child, daemon `index`: in each round, tries for the lease at the
+// moment the previous round's lease ends; reports {got it, its generation}.
+int race_for_the_lease(Store& store, int index, const Lockstep& rounds) {
   const ProcessIdentity me{kDaemonPid + index, 1};
   for (int round = 0; round < kLeaseRounds; ++round) {
-    char go = 0;
-    if (!read_fully(go_fd, &go, 1, 10'000)) return child_failed(21, "no go");
+    if (!rounds.enter_round(index)) return child_failed(21, "not let into the round");
     const TimeMs now = kNow + round * kLeaseTtl;
-    auto lease = store->acquire_daemon_lease(me, kLeaseTtl, now);
+    auto lease = store.acquire_daemon_lease(me, kLeaseTtl, now);
     if (!lease) return child_failed(22, "acquire: " + lease.error().message);
-    LeaseReport report;
+    Lockstep::Report report;
     if (lease->has_value()) {
       if ((*lease)->holder.pid != me.pid) return child_failed(23, "got another's lease");
-      const Status fenced = store->check_fence({(*lease)->lease_id}, now);
+      const Status fenced = store.check_fence({(*lease)->lease_id}, now);
       if (!fenced) return child_failed(24, "own fence: " + fenced.error().message);
       report = {1, (*lease)->generation};
     }
-    if (!write_fully(report_fd, &report, sizeof report)) return child_failed(25, "no report");
+    if (!rounds.report(index, report)) return child_failed(25, "cannot report");
   }
   return 0;
 }
@@ -215,49 +206,28 @@ TEST_P(StoreConcurrency, TwoDaemonsRacingForTheLeaseLeaveExactlyOneHolderEveryRo
   // Each sees the other alive: only expiry hands the lease on.
   probe_->start({kDaemonPid, 1});
   probe_->start({kDaemonPid + 1, 1});
-  close_store();
-  ForkedChildren children;
-  int go[2][2];
-  int report[2][2];
-  for (int index = 0; index < 2; ++index) {
-    ASSERT_EQ(pipe(go[index]), 0);
-    ASSERT_EQ(pipe(report[index]), 0);
-    const int go_read = go[index][0], go_write = go[index][1];
-    const int report_read = report[index][0], report_write = report[index][1];
-    ASSERT_TRUE(children.fork([&, index, go_read, go_write, report_read, report_write] {
-      close(go_write);
-      close(report_read);
-      return race_for_the_lease(child_store(), index, go_read, report_write);
-    }));
-    close(go_read);
-    close(report_write);
-  }
-  ASSERT_TRUE(children.start());
-  reopen_store();
-
+  const Lockstep rounds(2);
   int wins[2] = {0, 0};
-  for (int round = 0; round < kLeaseRounds; ++round) {
-    SCOPED_TRACE("round " + std::to_string(round));
-    for (int index = 0; index < 2; ++index) ASSERT_TRUE(write_fully(go[index][1], "g", 1));
-    LeaseReport reports[2];
-    for (int index = 0; index < 2; ++index) {
-      ASSERT_TRUE(read_fully(report[index][0], &reports[index], sizeof reports[index], 10'000))
-          << "daemon " << index << " did not report";
-    }
-    ASSERT_EQ(reports[0].won + reports[1].won, 1) << "holders this round";
-    const int winner = reports[0].won ? 0 : 1;
-    ++wins[winner];
-    EXPECT_EQ(reports[winner].generation, round + 1);
-    auto lease = store_->get_daemon_lease();
-    ASSERT_TRUE(lease.ok() && lease->has_value());
-    EXPECT_EQ((*lease)->holder.pid, kDaemonPid + winner);
-    EXPECT_EQ((*lease)->generation, round + 1);
-  }
-  for (int index = 0; index < 2; ++index) {
-    close(go[index][1]);
-    close(report[index][0]);
-  }
-  EXPECT_EQ(children.wait_all(), "");
+  race({[&](Store& store) { return race_for_the_lease(store, 0, rounds); },
+        [&](Store& store) { return race_for_the_lease(store, 1, rounds); }},
+       [&] {
+         for (int round = 0; round < kLeaseRounds; ++round) {
+           SCOPED_TRACE("round " + std::to_string(round));
+           ASSERT_TRUE(rounds.begin_round());
+           Lockstep::Report reports[2];
+           for (int index = 0; index < 2; ++index) {
+             ASSERT_TRUE(rounds.read_report(index, reports[index])) << "daemon " << index;
+           }
+           ASSERT_EQ(reports[0].a + reports[1].a, 1) << "holders this round";
+           const int winner = reports[0].a ? 0 : 1;
+           ++wins[winner];
+           EXPECT_EQ(reports[winner].b, round + 1) << "generation";
+           auto lease = store_->get_daemon_lease();
+           ASSERT_TRUE(lease.ok() && lease->has_value());
+           EXPECT_EQ((*lease)->holder.pid, kDaemonPid + winner);
+           EXPECT_EQ((*lease)->generation, round + 1);
+         }
+       });
   RecordProperty("wins_per_daemon", std::to_string(wins[0]) + " " + std::to_string(wins[1]));
 }
 
@@ -293,9 +263,8 @@ LoopPlanCommit busy_plan(const Loop& loop, TimeMs first) {
 
 // In a child: every fenced write of the stale holder, again and again; each
 // must be refused as a lost lease.
-int write_as_the_stale_holder(std::unique_ptr<Store> store, const Fence& fence,
-                              const StaleTargets& targets, TimeMs now) {
-  if (!store) return child_failed(30, "no store");
+int write_as_the_stale_holder(Store& store, const Fence& fence, const StaleTargets& targets,
+                              TimeMs now) {
   Loop renamed = targets.loop;
   renamed.name = "renamed by the stale holder";
   const ScheduleState state = schedule_state(targets.loop);
@@ -303,18 +272,18 @@ int write_as_the_stale_holder(std::unique_ptr<Store> store, const Fence& fence,
     const TimeMs slot = kNow + TimeMs(10 + attempt) * kMinute;
     const std::vector<std::pair<const char*, bool>> refused = {
         {"commit_plans",
-         lost_lease(store->commit_plans({busy_plan(targets.loop, slot)}, "stale", now, fence))},
-        {"settle_run", lost_lease(store->settle_run(targets.done.id, targets.loop.state_version,
-                                                    state, now, fence))},
+         lost_lease(store.commit_plans({busy_plan(targets.loop, slot)}, "stale", now, fence))},
+        {"settle_run", lost_lease(store.settle_run(targets.done.id, targets.loop.state_version,
+                                                   state, now, fence))},
         {"record_skipped",
-         lost_lease(store->record_skipped(targets.loop, slot, "missed", now, fence))},
-        {"recover_expired_runs", lost_lease(store->recover_expired_runs(now, recovery(10), fence))},
-        {"expire_loops", lost_lease(store->expire_loops(now, fence))},
+         lost_lease(store.record_skipped(targets.loop, slot, "missed", now, fence))},
+        {"recover_expired_runs", lost_lease(store.recover_expired_runs(now, recovery(10), fence))},
+        {"expire_loops", lost_lease(store.expire_loops(now, fence))},
         {"update_loop_parts",
-         lost_lease(store->update_loop_parts(renamed, {true, true}, fence, now))},
-        {"claim_slot", lost_lease(store->claim_slot({targets.loop.id, slot}, "stale", now, fence))},
+         lost_lease(store.update_loop_parts(renamed, {true, true}, fence, now))},
+        {"claim_slot", lost_lease(store.claim_slot({targets.loop.id, slot}, "stale", now, fence))},
         {"claim_slots",
-         lost_lease(store->claim_slots({{targets.loop.id, slot}}, "stale", now, fence))},
+         lost_lease(store.claim_slots({{targets.loop.id, slot}}, "stale", now, fence))},
     };
     for (const auto& [write, lost] : refused) {
       if (!lost) return child_failed(31, std::string(write) + " was not refused as a lost lease");
@@ -324,15 +293,14 @@ int write_as_the_stale_holder(std::unique_ptr<Store> store, const Fence& fence,
 }
 
 // In a child: the live holder's fenced writes to its own loop, all passing.
-int write_as_the_live_holder(std::unique_ptr<Store> store, const Fence& fence,
-                             const std::string& loop_id, TimeMs now) {
-  if (!store) return child_failed(40, "no store");
+int write_as_the_live_holder(Store& store, const Fence& fence, const std::string& loop_id,
+                             TimeMs now) {
   for (int attempt = 0; attempt < kFencedAttempts; ++attempt) {
-    auto read = store->get_loop(loop_id);
+    auto read = store.get_loop(loop_id);
     if (!read || !read->has_value()) return child_failed(41, "loop gone");
     Loop loop = **read;
     loop.name = "live-" + std::to_string(attempt);
-    const Status updated = store->update_loop_parts(loop, {.config = true}, fence, now);
+    const Status updated = store.update_loop_parts(loop, {.config = true}, fence, now);
     if (!updated) return child_failed(42, "update: " + updated.error().message);
     loop.config_version += 1;
     LoopPlanCommit plan;
@@ -340,12 +308,12 @@ int write_as_the_live_holder(std::unique_ptr<Store> store, const Fence& fence,
     plan.state_version = loop.state_version;
     plan.state = schedule_state(loop);
     plan.claim = {kNow + TimeMs(attempt) * kMinute};
-    auto committed = store->commit_plans({plan}, "live", now, fence);
+    auto committed = store.commit_plans({plan}, "live", now, fence);
     if (!committed) return child_failed(43, "commit: " + committed.error().message);
     if (!(*committed)[0].applied || (*committed)[0].claimed.size() != 1) {
       return child_failed(44, "the live holder's plan was not applied whole");
     }
-    const Status beat = store->heartbeat_daemon_lease(fence.daemon_lease_id, 10 * kMinute, now);
+    const Status beat = store.heartbeat_daemon_lease(fence.daemon_lease_id, 10 * kMinute, now);
     if (!beat) return child_failed(45, "heartbeat: " + beat.error().message);
   }
   return 0;
@@ -394,8 +362,10 @@ class StaleHolder : public StoreConcurrency {
     const TimeMs now = kNow + 2 * kMinute;
     ASSERT_LT(now, (*live)->expires_at);
 
-    race({[&] { return write_as_the_stale_holder(child_store(), stale_fence, targets, now); },
-          [&] { return write_as_the_live_holder(child_store(), live_fence, live_loop.id, now); }});
+    race({[&](Store& store) { return write_as_the_stale_holder(store, stale_fence, targets, now); },
+          [&](Store& store) {
+            return write_as_the_live_holder(store, live_fence, live_loop.id, now);
+          }});
 
     expect_unchanged(targets.loop.id, targets.loop);
     EXPECT_EQ(*store_->count_matching_runs(runs(targets.loop.id)), *rows_before);
@@ -435,15 +405,14 @@ const char* const kAccounts[] = {"claude", "codex:work"};
 static_assert(kCooldownCalls % 2 == 0);
 
 // In a child: limits hit on two accounts in turn; writes "account hits" per call.
-int hit_limits(std::unique_ptr<Store> store, const std::string& hits_path) {
-  if (!store) return child_failed(50, "no store");
+int hit_limits(Store& store, const std::string& hits_path) {
   std::vector<std::string> hits;
   for (int call = 0; call < kCooldownCalls; ++call) {
     const std::string account = kAccounts[call % 2];
     // Half with a reset time the provider named, half with the default.
     const std::optional<TimeMs> reset_at =
         call % 4 < 2 ? std::optional<TimeMs>(kNow + (call + 1) * kMinute) : std::nullopt;
-    auto cooldown = store->record_cooldown(account, reset_at, "usage limit", kNow);
+    auto cooldown = store.record_cooldown(account, reset_at, "usage limit", kNow);
     if (!cooldown) return child_failed(51, "record_cooldown: " + cooldown.error().message);
     hits.push_back(account + " " + std::to_string(cooldown->hits));
   }
@@ -451,10 +420,11 @@ int hit_limits(std::unique_ptr<Store> store, const std::string& hits_path) {
 }
 
 TEST_P(StoreConcurrency, CooldownsRecordedByManyProcessesAtOnceCountEveryHit) {
-  std::vector<std::function<int()>> bodies;
+  std::vector<ChildBody> bodies;
   for (int index = 0; index < kCooldownProcesses; ++index) {
-    bodies.push_back(
-        [this, index] { return hit_limits(child_store(), file("hits-" + std::to_string(index))); });
+    bodies.push_back([this, index](Store& store) {
+      return hit_limits(store, file("hits-" + std::to_string(index)));
+    });
   }
   race(bodies);
 
@@ -488,79 +458,92 @@ TEST_P(StoreConcurrency, CooldownsRecordedByManyProcessesAtOnceCountEveryHit) {
 
 // ---------------------------------------------------------------- deleting while claiming
 
-constexpr int kDeletedLoops = 8;
-constexpr int kMaxClaims = 400;
+constexpr int kDeletedLoops = 40;
+constexpr int kMaxClaimsPerLoop = 50;
+enum { kClaimer, kDeleter };
 
-// In a child: claims slots of every loop in turn, finishing each at once,
-// until every loop is gone (or enough claims were made); writes "run_id"
-// per claim.
-int claim_while_loops_go(std::unique_ptr<Store> store, const std::vector<Loop>& loops,
+// In a child: in round r, claims slot after slot of loop r, finishing each
+// at once, until the loop is gone (or enough claims were made); reports
+// {claims}. Writes "run_id" per claim.
+int claim_while_loops_go(Store& store, const std::vector<Loop>& loops, const Lockstep& rounds,
                          const std::string& claims_path) {
-  if (!store) return child_failed(60, "no store");
-  std::vector<bool> gone(loops.size(), false);
   std::vector<std::string> claimed_runs;
-  for (int slot = 0; int(claimed_runs.size()) < kMaxClaims; ++slot) {
-    if (std::all_of(gone.begin(), gone.end(), [](bool g) { return g; })) break;
-    for (size_t i = 0; i < loops.size(); ++i) {
-      if (gone[i]) continue;
+  for (const Loop& loop : loops) {
+    if (!rounds.enter_round(kClaimer)) return child_failed(61, "not let into the round");
+    Lockstep::Report report;
+    for (int slot = 0; slot < kMaxClaimsPerLoop; ++slot) {
       auto claimed =
-          store->claim_slot({loops[i].id, kNow + TimeMs(slot) * kMinute}, "claimer", kNow, {});
-      if (!claimed && claimed.error().code == ErrorCode::kNotFound) {
-        gone[i] = true;
-        continue;
-      }
-      if (!claimed) return child_failed(61, "claim: " + claimed.error().message);
-      if (!claimed->has_value()) return child_failed(62, "a fresh slot was not claimed");
+          store.claim_slot({loop.id, kNow + TimeMs(slot) * kMinute}, "claimer", kNow, {});
+      if (!claimed && claimed.error().code == ErrorCode::kNotFound) break;  // deleted
+      if (!claimed) return child_failed(62, "claim: " + claimed.error().message);
+      if (!claimed->has_value()) return child_failed(63, "a fresh slot was not claimed");
       RunOutcome outcome;
       outcome.status = RunStatus::kSucceeded;
       // A deletion that slipped past the claim would have taken the run with it.
-      const Status finished = store->finalize_run((**claimed).claim, outcome, kNow + 1);
-      if (!finished) return child_failed(63, "finish: " + finished.error().message);
+      const Status finished = store.finalize_run((**claimed).claim, outcome, kNow + 1);
+      if (!finished) return child_failed(64, "finish: " + finished.error().message);
       claimed_runs.push_back((**claimed).run.id);
+      ++report.a;
     }
+    if (!rounds.report(kClaimer, report)) return child_failed(65, "cannot report");
   }
   return write_lines(claims_path, claimed_runs) ? 0
-                                                : child_failed(64, "cannot write " + claims_path);
+                                                : child_failed(66, "cannot write " + claims_path);
 }
 
-// In a child: deletes every loop, retrying while a run of it is running;
-// writes the ids of the runs each deletion named.
-int delete_while_claimed(std::unique_ptr<Store> store, const std::vector<Loop>& loops,
+// In a child: in round r, deletes loop r, retrying while a run of it is
+// running; reports {refusals}. Writes the ids of the runs each deletion named.
+int delete_while_claimed(Store& store, const std::vector<Loop>& loops, const Lockstep& rounds,
                          const std::string& deleted_path) {
-  if (!store) return child_failed(70, "no store");
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   std::vector<std::string> deleted_runs;
   for (const Loop& loop : loops) {
+    if (!rounds.enter_round(kDeleter)) return child_failed(71, "not let into the round");
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    Lockstep::Report report;
     while (true) {
-      auto deleted = store->delete_loop(loop.id);
+      auto deleted = store.delete_loop(loop.id);
       if (deleted) {
         deleted_runs.insert(deleted_runs.end(), deleted->begin(), deleted->end());
         break;
       }
       if (deleted.error().code != ErrorCode::kConflict) {
-        return child_failed(71, "delete: " + deleted.error().message);
+        return child_failed(72, "delete: " + deleted.error().message);
       }
+      ++report.a;
       if (std::chrono::steady_clock::now() > deadline) {
-        return child_failed(72,
+        return child_failed(73,
                             "loop " + loop.name + " still not deleted: " + deleted.error().message);
       }
     }
+    if (!rounds.report(kDeleter, report)) return child_failed(74, "cannot report");
   }
   return write_lines(deleted_path, deleted_runs) ? 0
-                                                 : child_failed(73, "cannot write " + deleted_path);
+                                                 : child_failed(75, "cannot write " + deleted_path);
 }
 
 TEST_P(StoreConcurrency, AClaimRacingADeletionNeverLeavesARunningRunWithoutItsLoop) {
   std::vector<Loop> doomed;
   for (int i = 0; i < kDeletedLoops; ++i) doomed.push_back(add_loop("doomed-" + std::to_string(i)));
-  race({[&] { return claim_while_loops_go(child_store(), doomed, file("claims")); },
-        [&] { return delete_while_claimed(child_store(), doomed, file("deleted")); }});
+  const Lockstep rounds(2);
+  std::int64_t claims = 0, refusals = 0;
+  race({[&](Store& store) { return claim_while_loops_go(store, doomed, rounds, file("claims")); },
+        [&](Store& store) { return delete_while_claimed(store, doomed, rounds, file("deleted")); }},
+       [&] {
+         for (int round = 0; round < kDeletedLoops; ++round) {
+           ASSERT_TRUE(rounds.begin_round());
+           Lockstep::Report report;
+           ASSERT_TRUE(rounds.read_report(kClaimer, report)) << "round " << round;
+           claims += report.a;
+           ASSERT_TRUE(rounds.read_report(kDeleter, report)) << "round " << round;
+           refusals += report.a;
+         }
+       });
+  RecordProperty("claims_refusals", std::to_string(claims) + " " + std::to_string(refusals));
 
   // Every run claimed was finished while its loop lived, and was named by
   // its loop's deletion: none was made after, none removed unnamed.
   const auto claimed = lines_of(file("claims"));
   const auto deleted = lines_of(file("deleted"));
-  RecordProperty("claims", std::to_string(claimed.size()));
   EXPECT_EQ(std::multiset<std::string>(claimed.begin(), claimed.end()),
             std::multiset<std::string>(deleted.begin(), deleted.end()));
   EXPECT_EQ(*store_->count_runs(std::nullopt), 0);
@@ -569,51 +552,80 @@ TEST_P(StoreConcurrency, AClaimRacingADeletionNeverLeavesARunningRunWithoutItsLo
 
 // ---------------------------------------------------------------- finishing an expired run
 
-constexpr int kExpiringRuns = 200;
+constexpr int kBatches = 20;
+constexpr int kBatchRuns = 10;
+enum { kFinisher, kRecoverer };
 
 // Who finishes a run whose lease is ending while recovery abandons it.
 enum class Finisher { kClaimantJustInTime, kRecoveryWithAKeptOutcome };
 
-// In a child: finishes every run, in its own order; writes "run_id" per run it finished.
-int finish_every_run(std::unique_ptr<Store> store, std::vector<ClaimedRun> claimed,
-                     Finisher finisher, TimeMs lease_end, const std::string& won_path) {
-  if (!store) return child_failed(80, "no store");
+// Batch b's runs were claimed at kNow + b minutes: their leases end a minute later.
+TimeMs lease_end_of(int batch) { return kNow + TimeMs(batch + 1) * kMinute; }
+
+// In a child: in round b, finishes batch b's runs, in its own order;
+// reports {runs finished}. Writes "run_id" per run it finished.
+int finish_every_run(Store& store, const std::vector<std::vector<ClaimedRun>>& batches,
+                     Finisher finisher, const Lockstep& rounds, const std::string& won_path) {
   std::mt19937 shuffle_random(4242);
-  std::shuffle(claimed.begin(), claimed.end(), shuffle_random);
   RunOutcome outcome;
   outcome.status = RunStatus::kSucceeded;
   std::vector<std::string> won;
-  for (const ClaimedRun& run : claimed) {
-    const Status finished = finisher == Finisher::kClaimantJustInTime
-                                ? store->finalize_run(run.claim, outcome, lease_end - 1)
-                                : store->finalize_expired_run(run.run.id, run.claim.token, outcome,
-                                                              lease_end - 1, lease_end + 1);
-    if (finished) {
-      won.push_back(run.run.id);
-    } else if (finished.error().code != ErrorCode::kConflict) {
-      return child_failed(81, "finish: " + finished.error().message);
+  for (int batch = 0; batch < kBatches; ++batch) {
+    if (!rounds.enter_round(kFinisher)) return child_failed(81, "not let into the round");
+    std::vector<ClaimedRun> runs = batches[size_t(batch)];
+    std::shuffle(runs.begin(), runs.end(), shuffle_random);
+    const TimeMs lease_end = lease_end_of(batch);
+    Lockstep::Report report;
+    for (const ClaimedRun& run : runs) {
+      const Status finished = finisher == Finisher::kClaimantJustInTime
+                                  ? store.finalize_run(run.claim, outcome, lease_end - 1)
+                                  : store.finalize_expired_run(run.run.id, run.claim.token, outcome,
+                                                               lease_end - 1, lease_end + 1);
+      if (finished) {
+        won.push_back(run.run.id);
+        ++report.a;
+      } else if (finished.error().code != ErrorCode::kConflict) {
+        return child_failed(82, "finish: " + finished.error().message);
+      }
     }
+    if (!rounds.report(kFinisher, report)) return child_failed(83, "cannot report");
   }
-  return write_lines(won_path, won) ? 0 : child_failed(82, "cannot write " + won_path);
+  return write_lines(won_path, won) ? 0 : child_failed(84, "cannot write " + won_path);
 }
 
-// In a child: recovers expired runs until none is left running; writes
-// "run_id" per run it abandoned.
-int recover_every_run(std::unique_ptr<Store> store, TimeMs lease_end, const std::string& won_path) {
-  if (!store) return child_failed(90, "no store");
-  std::vector<std::string> won;
-  for (int call = 0; call < 10 * kExpiringRuns; ++call) {
-    auto recovered = store->recover_expired_runs(lease_end + 1, recovery(25), {});
-    if (!recovered) return child_failed(91, "recover: " + recovered.error().message);
-    if (!recovered->deferred.empty()) return child_failed(92, "a run was deferred");
-    for (const orrery::Run& run : recovered->abandoned) won.push_back(run.id);
-    auto running = store->count_runs(RunStatus::kRunning);
-    if (!running) return child_failed(93, "count: " + running.error().message);
-    if (*running == 0) {
-      return write_lines(won_path, won) ? 0 : child_failed(94, "cannot write " + won_path);
-    }
+// Whether any of `runs` is still running.
+Result<bool> any_running(Store& store, const std::vector<ClaimedRun>& runs) {
+  for (const ClaimedRun& claimed : runs) {
+    auto run = store.get_run(claimed.run.id);
+    if (!run) return run.error();
+    if (run->has_value() && (*run)->status == RunStatus::kRunning) return true;
   }
-  return child_failed(95, "runs were still running after every recovery");
+  return false;
+}
+
+// In a child: in round b, recovers just after batch b's leases end, until
+// none of its runs is left running; reports {runs abandoned}. Writes
+// "run_id" per run it abandoned.
+int recover_every_run(Store& store, const std::vector<std::vector<ClaimedRun>>& batches,
+                      const Lockstep& rounds, const std::string& won_path) {
+  std::vector<std::string> won;
+  for (int batch = 0; batch < kBatches; ++batch) {
+    if (!rounds.enter_round(kRecoverer)) return child_failed(91, "not let into the round");
+    Lockstep::Report report;
+    for (int call = 0;; ++call) {
+      if (call == 10 * kBatchRuns) return child_failed(92, "runs still running after recovery");
+      auto recovered = store.recover_expired_runs(lease_end_of(batch) + 1, recovery(3), {});
+      if (!recovered) return child_failed(93, "recover: " + recovered.error().message);
+      if (!recovered->deferred.empty()) return child_failed(94, "a run was deferred");
+      for (const orrery::Run& run : recovered->abandoned) won.push_back(run.id);
+      report.a += std::int64_t(recovered->abandoned.size());
+      auto running = any_running(store, batches[size_t(batch)]);
+      if (!running) return child_failed(95, "read: " + running.error().message);
+      if (!*running) break;
+    }
+    if (!rounds.report(kRecoverer, report)) return child_failed(96, "cannot report");
+  }
+  return write_lines(won_path, won) ? 0 : child_failed(97, "cannot write " + won_path);
 }
 
 TEST_P(StoreConcurrency, FinishingAndRecoveringTheSameExpiredRunHaveExactlyOneWinner) {
@@ -621,36 +633,59 @@ TEST_P(StoreConcurrency, FinishingAndRecoveringTheSameExpiredRunHaveExactlyOneWi
        {Finisher::kClaimantJustInTime, Finisher::kRecoveryWithAKeptOutcome}) {
     const bool in_time = finisher == Finisher::kClaimantJustInTime;
     SCOPED_TRACE(in_time ? "the claimant finalizes just in time" : "a kept outcome is recorded");
-    const Loop loop = add_loop(in_time ? "just-in-time" : "kept-outcome");
-    std::vector<SlotRequest> slots;
-    for (int i = 0; i < kExpiringRuns; ++i) slots.push_back({loop.id, kNow + TimeMs(i) * kMinute});
-    auto claimed = store_->claim_slots(slots, "runner", kNow, {});
-    ASSERT_TRUE(claimed.ok()) << claimed.error().message;
-    ASSERT_EQ(claimed->size(), size_t(kExpiringRuns));
-    const TimeMs lease_end = kNow + loop.lease_ms;
     const std::string tag = in_time ? "in-time" : "kept";
-    race({[&] {
-            return finish_every_run(child_store(), *claimed, finisher, lease_end,
-                                    file("finished-" + tag));
+    const Loop loop = add_loop(tag);
+    std::vector<std::vector<ClaimedRun>> batches;
+    for (int batch = 0; batch < kBatches; ++batch) {
+      std::vector<SlotRequest> slots;
+      for (int i = 0; i < kBatchRuns; ++i) {
+        slots.push_back({loop.id, kNow + TimeMs(batch * kBatchRuns + i) * kMinute});
+      }
+      auto claimed = store_->claim_slots(slots, "runner", lease_end_of(batch) - loop.lease_ms, {});
+      ASSERT_TRUE(claimed.ok()) << claimed.error().message;
+      ASSERT_EQ(claimed->size(), size_t(kBatchRuns));
+      batches.push_back(*claimed);
+    }
+    const Lockstep rounds(2);
+    std::int64_t finished_count = 0, recovered_count = 0;
+    race({[&](Store& store) {
+            return finish_every_run(store, batches, finisher, rounds, file("finished-" + tag));
           },
-          [&] { return recover_every_run(child_store(), lease_end, file("recovered-" + tag)); }});
+          [&](Store& store) {
+            return recover_every_run(store, batches, rounds, file("recovered-" + tag));
+          }},
+         [&] {
+           for (int batch = 0; batch < kBatches; ++batch) {
+             ASSERT_TRUE(rounds.begin_round());
+             Lockstep::Report report;
+             ASSERT_TRUE(rounds.read_report(kFinisher, report)) << "batch " << batch;
+             finished_count += report.a;
+             ASSERT_TRUE(rounds.read_report(kRecoverer, report)) << "batch " << batch;
+             recovered_count += report.a;
+             EXPECT_EQ(finished_count + recovered_count, (batch + 1) * kBatchRuns)
+                 << "batch " << batch;
+           }
+         });
+    ASSERT_FALSE(HasFatalFailure());
+    RecordProperty("finished_recovered_" + tag,
+                   std::to_string(finished_count) + " " + std::to_string(recovered_count));
 
     const auto finished = lines_of(file("finished-" + tag));
     const auto recovered = lines_of(file("recovered-" + tag));
-    RecordProperty("finished_recovered_" + tag,
-                   std::to_string(finished.size()) + " " + std::to_string(recovered.size()));
     std::map<std::string, int> wins;
     for (const auto& id : finished) ++wins[id];
     for (const auto& id : recovered) ++wins[id];
-    EXPECT_EQ(finished.size() + recovered.size(), size_t(kExpiringRuns));
+    EXPECT_EQ(finished.size() + recovered.size(), size_t(kBatches * kBatchRuns));
     const std::set<std::string> finished_ids(finished.begin(), finished.end());
-    for (const ClaimedRun& run : *claimed) {
-      EXPECT_EQ(wins[run.run.id], 1) << "winners of run " << run.run.id;
-      auto stored = store_->get_run(run.run.id);
-      ASSERT_TRUE(stored.ok() && stored->has_value());
-      EXPECT_EQ((*stored)->status,
-                finished_ids.count(run.run.id) ? RunStatus::kSucceeded : RunStatus::kAbandoned)
-          << run.run.id;
+    for (const auto& batch : batches) {
+      for (const ClaimedRun& run : batch) {
+        EXPECT_EQ(wins[run.run.id], 1) << "winners of run " << run.run.id;
+        auto stored = store_->get_run(run.run.id);
+        ASSERT_TRUE(stored.ok() && stored->has_value());
+        EXPECT_EQ((*stored)->status,
+                  finished_ids.count(run.run.id) ? RunStatus::kSucceeded : RunStatus::kAbandoned)
+            << run.run.id;
+      }
     }
   }
 }
