@@ -39,11 +39,6 @@ int child_failed(int code, const std::string& what) {
   return code;
 }
 
-template <typename T>
-std::string message_of(const Result<T>& result) {
-  return result.ok() ? "succeeded" : result.error().message;
-}
-
 std::vector<std::string> lines_of(const std::string& path) {
   std::ifstream in(path);
   std::vector<std::string> lines;
@@ -133,7 +128,7 @@ TEST_P(StoreConcurrency, FourProcessesClaimEachOfAThousandSlotsExactlyOnceAndFin
       return claim_and_finish_every_slot(store, loop, index, file("wins-" + std::to_string(index)));
     });
   }
-  race(bodies);
+  ASSERT_NO_FATAL_FAILURE(race(bodies));
 
   std::map<int, std::string> run_of_slot;
   std::map<std::string, std::string> claimant_of_run;
@@ -208,26 +203,28 @@ TEST_P(StoreConcurrency, TwoDaemonsRacingForTheLeaseLeaveExactlyOneHolderEveryRo
   probe_->start({kDaemonPid + 1, 1});
   const Lockstep rounds(2);
   int wins[2] = {0, 0};
-  race({[&](Store& store) { return race_for_the_lease(store, 0, rounds); },
-        [&](Store& store) { return race_for_the_lease(store, 1, rounds); }},
-       [&] {
-         for (int round = 0; round < kLeaseRounds; ++round) {
-           SCOPED_TRACE("round " + std::to_string(round));
-           ASSERT_TRUE(rounds.begin_round());
-           Lockstep::Report reports[2];
-           for (int index = 0; index < 2; ++index) {
-             ASSERT_TRUE(rounds.read_report(index, reports[index])) << "daemon " << index;
-           }
-           ASSERT_EQ(reports[0].a + reports[1].a, 1) << "holders this round";
-           const int winner = reports[0].a ? 0 : 1;
-           ++wins[winner];
-           EXPECT_EQ(reports[winner].b, round + 1) << "generation";
-           auto lease = store_->get_daemon_lease();
-           ASSERT_TRUE(lease.ok() && lease->has_value());
-           EXPECT_EQ((*lease)->holder.pid, kDaemonPid + winner);
-           EXPECT_EQ((*lease)->generation, round + 1);
-         }
-       });
+  // The parent checks each round before it lets the daemons into the next.
+  const auto referee = [&] {
+    for (int round = 0; round < kLeaseRounds; ++round) {
+      SCOPED_TRACE("round " + std::to_string(round));
+      ASSERT_TRUE(rounds.begin_round());
+      Lockstep::Report reports[2];
+      for (int index = 0; index < 2; ++index) {
+        ASSERT_TRUE(rounds.read_report(index, reports[index])) << "daemon " << index;
+      }
+      ASSERT_EQ(reports[0].a + reports[1].a, 1) << "holders this round";
+      const int winner = reports[0].a ? 0 : 1;
+      ++wins[winner];
+      EXPECT_EQ(reports[winner].b, round + 1) << "generation";
+      auto lease = store_->get_daemon_lease();
+      ASSERT_TRUE(lease.ok() && lease->has_value());
+      EXPECT_EQ((*lease)->holder.pid, kDaemonPid + winner);
+      EXPECT_EQ((*lease)->generation, round + 1);
+    }
+  };
+  ASSERT_NO_FATAL_FAILURE(race({[&](Store& store) { return race_for_the_lease(store, 0, rounds); },
+                                [&](Store& store) { return race_for_the_lease(store, 1, rounds); }},
+                               referee));
   RecordProperty("wins_per_daemon", std::to_string(wins[0]) + " " + std::to_string(wins[1]));
 }
 
@@ -361,11 +358,15 @@ class StaleHolder : public StoreConcurrency {
     // still within the stale lease's own term.
     const TimeMs now = kNow + 2 * kMinute;
     ASSERT_LT(now, (*live)->expires_at);
+    if (!expires) {
+      ASSERT_LT(now, (*stale)->expires_at);
+    }
 
-    race({[&](Store& store) { return write_as_the_stale_holder(store, stale_fence, targets, now); },
-          [&](Store& store) {
-            return write_as_the_live_holder(store, live_fence, live_loop.id, now);
-          }});
+    ASSERT_NO_FATAL_FAILURE(race(
+        {[&](Store& store) { return write_as_the_stale_holder(store, stale_fence, targets, now); },
+         [&](Store& store) {
+           return write_as_the_live_holder(store, live_fence, live_loop.id, now);
+         }}));
 
     expect_unchanged(targets.loop.id, targets.loop);
     EXPECT_EQ(*store_->count_matching_runs(runs(targets.loop.id)), *rows_before);
@@ -426,7 +427,7 @@ TEST_P(StoreConcurrency, CooldownsRecordedByManyProcessesAtOnceCountEveryHit) {
       return hit_limits(store, file("hits-" + std::to_string(index)));
     });
   }
-  race(bodies);
+  ASSERT_NO_FATAL_FAILURE(race(bodies));
 
   std::map<std::string, std::multiset<int>> hits_seen;
   for (int index = 0; index < kCooldownProcesses; ++index) {
@@ -526,18 +527,20 @@ TEST_P(StoreConcurrency, AClaimRacingADeletionNeverLeavesARunningRunWithoutItsLo
   for (int i = 0; i < kDeletedLoops; ++i) doomed.push_back(add_loop("doomed-" + std::to_string(i)));
   const Lockstep rounds(2);
   std::int64_t claims = 0, refusals = 0;
-  race({[&](Store& store) { return claim_while_loops_go(store, doomed, rounds, file("claims")); },
-        [&](Store& store) { return delete_while_claimed(store, doomed, rounds, file("deleted")); }},
-       [&] {
-         for (int round = 0; round < kDeletedLoops; ++round) {
-           ASSERT_TRUE(rounds.begin_round());
-           Lockstep::Report report;
-           ASSERT_TRUE(rounds.read_report(kClaimer, report)) << "round " << round;
-           claims += report.a;
-           ASSERT_TRUE(rounds.read_report(kDeleter, report)) << "round " << round;
-           refusals += report.a;
-         }
-       });
+  const auto referee = [&] {
+    for (int round = 0; round < kDeletedLoops; ++round) {
+      ASSERT_TRUE(rounds.begin_round());
+      Lockstep::Report report;
+      ASSERT_TRUE(rounds.read_report(kClaimer, report)) << "round " << round;
+      claims += report.a;
+      ASSERT_TRUE(rounds.read_report(kDeleter, report)) << "round " << round;
+      refusals += report.a;
+    }
+  };
+  ASSERT_NO_FATAL_FAILURE(race(
+      {[&](Store& store) { return claim_while_loops_go(store, doomed, rounds, file("claims")); },
+       [&](Store& store) { return delete_while_claimed(store, doomed, rounds, file("deleted")); }},
+      referee));
   RecordProperty("claims_refusals", std::to_string(claims) + " " + std::to_string(refusals));
 
   // Every run claimed was finished while its loop lived, and was named by
@@ -648,25 +651,25 @@ TEST_P(StoreConcurrency, FinishingAndRecoveringTheSameExpiredRunHaveExactlyOneWi
     }
     const Lockstep rounds(2);
     std::int64_t finished_count = 0, recovered_count = 0;
-    race({[&](Store& store) {
-            return finish_every_run(store, batches, finisher, rounds, file("finished-" + tag));
-          },
-          [&](Store& store) {
-            return recover_every_run(store, batches, rounds, file("recovered-" + tag));
-          }},
-         [&] {
-           for (int batch = 0; batch < kBatches; ++batch) {
-             ASSERT_TRUE(rounds.begin_round());
-             Lockstep::Report report;
-             ASSERT_TRUE(rounds.read_report(kFinisher, report)) << "batch " << batch;
-             finished_count += report.a;
-             ASSERT_TRUE(rounds.read_report(kRecoverer, report)) << "batch " << batch;
-             recovered_count += report.a;
-             EXPECT_EQ(finished_count + recovered_count, (batch + 1) * kBatchRuns)
-                 << "batch " << batch;
-           }
-         });
-    ASSERT_FALSE(HasFatalFailure());
+    const auto referee = [&] {
+      for (int batch = 0; batch < kBatches; ++batch) {
+        ASSERT_TRUE(rounds.begin_round());
+        Lockstep::Report report;
+        ASSERT_TRUE(rounds.read_report(kFinisher, report)) << "batch " << batch;
+        finished_count += report.a;
+        ASSERT_TRUE(rounds.read_report(kRecoverer, report)) << "batch " << batch;
+        recovered_count += report.a;
+        EXPECT_EQ(finished_count + recovered_count, (batch + 1) * kBatchRuns) << "batch " << batch;
+      }
+    };
+    ASSERT_NO_FATAL_FAILURE(
+        race({[&](Store& store) {
+                return finish_every_run(store, batches, finisher, rounds, file("finished-" + tag));
+              },
+              [&](Store& store) {
+                return recover_every_run(store, batches, rounds, file("recovered-" + tag));
+              }},
+             referee));
     RecordProperty("finished_recovered_" + tag,
                    std::to_string(finished_count) + " " + std::to_string(recovered_count));
 
