@@ -553,6 +553,64 @@ TEST_P(StoreConcurrency, AClaimRacingADeletionNeverLeavesARunningRunWithoutItsLo
   EXPECT_EQ(*store_->count_loops(loops(LoopFilter::Archived::kInclude)), 0);
 }
 
+// ---------------------------------------------------------------- claiming past expiry
+
+constexpr int kExpiryRounds = 20;
+constexpr int kExpiryClaimers = 3;
+
+// In a child: in round r, claims a slot of loop r, which has passed its
+// expiry; every claim must be refused as expired. Reports nothing.
+int claim_past_expiry(Store& store, const std::vector<Loop>& loops, int index,
+                      const Lockstep& rounds) {
+  const TimeMs now = kNow + 2 * kMinute;
+  for (const Loop& loop : loops) {
+    if (!rounds.enter_round(index)) return child_failed(101, "not let into the round");
+    auto claimed = store.claim_slot({loop.id, kNow + TimeMs(index) * kMinute},
+                                    "claimer-" + std::to_string(index), now, {});
+    if (claimed || claimed.error().code != ErrorCode::kConflict ||
+        claimed.error().message.find("expired") == std::string::npos) {
+      return child_failed(
+          102, "claim of " + loop.name + ": " + (claimed ? "succeeded" : claimed.error().message));
+    }
+    if (!rounds.report(index, {})) return child_failed(103, "cannot report");
+  }
+  return 0;
+}
+
+TEST_P(StoreConcurrency, ClaimsRacingOnALoopPastItsExpiryAreAllRefusedAndExpireItOnce) {
+  std::vector<Loop> loops_past;
+  for (int i = 0; i < kExpiryRounds; ++i) {
+    Loop loop = make_loop("ending-" + std::to_string(i));
+    loop.expires_at = kNow + kMinute;
+    ASSERT_TRUE(store_->create_loop(loop).ok());
+    loops_past.push_back(**store_->get_loop(loop.id));
+  }
+  const Lockstep rounds(kExpiryClaimers);
+  const auto referee = [&] {
+    for (int round = 0; round < kExpiryRounds; ++round) {
+      ASSERT_TRUE(rounds.begin_round());
+      for (int index = 0; index < kExpiryClaimers; ++index) {
+        Lockstep::Report report;
+        ASSERT_TRUE(rounds.read_report(index, report)) << "round " << round << " claimer " << index;
+      }
+    }
+  };
+  std::vector<ChildBody> bodies;
+  for (int index = 0; index < kExpiryClaimers; ++index) {
+    bodies.push_back(
+        [&, index](Store& store) { return claim_past_expiry(store, loops_past, index, rounds); });
+  }
+  ASSERT_NO_FATAL_FAILURE(race(bodies, referee));
+
+  EXPECT_EQ(*store_->count_runs(std::nullopt), 0);
+  for (const Loop& before : loops_past) {
+    auto after = store_->get_loop(before.id);
+    ASSERT_TRUE(after.ok() && after->has_value());
+    EXPECT_EQ((*after)->status, LoopStatus::kExpired) << before.name;
+    EXPECT_EQ((*after)->state_version, before.state_version + 1) << before.name << " expired once";
+  }
+}
+
 // ---------------------------------------------------------------- finishing an expired run
 
 constexpr int kBatches = 20;
