@@ -611,6 +611,82 @@ TEST_P(StoreConcurrency, ClaimsRacingOnALoopPastItsExpiryAreAllRefusedAndExpireI
   }
 }
 
+// ---------------------------------------------------------------- settling while a retry starts
+
+constexpr int kSettleRounds = 20;
+enum { kSettler, kRetrier };
+
+// In a child: in round r, settles the failed run of loop r; a conflict (the
+// retry started first) is an answer, any other error is not. Reports {settled}.
+int settle_failed_runs(Store& store, const std::vector<std::pair<Loop, orrery::Run>>& failed,
+                       const Lockstep& rounds) {
+  for (const auto& [loop, run] : failed) {
+    if (!rounds.enter_round(kSettler)) return child_failed(111, "not let into the round");
+    const Status settled =
+        store.settle_run(run.id, loop.state_version, schedule_state(loop), kNow + 2, {});
+    if (!settled && settled.error().code != ErrorCode::kConflict) {
+      return child_failed(112, "settle " + loop.name + ": " + settled.error().message);
+    }
+    if (!rounds.report(kSettler, {settled.ok() ? 1 : 0, 0})) return child_failed(113, "report");
+  }
+  return 0;
+}
+
+// In a child: in round r, starts the retry of loop r's failed slot; it must
+// be claimed, whether or not the failure was settled first.
+int retry_failed_runs(Store& store, const std::vector<std::pair<Loop, orrery::Run>>& failed,
+                      const Lockstep& rounds) {
+  for (const auto& [loop, run] : failed) {
+    if (!rounds.enter_round(kRetrier)) return child_failed(121, "not let into the round");
+    auto claimed = store.claim_slot({loop.id, run.scheduled_for}, "retrier", kNow + 2, {});
+    if (!claimed) return child_failed(122, "retry " + loop.name + ": " + claimed.error().message);
+    if (!claimed->has_value() || (**claimed).run.attempt != 2) {
+      return child_failed(123, "the retry of " + loop.name + " was not claimed as attempt 2");
+    }
+    if (!rounds.report(kRetrier, {})) return child_failed(124, "report");
+  }
+  return 0;
+}
+
+TEST_P(StoreConcurrency, SettlingAFailedRunWhileItsRetryStartsGivesEachAnAnswer) {
+  std::vector<std::pair<Loop, orrery::Run>> failed;
+  for (int i = 0; i < kSettleRounds; ++i) {
+    const Loop loop = add_loop("retried-" + std::to_string(i));
+    LoopPlanCommit plan;
+    plan.loop_id = loop.id;
+    plan.state_version = loop.state_version;
+    plan.state = schedule_state(loop);
+    plan.claim = {kNow};
+    auto committed = store_->commit_plans({plan}, "daemon", kNow, {});
+    ASSERT_TRUE(committed.ok() && (*committed)[0].claimed.size() == 1u);
+    finish((*committed)[0].claimed[0].claim, RunStatus::kFailed, kNow + 1);
+    const orrery::Run run = run_at(loop, kNow);
+    ASSERT_FALSE(run.settled);
+    failed.emplace_back(**store_->get_loop(loop.id), run);
+  }
+  const Lockstep rounds(2);
+  std::int64_t settled = 0;
+  const auto referee = [&] {
+    for (int round = 0; round < kSettleRounds; ++round) {
+      ASSERT_TRUE(rounds.begin_round());
+      Lockstep::Report report;
+      ASSERT_TRUE(rounds.read_report(kSettler, report)) << "round " << round;
+      settled += report.a;
+      ASSERT_TRUE(rounds.read_report(kRetrier, report)) << "round " << round;
+    }
+  };
+  ASSERT_NO_FATAL_FAILURE(
+      race({[&](Store& store) { return settle_failed_runs(store, failed, rounds); },
+            [&](Store& store) { return retry_failed_runs(store, failed, rounds); }},
+           referee));
+  RecordProperty("settled", std::to_string(settled));
+  for (const auto& [loop, run] : failed) {
+    const orrery::Run after = run_at(loop, kNow);
+    EXPECT_EQ(after.status, RunStatus::kRunning) << loop.name;
+    EXPECT_EQ(after.attempt, 2) << loop.name;
+  }
+}
+
 // ---------------------------------------------------------------- finishing an expired run
 
 constexpr int kBatches = 20;
