@@ -611,6 +611,80 @@ TEST_P(StoreConcurrency, ClaimsRacingOnALoopPastItsExpiryAreAllRefusedAndExpireI
   }
 }
 
+// ---------------------------------------------------------------- expiry while a queued slot
+// starts
+
+enum { kExpirer, kStarter };
+
+// In a child: in round r, expires the loops past their expiry (loop r).
+int expire_each_round(Store& store, int rounds_count, const Lockstep& rounds) {
+  for (int round = 0; round < rounds_count; ++round) {
+    if (!rounds.enter_round(kExpirer)) return child_failed(131, "not let into the round");
+    auto expired = store.expire_loops(kNow + 2 * kMinute, {});
+    if (!expired) return child_failed(132, "expire: " + expired.error().message);
+    if (!rounds.report(kExpirer, {*expired, 0})) return child_failed(133, "report");
+  }
+  return 0;
+}
+
+// In a child: in round r, starts the queued slot of loop r, which has passed
+// its expiry: refused as expired.
+int start_queued_past_expiry(Store& store, const std::vector<Loop>& loops, const Lockstep& rounds) {
+  for (const Loop& loop : loops) {
+    if (!rounds.enter_round(kStarter)) return child_failed(141, "not let into the round");
+    auto claimed = store.claim_slot({loop.id, kNow, true}, "trigger", kNow + 2 * kMinute, {});
+    if (claimed || claimed.error().code != ErrorCode::kConflict ||
+        claimed.error().message.find("expired") == std::string::npos) {
+      return child_failed(
+          142, "start of " + loop.name + ": " + (claimed ? "succeeded" : claimed.error().message));
+    }
+    if (!rounds.report(kStarter, {})) return child_failed(143, "report");
+  }
+  return 0;
+}
+
+TEST_P(StoreConcurrency, ExpiryRacingTheStartOfAQueuedSlotExpiresTheLoopOnce) {
+  std::vector<Loop> ending;
+  for (int i = 0; i < kExpiryRounds; ++i) {
+    Loop loop = make_loop("queued-" + std::to_string(i));
+    loop.expires_at = kNow + kMinute;
+    ASSERT_TRUE(store_->create_loop(loop).ok());
+    LoopPlanCommit plan;
+    plan.loop_id = loop.id;
+    plan.state_version = loop.state_version;
+    plan.state = schedule_state(loop);
+    plan.queue = {kNow};
+    auto committed = store_->commit_plans({plan}, "daemon", kNow, {});
+    ASSERT_TRUE(committed.ok() && (*committed)[0].queued.size() == 1u);
+    ending.push_back(**store_->get_loop(loop.id));
+  }
+  const Lockstep rounds(2);
+  std::int64_t expired_by_the_daemon = 0;
+  const auto referee = [&] {
+    for (int round = 0; round < kExpiryRounds; ++round) {
+      ASSERT_TRUE(rounds.begin_round());
+      Lockstep::Report report;
+      ASSERT_TRUE(rounds.read_report(kExpirer, report)) << "round " << round;
+      expired_by_the_daemon += report.a;
+      ASSERT_TRUE(rounds.read_report(kStarter, report)) << "round " << round;
+    }
+  };
+  ASSERT_NO_FATAL_FAILURE(
+      race({[&](Store& store) { return expire_each_round(store, kExpiryRounds, rounds); },
+            [&](Store& store) { return start_queued_past_expiry(store, ending, rounds); }},
+           referee));
+  RecordProperty("expired_by_the_daemon", std::to_string(expired_by_the_daemon));
+  for (const Loop& before : ending) {
+    auto after = store_->get_loop(before.id);
+    ASSERT_TRUE(after.ok() && after->has_value());
+    EXPECT_EQ((*after)->status, LoopStatus::kExpired) << before.name;
+    EXPECT_EQ((*after)->state_version, before.state_version + 1) << before.name << " expired once";
+    const orrery::Run queued = run_at(before, kNow);
+    EXPECT_EQ(queued.status, RunStatus::kSkipped) << before.name;
+    EXPECT_EQ(queued.skip_reason, "expired") << before.name;
+  }
+}
+
 // ---------------------------------------------------------------- settling while a retry starts
 
 constexpr int kSettleRounds = 20;
