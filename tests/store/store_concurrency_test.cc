@@ -1,8 +1,10 @@
 // The Store conformance suite, across processes: several processes, each
 // with its own store on the same place (a SQLite file, a PostgreSQL
 // database), race over slots, the daemon lease, fenced writes, cooldowns,
-// deletion and recovery; the guards of docs/storage.md hold on every
-// backend ("Runs, claims and fencing", "Fencing", "Deleting a loop").
+// deletion, expiry, settlement and recovery; the guards of docs/storage.md
+// hold on every backend ("Runs, claims and fencing", "Fencing", "Expiry",
+// "Settling a finished run", "Deleting a loop"), and no race ends in an
+// error that only says "try again" (a deadlock on PostgreSQL).
 //
 // The parent closes its store before it forks (no connection crosses a
 // fork; the place, its database made and migrated, stays), each child opens
