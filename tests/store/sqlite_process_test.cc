@@ -1,11 +1,11 @@
-// SqliteStore across processes: concurrent claims from several processes with
-// their own connections, a writer killed inside an open transaction, inputs
-// that are not an openable orrery database, and file permissions (docs/architecture.md,
-// §4.4, §10, §13).
+// SqliteStore across processes and files: a writer killed inside an open
+// transaction, inputs that are not an openable orrery database, and file
+// permissions (docs/architecture.md, §4.4, §10, §13). What every backend does
+// under concurrency is in store_concurrency_test.cc.
 //
-// Children are forked and end with _exit (never returning into gtest); they
-// report through exit codes, files and pipes, and the parent asserts. Start
-// and "inside the transaction" are signalled through pipes, never by sleeping.
+// The crashing writer is a forked child that ends by a kill (never returning
+// into gtest); "inside the transaction" is signalled through a pipe, never by
+// sleeping.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -21,8 +21,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <map>
-#include <numeric>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -33,16 +31,16 @@
 #include "exec/process_identity.h"
 #include "store/sqlite/migrations.h"
 #include "store/sqlite/sqlite_store.h"
+#include "support/forked_children.h"
 #include "support/temp_dir.h"
 
 namespace orrery {
 namespace {
 
-constexpr int kChildren = 4;
-constexpr int kSlots = 1000;
 constexpr DurationMs kMinute = 60'000;
 
 using ScratchDir = testing::TempDir;
+using testing::describe_exit;
 
 TimeMs wall_now() {
   using namespace std::chrono;
@@ -103,12 +101,6 @@ std::int64_t size_of(const std::string& path) {
   return std::int64_t(info.st_size);
 }
 
-std::string describe_exit(int status) {
-  if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return "signal " + std::to_string(WTERMSIG(status));
-  return "status " + std::to_string(status);
-}
-
 // Kills and reaps a child that a failing assertion left behind.
 class ChildGuard {
  public:
@@ -134,147 +126,6 @@ class ChildGuard {
  private:
   pid_t pid_;
 };
-
-// ---------------------------------------------------------------------------
-// Four processes claiming the same 1,000 slots.
-
-struct ClaimChild {
-  std::string db_path;
-  std::string loop_id;
-  TimeMs base = 0;
-  TimeMs now = 0;
-  int index = 0;
-  int start_fd = -1;
-  std::string wins_path;
-};
-
-// Runs in the child: returns its exit code. Writes "slot run_id claimant" per won slot.
-int run_claim_child(const ClaimChild& child) {
-  auto store = SqliteStore::open(options_for(child.db_path));
-  if (!store) {
-    std::fprintf(stderr, "child %d: open: %s\n", child.index, store.error().message.c_str());
-    return 10;
-  }
-  std::vector<int> order(kSlots);
-  std::iota(order.begin(), order.end(), 0);
-  std::mt19937 shuffle_random(std::uint32_t(child.index + 1) * 7919u);
-  std::shuffle(order.begin(), order.end(), shuffle_random);
-  const std::string claimant = "claimant-" + std::to_string(child.index);
-
-  char go = 0;
-  if (read(child.start_fd, &go, 1) != 1) return 11;  // blocks until the parent says go
-  close(child.start_fd);
-
-  std::string wins;
-  for (const int i : order) {
-    const SlotRequest slot{child.loop_id, child.base + TimeMs(i) * kMinute};
-    auto claimed = (*store)->claim_slot(slot, claimant, child.now, Fence{});
-    if (!claimed) {
-      std::fprintf(stderr, "child %d: claim of slot %d: %s\n", child.index, i,
-                   claimed.error().message.c_str());
-      return 12;
-    }
-    if (claimed->has_value()) {
-      const ClaimedRun& won = **claimed;
-      if (won.run.scheduled_for != slot.slot || won.claim.claimed_by != claimant) return 13;
-      wins += std::to_string(i) + " " + won.run.id + " " + won.claim.claimed_by + "\n";
-    }
-  }
-  std::ofstream out(child.wins_path, std::ios::trunc);
-  out << wins;
-  out.close();
-  return out ? 0 : 14;
-}
-
-TEST(SqliteProcess, FourProcessesClaimEachOfAThousandSlotsExactlyOnce) {
-  ScratchDir dir;
-  ASSERT_FALSE(dir.path().empty());
-  const std::string db_path = dir.file("orrery.db");
-  const TimeMs now = wall_now();
-  const TimeMs base = now - TimeMs(kSlots) * kMinute;
-  const Loop loop = make_loop(now, "contended", 1);
-  {
-    auto store = SqliteStore::open(options_for(db_path));
-    ASSERT_TRUE(store.ok()) << store.error().message;
-    auto created = (*store)->create_loop(loop);
-    ASSERT_TRUE(created.ok()) << created.error().message;
-  }  // closed before forking: no connection crosses a fork
-
-  int start[2];
-  ASSERT_EQ(pipe(start), 0);
-  std::vector<std::unique_ptr<ChildGuard>> children;
-  for (int index = 0; index < kChildren; ++index) {
-    const pid_t pid = fork();
-    ASSERT_GE(pid, 0) << "fork failed";
-    if (pid == 0) {
-      close(start[1]);
-      ClaimChild child{
-          db_path, loop.id, base, now, index, start[0], dir.file("wins-" + std::to_string(index))};
-      _exit(run_claim_child(child));
-    }
-    children.push_back(std::make_unique<ChildGuard>(pid));
-  }
-  close(start[0]);
-  const char go[kChildren] = {'g', 'g', 'g', 'g'};
-  ASSERT_EQ(write(start[1], go, sizeof go), ssize_t(sizeof go));
-  close(start[1]);
-
-  for (int index = 0; index < kChildren; ++index) {
-    const int status = children[index]->wait();
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        << "child " << index << " ended with " << describe_exit(status);
-  }
-
-  std::map<int, std::string> winner_of_slot;  // slot index -> run id
-  std::map<std::string, std::string> claimant_of_run;
-  std::string wins_per_child;
-  int wins = 0;
-  for (int index = 0; index < kChildren; ++index) {
-    std::ifstream in(dir.file("wins-" + std::to_string(index)));
-    ASSERT_TRUE(in.good()) << "child " << index << " wrote no wins file";
-    int slot = 0;
-    int won = 0;
-    std::string run_id, claimant;
-    while (in >> slot >> run_id >> claimant) {
-      ++wins;
-      ++won;
-      EXPECT_TRUE(winner_of_slot.emplace(slot, run_id).second)
-          << "slot " << slot << " was won twice (second time by child " << index << ")";
-      EXPECT_TRUE(claimant_of_run.emplace(run_id, claimant).second) << "run " << run_id;
-      EXPECT_GE(slot, 0);
-      EXPECT_LT(slot, kSlots);
-    }
-    wins_per_child += (index ? " " : "") + std::to_string(won);
-  }
-  RecordProperty("wins_per_child", wins_per_child);
-  EXPECT_EQ(wins, kSlots);
-  EXPECT_EQ(winner_of_slot.size(), size_t(kSlots));
-  EXPECT_EQ(claimant_of_run.size(), size_t(kSlots)) << "run ids are not distinct";
-  // How the slots split between the children is recorded, not asserted:
-  // SQLite's busy handler is not fair, so a child that commits and at once
-  // begins again can keep the write lock while the others back off, and one
-  // child may legitimately win every slot (seen about once in 15 runs).
-
-  auto store = SqliteStore::open(options_for(db_path));
-  ASSERT_TRUE(store.ok()) << store.error().message;
-  auto count = (*store)->count_runs(std::nullopt);
-  ASSERT_TRUE(count.ok()) << count.error().message;
-  EXPECT_EQ(*count, kSlots);
-  RunFilter filter;
-  filter.loop_id = loop.id;
-  filter.limit = 2 * kSlots;
-  auto runs = (*store)->list_runs(filter);
-  ASSERT_TRUE(runs.ok()) << runs.error().message;
-  ASSERT_EQ(runs->size(), size_t(kSlots));
-  for (const orrery::Run& run : *runs) {
-    EXPECT_EQ(run.attempt, 1) << run.id;
-    EXPECT_EQ(run.status, RunStatus::kRunning) << run.id;
-    const auto slot = int((run.scheduled_for - base) / kMinute);
-    ASSERT_TRUE(winner_of_slot.count(slot)) << "slot " << slot << " has a row but no winner";
-    EXPECT_EQ(winner_of_slot[slot], run.id) << "slot " << slot;
-    EXPECT_EQ(claimant_of_run[run.id], run.claimed_by) << run.id;
-  }
-}
 
 // ---------------------------------------------------------------------------
 // A writer killed with SIGKILL inside an open write transaction.

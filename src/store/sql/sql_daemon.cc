@@ -154,11 +154,24 @@ Result<std::vector<Run>> SqlStore::unsettled_runs(int limit) {
       [&](sql::Statement& s) { s.bind(1, clamp_limit(limit)); }, false);
 }
 
+// Within an open transaction: locks the row of the run's loop, if both
+// exist, for writing. Taken before the run's row, in the order a claim takes
+// them (loop, then run), so that a settlement and a claim of the same slot
+// take turns instead of deadlocking on PostgreSQL.
+Status SqlStore::lock_loop_of_run(const std::string& run_id) {
+  auto lock =
+      db_->prepare("SELECT id FROM loops WHERE id = (SELECT loop_id FROM runs WHERE id = ?1)" +
+                   std::string(db_->row_lock(sql::RowLock::kUpdate)));
+  if (!lock) return lock.error();
+  return (*lock)->bind(1, run_id).run();
+}
+
 Status SqlStore::settle_run(const std::string& run_id, std::int64_t state_version,
                             const ScheduleState& state, TimeMs now, const Fence& fence) {
   auto transaction = sql::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
   if (auto fenced = check_fence(fence, now); !fenced) return fenced;
+  if (auto locked = lock_loop_of_run(run_id); !locked) return locked;
   std::optional<std::string> loop_id;
   {
     auto settle = db_->prepare(std::string("UPDATE runs SET settled = 1, updated_at = ?2 "

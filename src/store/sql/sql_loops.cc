@@ -319,8 +319,17 @@ Result<int> SqlStore::expire_loops(TimeMs now, const Fence& fence) {
   auto transaction = sql::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
   if (auto fenced = check_fence(fence, now); !fenced) return fenced.error();
-  // Both read the index loops_expiry (status, expires_at): only the loops
-  // expiring. Their queued runs first, while the loops still match.
+  // All three read the index loops_expiry (status, expires_at): only the
+  // loops expiring. Their rows are locked first, then their queued runs —
+  // the order a claim takes (loop, then run), so that expiry and a claim of
+  // an expiring loop take turns instead of deadlocking on PostgreSQL — and
+  // the runs are written while the loops still match.
+  {
+    auto lock = db_->prepare(std::string("SELECT id FROM loops WHERE ") + kExpiringLoops +
+                             std::string(db_->row_lock(sql::RowLock::kUpdate)));
+    if (!lock) return lock.error();
+    if (auto status = (*lock)->bind(1, now).run(); !status) return status.error();
+  }
   auto queued = db_->prepare(expire_queued_runs_sql(kExpiringLoops));
   if (!queued) return queued.error();
   (*queued)->bind(1, now);

@@ -29,15 +29,19 @@ struct ClaimTerms {
   std::optional<TimeMs> expires_at;
 };
 
-// Locks the loop's row against changes (pause, archive, delete) until the
-// claim commits.
-Result<std::optional<ClaimTerms>> claim_terms(sql::Connection& db, const std::string& loop_id) {
+// Reads the loop's terms under `lock`; with `live_at`, only a loop that has
+// not passed its expiry by then.
+Result<std::optional<ClaimTerms>> read_claim_terms(sql::Connection& db, const std::string& loop_id,
+                                                   std::optional<TimeMs> live_at,
+                                                   sql::RowLock lock) {
   auto query = db.prepare(
       std::string("SELECT name, status, archived, lease_ms, max_attempts, expires_at FROM loops "
                   "WHERE id = ?1") +
-      std::string(db.row_lock(sql::RowLock::kShare)));
+      (live_at ? " AND (expires_at IS NULL OR expires_at > ?2)" : "") +
+      std::string(db.row_lock(lock)));
   if (!query) return query.error();
   (*query)->bind(1, loop_id);
+  if (live_at) (*query)->bind(2, *live_at);
   auto row = (*query)->step();
   if (!row) return row.error();
   if (!*row) return std::optional<ClaimTerms>{};
@@ -46,6 +50,19 @@ Result<std::optional<ClaimTerms>> claim_terms(sql::Connection& db, const std::st
   return std::optional<ClaimTerms>{ClaimTerms{
       (*query)->text(0), *status, (*query)->int64(2) != 0, sql::stored_lease((*query)->int64(3)),
       int((*query)->int64(4)), (*query)->optional_int64(5)}};
+}
+
+// Locks the loop's row against changes (pause, archive, delete) until the
+// claim commits: shared, so that claims of one loop do not wait for each
+// other — but exclusively when the loop has passed its expiry at `now`, since
+// the claim then writes its expiry: claims holding the row shared and each
+// writing it would deadlock (docs/storage.md, "Expiry").
+Result<std::optional<ClaimTerms>> claim_terms(sql::Connection& db, const std::string& loop_id,
+                                              TimeMs now) {
+  auto live = read_claim_terms(db, loop_id, now, sql::RowLock::kShare);
+  if (!live || live->has_value()) return live;
+  // Past its expiry, or gone.
+  return read_claim_terms(db, loop_id, std::nullopt, sql::RowLock::kUpdate);
 }
 
 bool past_expiry(const ClaimTerms& loop, TimeMs now) {
@@ -229,7 +246,7 @@ Result<std::optional<ClaimedRun>> SqlStore::claim_in_transaction(const SlotReque
                                                                  TimeMs now, bool settled,
                                                                  std::string& refused) {
   using Claimed = std::optional<ClaimedRun>;
-  auto loop = claim_terms(*db_, request.loop_id);
+  auto loop = claim_terms(*db_, request.loop_id, now);
   if (!loop) return loop.error();
   if (!loop->has_value()) return not_found_error("no loop has the id '" + request.loop_id + "'");
   refused = refusal(**loop, request.manual, now);

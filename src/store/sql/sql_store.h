@@ -111,6 +111,7 @@ class SqlStore : public Store {
   Status commit_loop_plan(const LoopPlanCommit& plan, const std::string& claimant, TimeMs now,
                           LoopPlanResult& result);
   Status hand_to_settlement(const std::string& loop_id, TimeMs slot, TimeMs now);
+  Status lock_loop_of_run(const std::string& run_id);
   Result<bool> insert_planned_row(const std::string& loop_id, TimeMs slot, RunStatus status,
                                   const std::string& skip_reason, TimeMs now, std::string& run_id);
   Result<std::string> deletion_refusal(const std::string& id);
