@@ -108,6 +108,17 @@ class PostgresCli : public CliFixture {
         loop_id + "'");
   }
 
+  // `daemon --once --json` (its log on stderr); the document it prints.
+  json daemon_once(const Args& db_args, const EnvVars& env = {}) const {
+    Args args = db_args;
+    for (const char* word : {"--json", "daemon", "--once"}) args.push_back(word);
+    const RunResult result = run(args, env);
+    EXPECT_EQ(result.exit_code, 0) << describe(with_home(args), result);
+    json document = json::parse(result.out, nullptr, /*allow_exceptions=*/false);
+    EXPECT_TRUE(document.is_object()) << describe(with_home(args), result);
+    return document;
+  }
+
   // Runs `args` on the database at `url` (by --db, or by ORRERY_DB when
   // `by_environment`) and expects a refusal: `exit_code`, nothing on stdout,
   // one line "orrery: ..." on stderr without the password, and no data
@@ -220,7 +231,7 @@ TEST_F(PostgresCli, DaemonOnceRunsADueLoopEndToEnd) {
       pg({"add", "echo", "--every", "1h", "--", "sh", "-c", "echo from-postgres; echo oops >&2"});
   const std::string id = added["id"].get<std::string>();
   make_due(id);
-  const json once = pg({"daemon", "--once"});
+  const json once = daemon_once({"--db", url_});
   expect_daemon_once_runs(once, id);
   const std::string run_id = once["runs"][0]["id"].get<std::string>();
   EXPECT_EQ(sql("SELECT status || ' ' || exit_code FROM runs WHERE id = '" + run_id + "'"),
@@ -241,7 +252,7 @@ TEST_F(PostgresCli, DaemonOnceByOrreryDbRunsADueLoopEndToEnd) {
   const json added = json_of({"add", "env-echo", "--every", "1h", "--", "true"}, 0, env);
   const std::string id = added["id"].get<std::string>();
   make_due(id);
-  const json once = json_of({"daemon", "--once"}, 0, env);
+  const json once = daemon_once({}, env);
   expect_daemon_once_runs(once, id);
   EXPECT_EQ(sql("SELECT count(*) FROM runs WHERE status = 'succeeded'"), "1");
 }
@@ -283,7 +294,7 @@ TEST_F(PostgresCli, AWrongPasswordIsExit2WithoutThePassword) {
   EXPECT_EQ(message, "the PostgreSQL server postgresql://orrery_password:****@/" +
                          database_.name() + "?host=" + socket + " refused the login: " + refused);
   // As a parameter, percent-encoded or not.
-  for (const std::string& parameter : {"password=", "pass%77ord="}) {
+  for (const std::string parameter : {"password=", "pass%77ord="}) {
     const std::string url = "postgresql:///" + database_.name() + "?host=" + socket +
                             "&user=orrery_password&" + parameter + kSecret;
     EXPECT_TRUE(contains(expect_refused(url, {"ls"}, kExitUsage), "refused the login: " + refused));
@@ -346,7 +357,8 @@ TEST_F(PostgresCli, ARefusalInJsonHoldsNoPasswordEither) {
   const RunResult result = run_orrery(args);
   EXPECT_EQ(result.exit_code, kExitUsage) << describe(args, result);
   EXPECT_FALSE(contains(result.out + result.err, kSecret)) << describe(args, result);
-  const json document = json::parse(result.out + result.err, nullptr, false);
+  EXPECT_TRUE(contains(result.err, "refused the login")) << describe(args, result);
+  const json document = json::parse(result.out, nullptr, false);
   ASSERT_FALSE(document.is_discarded()) << describe(args, result);
   EXPECT_EQ(document["error"]["code"], "usage");
   EXPECT_TRUE(contains(document["error"]["message"].get<std::string>(), "refused the login"));

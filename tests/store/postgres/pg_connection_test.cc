@@ -11,6 +11,12 @@
 
 #include "support/pg_test_database.h"
 
+// libpqxx 6.4 (Debian 12's) drops the PGresult of a statement that fails
+// because the server ended the connection: allocated by libpq, under
+// libpqxx, with no frame of orrery's. orrery owns no PGresult itself (only
+// through libpqxx), so a leak of its own objects still shows.
+extern "C" const char* __lsan_default_suppressions() { return "leak:libpq.so\n"; }
+
 namespace orrery::postgres {
 namespace {
 
@@ -252,7 +258,9 @@ TEST(PgConnection, ARowLockHeldPastTheBusyTimeoutIsDatabaseBusy) {
     SCOPED_TRACE(write);
     for (const bool in_transaction : {false, true}) {
       SCOPED_TRACE(in_transaction ? "in a transaction" : "alone");
-      if (in_transaction) ASSERT_TRUE(waiter->begin_write().ok());
+      if (in_transaction) {
+        ASSERT_TRUE(waiter->begin_write().ok());
+      }
       const auto start = std::chrono::steady_clock::now();
       const Status failed = waiter->exec(write);
       const auto waited = std::chrono::steady_clock::now() - start;

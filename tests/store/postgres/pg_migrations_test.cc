@@ -281,7 +281,7 @@ TEST(PgMigrations, ProcessesMigratingOneFreshDatabaseAtOnceAllSucceed) {
 }
 
 TEST(PgMigrations, ASearchPathNamingNoSchemaIsAUsageError) {
-  for (const std::string& path : {"nope", "nope%2Calso_nope", "%22%24user%22"}) {
+  for (const std::string path : {"nope", "nope%2Calso_nope", "%22%24user%22"}) {
     SCOPED_TRACE(path);
     PgTestDatabase database;
     ASSERT_TRUE(database.ok());

@@ -84,10 +84,10 @@ class PostgresStoreClock : public ::testing::Test {
     return loop;
   }
 
-  Run run_of(Store& store, const std::string& run_id) {
+  orrery::Run run_of(Store& store, const std::string& run_id) {
     auto run = store.get_run(run_id);
     EXPECT_TRUE(run.ok() && run->has_value());
-    return run.ok() && run->has_value() ? **run : Run{};
+    return run.ok() && run->has_value() ? **run : orrery::Run{};
   }
 
   PgTestDatabase database_;
@@ -102,7 +102,7 @@ TEST_F(PostgresStoreClock, ALiveLeaseIsNotTakenByACallerWhoseClockIsAhead) {
   probe_->start({100, 1});
   auto first = store->acquire_daemon_lease({100, 1}, 30'000, local_ms());
   ASSERT_TRUE(first.ok() && first->has_value());
-  for (const DurationMs ahead : {kHour, 24 * kHour, 30'001}) {
+  for (const DurationMs ahead : {kHour, 24 * kHour, DurationMs{30'001}}) {
     SCOPED_TRACE(ahead);
     auto second = store->acquire_daemon_lease({200, 2}, 30'000, local_ms() + ahead);
     ASSERT_TRUE(second.ok()) << second.error().message;
@@ -146,13 +146,13 @@ TEST_F(PostgresStoreClock, ClaimsAndHeartbeatsWriteTheServersTime) {
   const Loop loop = add_loop(*store, "clocked");
   for (const DurationMs skew : {-kHour, kHour, -24 * kHour, DurationMs{0}}) {
     SCOPED_TRACE(skew);
-    const TimeMs slot = loop.next_run_at + skew;
+    const TimeMs slot = *loop.next_run_at + skew;
     const TimeMs before = server_now(*store);
     auto claimed = store->claim_slot({loop.id, slot}, "runner", local_ms() + skew, {});
     const TimeMs after = server_now(*store);
     ASSERT_TRUE(claimed.ok() && claimed->has_value())
         << (claimed ? "not claimed" : claimed.error().message);
-    const Run started = run_of(*store, (*claimed)->run.id);
+    const orrery::Run started = run_of(*store, (*claimed)->run.id);
     ASSERT_TRUE(started.started_at && started.lease_expires_at);
     EXPECT_GE(*started.started_at, before);
     EXPECT_LE(*started.started_at, after);
@@ -167,7 +167,7 @@ TEST_F(PostgresStoreClock, ClaimsAndHeartbeatsWriteTheServersTime) {
     const Status beat = store->heartbeat_run(claim, kLeaseMs, local_ms() + skew + 2 * kLeaseMs);
     const TimeMs beat_after = server_now(*store);
     ASSERT_TRUE(beat.ok()) << beat.error().message;
-    const Run beaten = run_of(*store, claim.run_id);
+    const orrery::Run beaten = run_of(*store, claim.run_id);
     EXPECT_GE(*beaten.lease_expires_at, beat_before + kLeaseMs);
     EXPECT_LE(*beaten.lease_expires_at, beat_after + kLeaseMs);
     EXPECT_GE(beaten.updated_at, beat_before);
@@ -196,7 +196,7 @@ TEST_F(PostgresStoreClock, TrustingTheCallersClockUsesTheCallersTimes) {
   EXPECT_EQ((*second)->acquired_at, ahead + 30'000);
 
   const Loop loop = add_loop(*store, "trusted");
-  auto claimed = store->claim_slot({loop.id, loop.next_run_at}, "runner", ahead, {});
+  auto claimed = store->claim_slot({loop.id, *loop.next_run_at}, "runner", ahead, {});
   ASSERT_TRUE(claimed.ok() && claimed->has_value());
   EXPECT_EQ(run_of(*store, (*claimed)->run.id).started_at, ahead);
   EXPECT_EQ(run_of(*store, (*claimed)->run.id).lease_expires_at, ahead + kLeaseMs);
