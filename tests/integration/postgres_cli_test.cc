@@ -7,12 +7,14 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli_fixture.h"
@@ -28,6 +30,7 @@ using testing::PgTestDatabase;
 
 constexpr int kExitUsage = 2;
 constexpr int kExitConflict = 4;
+constexpr int kExitUnavailable = 75;
 
 // Every URL of the bad-input tests carries it; no output may.
 constexpr const char* kSecret = "Pa55-w0rd-S3cret";
@@ -69,6 +72,53 @@ class RefusingPort {
  private:
   int fd_ = -1;
   int port_ = 0;
+};
+
+// psql, in a transaction on `url` that has run `sql` and stays open (to
+// hold row locks) until the object goes.
+class OpenTransaction {
+ public:
+  OpenTransaction(const std::string& url, const std::string& sql) {
+    int input[2];
+    if (pipe(input) != 0) {
+      ADD_FAILURE() << "cannot make a pipe";
+      return;
+    }
+    pid_ = fork();
+    if (pid_ == 0) {
+      const int null = open("/dev/null", O_RDWR);
+      dup2(input[0], STDIN_FILENO);
+      dup2(null, STDOUT_FILENO);
+      dup2(null, STDERR_FILENO);
+      ::close(input[1]);
+      execlp("psql", "psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", url.c_str(), nullptr);
+      _exit(127);
+    }
+    ::close(input[0]);
+    input_ = input[1];
+    const std::string text = "SET application_name = 'orrery-test-holder'; BEGIN; " + sql + ";\n";
+    if (write(input_, text.data(), text.size()) != ssize_t(text.size())) {
+      ADD_FAILURE() << "cannot write to psql";
+    }
+    // Until the server says the session waits inside its transaction.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto state = pg_query(url,
+                            "SELECT count(*) FROM pg_stat_activity WHERE application_name = "
+                            "'orrery-test-holder' AND state = 'idle in transaction'");
+      if (state && *state == "1") return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ADD_FAILURE() << "psql did not open its transaction within 10 s";
+  }
+  ~OpenTransaction() {
+    if (input_ >= 0) ::close(input_);  // psql ends; the server rolls back
+    if (pid_ > 0) waitpid(pid_, nullptr, 0);
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int input_ = -1;
 };
 
 class PostgresCli : public CliFixture {
@@ -255,6 +305,39 @@ TEST_F(PostgresCli, DaemonOnceByOrreryDbRunsADueLoopEndToEnd) {
   const json once = daemon_once({}, env);
   expect_daemon_once_runs(once, id);
   EXPECT_EQ(sql("SELECT count(*) FROM runs WHERE status = 'succeeded'"), "1");
+}
+
+// A row another connection holds past the busy timeout (the server's
+// lock_timeout) is exit 75, as a busy SQLite file is; readers go on.
+TEST_F(PostgresCli, ARowLockedPastTheBusyTimeoutIsExit75) {
+  const std::string id = pg({"add", "held", "--every", "1h", "--", "true"})["id"];
+  const EnvVars quick{{"ORRERY_BUSY_TIMEOUT_MS", "100"}};
+  {
+    OpenTransaction holder(url_, "SELECT id FROM loops WHERE id = '" + id + "' FOR UPDATE");
+    const std::vector<Args> writes = {
+        {"pause", "held"}, {"rename", "held", "renamed"}, {"archive", "held"}, {"rm", "held"}};
+    for (const Args& write : writes) {
+      const Args args = on_db(write);
+      const auto start = std::chrono::steady_clock::now();
+      const RunResult result = run(args, quick);
+      const auto waited = std::chrono::steady_clock::now() - start;
+      EXPECT_EQ(result.exit_code, kExitUnavailable) << describe(with_home(args), result);
+      EXPECT_EQ(
+          result.err.rfind("orrery: database busy: the PostgreSQL server " + url_ + " gave up ", 0),
+          0u)
+          << result.err;
+      EXPECT_TRUE(contains(result.err, " loops waiting for a lock another process holds\n"))
+          << result.err;
+      EXPECT_FALSE(contains(result.err, "UPDATE")) << result.err;
+      EXPECT_LT(waited, std::chrono::seconds(4)) << describe(with_home(args), result);
+    }
+    // Reading is not blocked.
+    const RunResult listed = run(on_db({"ls"}), quick);
+    EXPECT_EQ(listed.exit_code, 0) << describe(with_home(on_db({"ls"})), listed);
+    EXPECT_EQ(pg({"show", "held"})["status"], "active");
+  }
+  // Once the holder is gone, the write goes through.
+  EXPECT_EQ(pg({"pause", "held"})["status"], "paused");
 }
 
 // ---------------------------------------------------------------- bad input
