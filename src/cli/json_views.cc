@@ -118,6 +118,7 @@ nlohmann::json run_json(const Run& run, bool with_output) {
       {"pid", run.target ? nlohmann::json(run.target->pid) : nlohmann::json(nullptr)},
       {"supervisor_pid",
        run.supervisor ? nlohmann::json(run.supervisor->pid) : nlohmann::json(nullptr)},
+      {"host", run.host.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.host)},
       {"usage", usage},
       {"usage_limited", run.usage_limited},
       {"created_at", format_time(run.created_at)},

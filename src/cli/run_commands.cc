@@ -64,6 +64,12 @@ void print_run(const Context& context, const Run& run) {
   if (run.started_at) rows.emplace_back("started", format_wall(*run.started_at, zone));
   if (run.finished_at) rows.emplace_back("finished", format_wall(*run.finished_at, zone));
   if (run.target) rows.emplace_back("pid", std::to_string(run.target->pid));
+  if (!run.host.empty()) {
+    const bool here = runs_on_host(run, SystemProcessProbe().host_name());
+    rows.emplace_back("host",
+                      terminal_text(run.host) +
+                          (here ? "" : " (logs: runs/" + run.id + "/ in its data directory)"));
+  }
   print_fields(*context.out, rows);
   // The tails are the program's output: kept as lines, other controls escaped.
   if (!run.stdout_tail.empty()) {
@@ -385,6 +391,38 @@ Result<int> show_run(const RunArgs& args, const Context& context) {
   return kExitOk;
 }
 
+namespace {
+
+// A run of another host: its log files are on that host's disk; what the
+// database keeps is the tail of each stream, once the run finished
+// (docs/cli.md, "logs").
+Result<int> show_stored_tail(const Run& run, const std::string& stream, bool follow,
+                             const Context& context) {
+  const std::string where = "run " + run.id + " ran on host " + terminal_text(run.host) +
+                            "; its full " + stream + " log is there, in runs/" + run.id + "/" +
+                            stream + ".log under that runner's data directory";
+  if (follow) {
+    return usage_error(where +
+                       ": follow it on that host (here only the stored tail of a "
+                       "finished run can be shown)");
+  }
+  const std::string& text = stream == "stderr" ? run.stderr_tail : run.stdout_tail;
+  if (context.globals.json) {
+    *context.out << json_text({{"run_id", run.id},
+                               {"stream", stream},
+                               {"text", text},
+                               {"host", run.host},
+                               {"stored_tail", true}})
+                 << '\n';
+  } else {
+    *context.out << text;
+    std::cerr << "orrery: " << where << "; above is the tail stored when it finished\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
 Result<int> show_logs(const RunArgs& args, const Context& context) {
   if (args.follow && context.globals.json) {
     return usage_error(
@@ -398,6 +436,11 @@ Result<int> show_logs(const RunArgs& args, const Context& context) {
   const std::string run_id = *found;
   const std::string stream = args.stderr_stream ? "stderr" : "stdout";
   const std::string path = run_directory(opened->home, run_id) + "/" + stream + ".log";
+  auto run = opened->store->get_run(run_id);
+  if (!run) return run.error();
+  if (run->has_value() && !runs_on_host(**run, SystemProcessProbe().host_name())) {
+    return show_stored_tail(**run, stream, args.follow, context);
+  }
   if (!args.follow) {
     // The log is the program's output: printed as it is (docs/cli.md, "Escaping").
     const std::string text = read_log(path);  // nothing yet (or a skipped slot): no output

@@ -48,7 +48,9 @@ Result<bool> is_finished(Store& store, const std::string& run_id) {
 Status replace_runs(Store& store, const std::vector<Run>& running) {
   const SystemProcessProbe probe;
   std::vector<std::string> stopping;
+  const std::string host = probe.host_name();
   for (const Run& run : running) {
+    if (!runs_on_host(run, host)) continue;  // another host's pids: never signalled from here
     if (!run.supervisor || !probe.is_alive(*run.supervisor)) continue;  // recovery's to finish
     if (kill(run.supervisor->pid, SIGTERM) == 0) stopping.push_back(run.id);
   }

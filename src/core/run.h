@@ -57,6 +57,10 @@ struct Run {
   std::optional<TimeMs> finished_at;
   std::string claimed_by;
   std::string claim_token;
+  // The host whose daemon or command claimed the run: its supervisor and
+  // target run there, its logs are on that host's disk. Empty in rows from
+  // before schema version 5 (one host then).
+  std::string host;
   std::optional<TimeMs> lease_expires_at;
   std::optional<ProcessIdentity> target;  // the target's pid and start time
   std::optional<int> pgid;
@@ -85,5 +89,12 @@ struct Run {
   TimeMs created_at = 0;
   TimeMs updated_at = 0;
 };
+
+// Whether the run's processes are on `host` (the local host): only then may
+// its pids be probed or signalled. A run of another host is recovered by its
+// lease's expiry alone (docs/storage.md, "Runs on several hosts").
+inline bool runs_on_host(const Run& run, const std::string& host) {
+  return run.host.empty() || run.host == host;
+}
 
 }  // namespace orrery

@@ -140,6 +140,23 @@ size_t invalid_utf8_offset(std::string_view text) {
   return std::string_view::npos;
 }
 
+std::string storable_text(std::string_view text) {
+  static constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+  std::string out;
+  out.reserve(text.size());
+  for (size_t pos = 0; pos < text.size();) {
+    const Decoded decoded = decode_at(text, pos);
+    if (decoded.length == 0 || text[pos] == '\0') {
+      out.append(kReplacement);
+      ++pos;
+      continue;
+    }
+    out.append(text.substr(pos, decoded.length));
+    pos += decoded.length;
+  }
+  return out;
+}
+
 size_t count_code_points(std::string_view text) {
   size_t count = 0;
   for (char c : text) count += is_continuation(static_cast<unsigned char>(c)) ? 0 : 1;

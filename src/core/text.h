@@ -24,6 +24,11 @@ inline bool is_valid_utf8(std::string_view text) {
   return invalid_utf8_offset(text) == std::string_view::npos;
 }
 
+// Program output made fit to store (docs/storage.md, "Stored text"): every
+// byte that is not part of valid UTF-8, and every NUL (which PostgreSQL text
+// cannot hold), becomes U+FFFD; everything else is kept.
+std::string storable_text(std::string_view text);
+
 // The number of code points of valid UTF-8 text.
 size_t count_code_points(std::string_view text);
 

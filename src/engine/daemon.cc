@@ -353,7 +353,14 @@ class Daemon {
   // supervisor is gone has its target's group stopped (SIGKILL after the
   // grace) and recovery records it.
   void stop_replaced(const std::vector<Run>& runs) {
+    const std::string host = probe_.host_name();
     for (const Run& run : runs) {
+      if (!runs_on_host(run, host)) {
+        // Its pids are another host's: signalling them here could hit any process.
+        log("run " + run.id + " of loop " + run.loop_name + " runs on " + run.host +
+            ": it is not stopped from this host");
+        continue;
+      }
       if (run.supervisor && probe_.is_alive(*run.supervisor)) {
         ::kill(run.supervisor->pid, SIGTERM);
         log("run " + run.id + " of loop " + run.loop_name +

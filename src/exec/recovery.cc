@@ -103,7 +103,10 @@ Result<RecoveryReport> recover_runs(Store& store, const ProcessProbe& probe,
   RecoveryReport report;
   auto runs = running_runs(store);
   if (!runs) return runs.error();
+  const std::string host = probe.host_name();
   for (const Run& run : *runs) {
+    // Another host's runs: their lease expiry alone recovers them (below).
+    if (!runs_on_host(run, host)) continue;
     if (!supervisor_gone(run, probe, now)) continue;
     kill_target_group(run, probe, report);
     if (auto finished = finish_orphan(store, home, run, now, report); !finished) {

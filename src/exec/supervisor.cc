@@ -21,6 +21,7 @@
 #include "core/output_tail.h"
 #include "core/run_environment.h"
 #include "core/stream_scrubber.h"
+#include "core/text.h"
 #include "core/usage.h"
 #include "core/usage_limit.h"
 #include "engine/wake.h"
@@ -389,8 +390,10 @@ class Supervision {
 
   RunOutcome outcome() {
     RunOutcome outcome;
-    outcome.stdout_tail = out_.tail.text();
-    outcome.stderr_tail = err_.tail.text();
+    // Stored text is valid UTF-8 without NUL on every backend; the log
+    // files keep the bytes as they came (docs/storage.md, "Stored text").
+    outcome.stdout_tail = storable_text(out_.tail.text());
+    outcome.stderr_tail = storable_text(err_.tail.text());
     if (loop_.target.agent)
       outcome.usage = parse_usage(loop_.target.agent->provider, outcome.stdout_tail);
     if (WIFEXITED(status_)) outcome.exit_code = WEXITSTATUS(status_);

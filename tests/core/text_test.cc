@@ -48,6 +48,22 @@ TEST(Text, InvalidUtf8IsFoundAtItsOffset) {
   }
 }
 
+TEST(Text, StorableTextReplacesInvalidBytesAndNulsAndKeepsTheRest) {
+  const std::string fffd = "\xEF\xBF\xBD";
+  EXPECT_EQ(storable_text("plain \xC3\xA9t\xC3\xA9 \xF0\x9F\x98\x80\n"),
+            "plain \xC3\xA9t\xC3\xA9 \xF0\x9F\x98\x80\n");
+  EXPECT_EQ(storable_text(std::string("a\0b", 3)), "a" + fffd + "b");
+  EXPECT_EQ(storable_text("\xFF\xFE"), fffd + fffd);
+  EXPECT_EQ(storable_text("cut \xE2\x82"), "cut " + fffd + fffd);  // a sequence cut short
+  EXPECT_EQ(storable_text("\xED\xA0\x80"), fffd + fffd + fffd);    // a surrogate
+  EXPECT_EQ(storable_text(""), "");
+  for (const std::string& input : {std::string("\x80x\0\xC0\xAF", 6), std::string(1000, '\xFF')}) {
+    const std::string stored = storable_text(input);
+    EXPECT_TRUE(is_valid_utf8(stored));
+    EXPECT_EQ(stored.find('\0'), std::string::npos);
+  }
+}
+
 TEST(Text, CountsCodePointsNotBytes) {
   EXPECT_EQ(count_code_points(""), 0u);
   EXPECT_EQ(count_code_points("abc"), 3u);

@@ -68,7 +68,7 @@ TEST_F(DaemonOnce, AHeldLeaseIsAConflictAndNothingRuns) {
   auto result = run_daemon(*store_, options_, **log_);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.error().code, ErrorCode::kConflict);
-  EXPECT_NE(result.error().message.find("pid 31337 on test-host"), std::string::npos)
+  EXPECT_NE(result.error().message.find("pid 31337 on " + probe_->host_name()), std::string::npos)
       << result.error().message;
 }
 

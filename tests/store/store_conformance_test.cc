@@ -704,6 +704,40 @@ TEST_P(StoreConformance, RecoveryAbandonsExpiredRunsWhoseSupervisorDied) {
   EXPECT_TRUE(claimable(loop, kNow, kNow + kMinute + 1));
 }
 
+// A run records its claimant's host; seen from another host its pids mean
+// nothing (they may be any process there): it is recovered and reclaimed by
+// its lease's expiry alone, never deferred for a "living" pid.
+TEST_P(StoreConformance, ARunOfAnotherHostIsRecoveredByItsLeaseAlone) {
+  const Loop loop = add_loop("elsewhere");
+  probe_->set_host("runner-host-a");
+  const ClaimedRun first = claim(loop, kNow);
+  EXPECT_EQ(first.run.host, "runner-host-a");
+  EXPECT_EQ(run_at(loop, kNow).host, "runner-host-a");
+  ASSERT_TRUE(store_->record_process(first.claim, {4401, 1}, 4401, {4400, 1}, kNow).ok());
+  probe_->start({4400, 1});  // that pid lives here, whatever it is on runner-host-a
+
+  // On the run's own host the living supervisor defers it.
+  auto here = store_->recover_expired_runs(kNow + kMinute, recovery(10, 5000), {});
+  ASSERT_TRUE(here.ok());
+  EXPECT_TRUE(here->abandoned.empty());
+  ASSERT_EQ(here->deferred.size(), 1u);
+  EXPECT_EQ(here->deferred[0].id, first.run.id);
+  const ClaimedRun second = claim(loop, kNow + kMinute);
+  ASSERT_TRUE(store_->record_process(second.claim, {4401, 1}, 4401, {4400, 1}, kNow).ok());
+
+  // From another host, the same pid is no reason to wait.
+  probe_->set_host("runner-host-b");
+  auto there = store_->recover_expired_runs(kNow + kMinute, recovery(10, 5000), {});
+  ASSERT_TRUE(there.ok());
+  ASSERT_EQ(there->abandoned.size(), 1u);
+  EXPECT_EQ(there->abandoned[0].id, second.run.id);
+  EXPECT_TRUE(there->deferred.empty());
+  // The deferred one is reclaimed from here once its (extended) lease ran out.
+  EXPECT_FALSE(claimable(loop, kNow, kNow + kMinute + 4999));
+  EXPECT_TRUE(claimable(loop, kNow, kNow + kMinute + 5000));
+  EXPECT_EQ(run_at(loop, kNow).host, "runner-host-b");
+}
+
 TEST_P(StoreConformance, RecoveryStopsAtItsLimit) {
   const Loop loop = add_loop("batch");
   for (int i = 0; i < 5; ++i) claim(loop, kNow + i * kMinute);
@@ -721,7 +755,7 @@ TEST_P(StoreConformance, TheFirstDaemonAcquiresGenerationOne) {
   EXPECT_EQ((*lease)->generation, 1);
   EXPECT_EQ((*lease)->lease_id.rfind("L1-", 0), 0u);
   EXPECT_EQ((*lease)->expires_at, kNow + 30'000);
-  EXPECT_EQ((*lease)->host, "test-host");
+  EXPECT_EQ((*lease)->host, probe_->host_name());
   EXPECT_TRUE(store_->check_fence({(*lease)->lease_id}, kNow + 1).ok());
 }
 

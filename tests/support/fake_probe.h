@@ -1,7 +1,11 @@
 // A ProcessProbe whose living processes the test decides: a process is alive
 // when its pid is registered and, if a start time was recorded, the
-// registered start time is the same.
+// registered start time is the same. Its host is this machine's (so that it
+// agrees with the system probe other parts of a test use), unless a test
+// moves it to another (a runner on another host).
 #pragma once
+
+#include <unistd.h>
 
 #include <map>
 #include <string>
@@ -20,10 +24,17 @@ class FakeProbe final : public ProcessProbe {
     if (found == alive_.end()) return false;
     return !process.started_at || !found->second || *process.started_at == *found->second;
   }
-  std::string host_name() const override { return "test-host"; }
+  std::string host_name() const override { return host_; }
+  void set_host(std::string host) { host_ = std::move(host); }
 
  private:
+  static std::string this_host() {
+    char name[256] = {};
+    return ::gethostname(name, sizeof name - 1) == 0 ? std::string(name) : "localhost";
+  }
+
   std::map<int, std::optional<TimeMs>> alive_;
+  std::string host_ = this_host();
 };
 
 }  // namespace orrery::testing

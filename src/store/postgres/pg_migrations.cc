@@ -115,6 +115,10 @@ CREATE TABLE cooldowns (
 );
 )sql";
 
+constexpr const char* kVersion5 = R"sql(
+ALTER TABLE runs ADD COLUMN host TEXT COLLATE "C" NOT NULL DEFAULT '';
+)sql";
+
 // Taken for the migrating transaction: "orrery" in its first six bytes.
 constexpr std::int64_t kMigrationLock = 0x6f72726572790001;
 
@@ -209,6 +213,7 @@ Status check_server_version(int version, const std::string& shown_url) {
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
       {4, "loops, runs, the daemon lease and cooldowns", kVersion4},
+      {5, "runs on several hosts: the host of each run", kVersion5},
   };
   return list;
 }

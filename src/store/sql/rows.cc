@@ -422,6 +422,11 @@ const std::vector<RunColumn> kRunColumns = {
        run.settled = r.int64(c) != 0;
        return Ok{};
      }},
+    {"host", false,
+     [](const S& r, int c, Run& run) -> Status {
+       run.host = r.text(c);
+       return Ok{};
+     }},
     {"next_in_ms", false,
      [](const S& r, int c, Run& run) -> Status {
        if (auto delay = r.optional_int64(c)) {

@@ -82,6 +82,8 @@ std::string refusal(const ClaimTerms& loop, bool manual, TimeMs now) {
 enum class Liveness { kNothing, kSupervised, kOrphaned };
 
 Liveness liveness(const Run& run, const ProcessProbe& probe) {
+  // Another host's pids mean nothing here: its lease decides.
+  if (!runs_on_host(run, probe.host_name())) return Liveness::kNothing;
   const bool target = run.target && probe.is_alive(*run.target);
   if (run.supervisor) {
     if (probe.is_alive(*run.supervisor)) return Liveness::kSupervised;
@@ -240,6 +242,8 @@ Result<std::optional<ClaimedRun>> SqlStore::claim_in_transaction(const SlotReque
   auto existing = get_run_by_slot(request.loop_id, request.slot);
   if (!existing) return existing.error();
   const TimeMs lease_until = add_saturating(now, (*loop)->lease_ms);
+  // The claimant's host: where the supervisor is started, and the logs kept.
+  const std::string host = probe_->host_name();
 
   std::string run_id;
   if (!existing->has_value()) {
@@ -247,9 +251,9 @@ Result<std::optional<ClaimedRun>> SqlStore::claim_in_transaction(const SlotReque
     const std::string token = "g1-" + random_hex(10);
     auto insert = db_->prepare(
         "INSERT INTO runs (id, loop_id, loop_name, scheduled_for, attempt, status, started_at, "
-        "claimed_by, claim_token, claim_generation, lease_expires_at, settled, created_at, "
-        "updated_at) VALUES (?1, ?2, ?3, ?4, 1, 'running', ?5, ?6, ?7, 1, ?8, ?9, ?5, ?5) "
-        "ON CONFLICT (loop_id, scheduled_for) DO NOTHING");
+        "claimed_by, claim_token, claim_generation, lease_expires_at, settled, host, "
+        "created_at, updated_at) VALUES (?1, ?2, ?3, ?4, 1, 'running', ?5, ?6, ?7, 1, ?8, ?9, "
+        "?10, ?5, ?5) ON CONFLICT (loop_id, scheduled_for) DO NOTHING");
     if (!insert) return insert.error();
     (*insert)
         ->bind(1, run_id)
@@ -260,7 +264,8 @@ Result<std::optional<ClaimedRun>> SqlStore::claim_in_transaction(const SlotReque
         .bind(6, claimant)
         .bind(7, token)
         .bind(8, lease_until)
-        .bind(9, settled ? 1 : 0);
+        .bind(9, settled ? 1 : 0)
+        .bind(10, host);
     if (auto status = (*insert)->run(); !status) return status.error();
     if (db_->changes() != 1) return Claimed{};
   } else if ((*existing)->status == RunStatus::kQueued) {
@@ -273,14 +278,15 @@ Result<std::optional<ClaimedRun>> SqlStore::claim_in_transaction(const SlotReque
         "UPDATE runs SET status = 'running', started_at = ?2, claimed_by = ?3, "
         "claim_generation = claim_generation + 1, "
         "claim_token = 'g' || (claim_generation + 1) || '-' || ?4, lease_expires_at = ?5, "
-        "settled = 0, updated_at = ?2 WHERE id = ?1 AND status = 'queued'");
+        "settled = 0, host = ?6, updated_at = ?2 WHERE id = ?1 AND status = 'queued'");
     if (!start) return start.error();
     (*start)
         ->bind(1, run_id)
         .bind(2, now)
         .bind(3, claimant)
         .bind(4, random_hex(10))
-        .bind(5, lease_until);
+        .bind(5, lease_until)
+        .bind(6, host);
     if (auto status = (*start)->run(); !status) return status.error();
     if (db_->changes() != 1) return Claimed{};
   } else {
@@ -300,7 +306,8 @@ Result<std::optional<ClaimedRun>> SqlStore::claim_in_transaction(const SlotReque
         "supervisor_started_at = NULL, exit_code = NULL, signal = NULL, duration_ms = NULL, "
         "error = '', skip_reason = '', stdout = '', stderr = '', input_tokens = NULL, "
         "output_tokens = NULL, cost_usd = NULL, usage_limited = 0, next_in_ms = NULL, "
-        "settled = CASE WHEN settled < ?12 THEN settled ELSE ?12 END, updated_at = ?2 WHERE id = "
+        "settled = CASE WHEN settled < ?12 THEN settled ELSE ?12 END, host = ?13, "
+        "updated_at = ?2 WHERE id = "
         "?1 AND status = ?9 AND attempt = "
         "?10 AND free_reattempts = ?11 "
         "AND (status != 'running' OR lease_expires_at <= ?2)");
@@ -316,7 +323,8 @@ Result<std::optional<ClaimedRun>> SqlStore::claim_in_transaction(const SlotReque
         .bind(9, run_status_name(run.status))
         .bind(10, run.attempt)
         .bind(11, run.free_reattempts)
-        .bind(12, settled ? 1 : 0);
+        .bind(12, settled ? 1 : 0)
+        .bind(13, host);
     if (auto status = (*update)->run(); !status) return status.error();
     if (db_->changes() != 1) return Claimed{};
   }

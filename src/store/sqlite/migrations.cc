@@ -126,6 +126,12 @@ CREATE INDEX runs_unsettled ON runs(finished_at, id) WHERE settled = 0;
 CREATE INDEX runs_active ON runs(loop_id, scheduled_for) WHERE status IN ('running', 'queued');
 )sql";
 
+// Runs on several hosts (docs/storage.md, "Runs on several hosts"): the
+// host whose daemon or command claimed each run.
+constexpr const char* kHosts = R"sql(
+ALTER TABLE runs ADD COLUMN host TEXT NOT NULL DEFAULT '';
+)sql";
+
 // The schema version and whether the file holds any table, read together
 // (one statement, one snapshot: another process's migration cannot fall
 // between the two).
@@ -211,6 +217,7 @@ const std::vector<Migration>& migrations() {
       {2, "usage limits: usage-limited runs and provider cooldowns", kUsageLimits},
       {3, "log limits, free re-attempts, expiry and pruning indexes", kLimitsAndIndexes},
       {4, "the daemon: loop versions, settled runs, next-in choices, active-run indexes", kDaemon},
+      {5, "runs on several hosts: the host of each run", kHosts},
   };
   return list;
 }
