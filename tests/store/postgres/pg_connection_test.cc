@@ -239,8 +239,9 @@ TEST(PgConnection, AConnectionTheServerTerminatesIsUnavailableNamingTheServer) {
 // next use; the session's settings must hold on the new one too (or the use
 // must fail), whatever the database's own defaults.
 // KNOWN FAILURE: PgConnection::open sets them with one SET text, which
-// libpqxx does not replay when it reconnects: TimeZone and client_encoding
-// come back as the database's (here Asia/Tokyo and LATIN1).
+// libpqxx does not replay when it reconnects: TimeZone, client_encoding and
+// client_min_messages come back as the database's (here Asia/Tokyo, LATIN1
+// and notice); only lock_timeout was seen to hold.
 TEST(PgConnection, AConnectionThatComesBackKeepsItsSettings) {
   PgTestDatabase database;
   ASSERT_TRUE(database.ok());
