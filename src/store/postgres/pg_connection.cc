@@ -9,11 +9,13 @@
 namespace orrery::postgres {
 namespace {
 
-// The first line of a libpq or server message, without its "ERROR:  " or
-// "FATAL:  " prefix.
+// The first line of a libpq or server message, without the server's
+// "ERROR:  " or "FATAL:  ", also where libpq quotes it after "failed: ".
 std::string first_line(std::string message) {
-  for (const char* prefix : {"ERROR:  ", "FATAL:  "}) {
-    if (message.rfind(prefix, 0) == 0) message.erase(0, std::string(prefix).size());
+  for (const std::string severity : {"ERROR:  ", "FATAL:  "}) {
+    if (message.rfind(severity, 0) == 0) message.erase(0, severity.size());
+    const size_t quoted = message.find("failed: " + severity);
+    if (quoted != std::string::npos) message.erase(quoted + 8, severity.size());
   }
   const size_t end = message.find('\n');
   if (end != std::string::npos) message.resize(end);

@@ -188,14 +188,6 @@ Status check_state(const PgConnection& db, const SchemaState& state, int latest)
   return Ok{};
 }
 
-Status check_server(const PgConnection& db) {
-  const int version = db.server_version();
-  if (version >= kMinServerVersion) return Ok{};
-  return usage_error("the PostgreSQL server " + db.shown_url() + " is version " +
-                     std::to_string(version / 10000) + "." + std::to_string(version % 10000) +
-                     "; orrery needs PostgreSQL 12 or newer");
-}
-
 Status apply(PgConnection& db, const Migration& migration, std::int64_t now) {
   const auto failed = [&](const Error& error) {
     return Error{error.code, "schema migration " + std::to_string(migration.version) + " (" +
@@ -213,7 +205,21 @@ Status apply(PgConnection& db, const Migration& migration, std::int64_t now) {
   return Ok{};
 }
 
+// From PostgreSQL 10 the number is major * 10000 + minor (110005 is 11.5);
+// before, major * 10000 + minor * 100 + patch (90624 is 9.6.24).
+std::string server_version_text(int version) {
+  const std::string major = std::to_string(version / 10000);
+  if (version >= 100000) return major + "." + std::to_string(version % 10000);
+  return major + "." + std::to_string(version / 100 % 100) + "." + std::to_string(version % 100);
+}
+
 }  // namespace
+
+Status check_server_version(int version, const std::string& shown_url) {
+  if (version >= kMinServerVersion) return Ok{};
+  return usage_error("the PostgreSQL server " + shown_url + " is version " +
+                     server_version_text(version) + "; orrery needs PostgreSQL 12 or newer");
+}
 
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
@@ -227,7 +233,9 @@ Status migrate(PgConnection& db, std::int64_t now) { return migrate_with(db, mig
 
 Status migrate_with(PgConnection& db, const std::vector<Migration>& list, std::int64_t now) {
   const int latest = list.empty() ? 0 : list.back().version;
-  if (auto server = check_server(db); !server) return server;
+  if (auto server = check_server_version(db.server_version(), db.shown_url()); !server) {
+    return server;
+  }
   // Read-only first: a database that is not ours is refused before anything is written.
   auto state = schema_state(db);
   if (!state) return state.error();

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/result.h"
@@ -28,6 +29,10 @@ struct Migration {
 };
 
 const std::vector<Migration>& migrations();
+
+// Refuses a server older than kMinServerVersion (`version` as libpq reports
+// it: 150018 for 15.18), naming it by `shown_url`.
+Status check_server_version(int version, const std::string& shown_url);
 
 // Refuses an unsupported server or database (read-only), then applies what
 // is missing; `now` is recorded as applied_at.
