@@ -204,10 +204,18 @@ Result<int> install_service_command(const ServiceArgs& args, const Context& cont
     auto db = db_location_of(context.globals.db);
     if (!db) return db.error();
     if (db->kind == DbLocation::Kind::kPostgres) {
-      return usage_error("--db '" + redacted_db_url(db->postgres_url) +
-                         "': PostgreSQL support is being added");
+      // The unit file and `--print` would show a password: it belongs in ~/.pgpass.
+      const std::string shown = redacted_db_url(db->postgres_url);
+      if (shown != db->postgres_url) {
+        return usage_error("--db '" + shown +
+                           "' holds a password, which install-service would write into the "
+                           "unit file; put it in ~/.pgpass (or the file PGPASSFILE names) and "
+                           "give the URL without it");
+      }
+      command.insert(command.end(), {"--db", db->postgres_url});
+    } else {
+      command.insert(command.end(), {"--db", normal_path(db->sqlite_path)});
     }
-    command.insert(command.end(), {"--db", normal_path(db->sqlite_path)});
   }
   command.push_back("daemon");
   const std::string unit = service_unit(command, home);

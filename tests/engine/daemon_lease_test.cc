@@ -63,9 +63,8 @@ TEST_F(LeaseStore, AHeldLeaseIsAConflictNamingItsHolder) {
     auto refused = acquire_lease(*store_, second_, 30'000, kNow + later);
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.error().code, ErrorCode::kConflict);
-    EXPECT_EQ(refused.error().message,
-              "another daemon holds the lease: pid 1111 on test-host since "
-              "2026-12-01T00:00:00.000Z");
+    EXPECT_EQ(refused.error().message, "another daemon holds the lease: pid 1111 on " +
+                                           probe_->host_name() + " since 2026-12-01T00:00:00.000Z");
   }
 }
 

@@ -344,9 +344,8 @@ TEST_F(PostgresCli, ARowLockedPastTheBusyTimeoutIsExit75) {
 // (src/cli/run_commands.cc, prepare_forked_supervisor); a connection the
 // server has ended meanwhile (a restart, idle_session_timeout, a proxy) must
 // not cost a run.
-// KNOWN FAILURE: the next supervisor finds its connection gone, fails before
-// it starts the target ("lost the connection ... while reading runs"), and
-// the run is abandoned.
+// The prepared supervisor reads once before it uses its connection and
+// opens a new one when that read fails.
 TEST_F(PostgresCli, ARunStartsAfterTheServerEndedTheWaitingSupervisorsConnection) {
   pg({"add", "tick", "--every", "1s", "--", "true"});
   daemon_log_ = tmp_ + "/daemon.log";

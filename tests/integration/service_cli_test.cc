@@ -160,5 +160,23 @@ TEST_F(ServiceCli, TheDatabaseIsPassedOn) {
   EXPECT_EQ(std::distance(fs::directory_iterator(unit_dir()), fs::directory_iterator{}), 1);
 }
 
+// A PostgreSQL URL goes into the unit as given, unless it holds a password:
+// the unit file (and --print) would show it, so that is refused (exit 2).
+TEST_F(ServiceCli, APostgresUrlIsPassedOnWithoutAPasswordOnly) {
+  const std::string url = "postgresql://orrery@db.example/orrery?sslmode=require";
+  const json doc = json_in({"--home", default_home(), "--db", url, "install-service", "--print"});
+  EXPECT_TRUE(contains(doc["unit"].get<std::string>(), " --db " + url + " daemon\n"))
+      << doc["unit"];
+  for (const char* secret : {"postgresql://orrery:hunter2@db.example/orrery",
+                             "postgres://db.example/orrery?password=hunter2"}) {
+    const RunResult refused =
+        run_orrery({"--home", default_home(), "--db", secret, "install-service"}, env());
+    EXPECT_EQ(refused.exit_code, 2) << refused.err;
+    EXPECT_TRUE(contains(refused.err, "~/.pgpass")) << refused.err;
+    EXPECT_FALSE(contains(refused.err, "hunter2")) << refused.err;
+  }
+  EXPECT_FALSE(fs::exists(unit_dir()));
+}
+
 }  // namespace
 }  // namespace orrery

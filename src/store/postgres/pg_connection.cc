@@ -1,5 +1,7 @@
 #include "store/postgres/pg_connection.h"
 
+#include <libpq-fe.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -34,6 +36,52 @@ std::string shortest(double value) {
 }
 
 }  // namespace
+
+namespace {
+
+// A libpq keyword value, quoted as a keyword/value connection string wants it.
+std::string quoted_value(const std::string& value) {
+  std::string out = "'";
+  for (const char c : value) {
+    if (c == '\\' || c == '\'') out += '\\';
+    out += c;
+  }
+  return out + "'";
+}
+
+}  // namespace
+
+// The URL as libpq keyword/value pairs with orrery's session settings in
+// them — UTF-8 both ways, no notices on stderr, times as UTC, the busy
+// timeout as lock_timeout — so that every connection libpqxx makes for this
+// one (it reconnects by itself after a lost connection) has them.
+Result<std::string> with_session_settings(const std::string& url, int busy_timeout_ms) {
+  const std::string settings = "-c TimeZone=UTC -c client_min_messages=warning -c lock_timeout=" +
+                               std::to_string(std::max(1, busy_timeout_ms));
+  char* error = nullptr;
+  PQconninfoOption* options = PQconninfoParse(url.c_str(), &error);
+  if (options == nullptr) {
+    std::string reason = error != nullptr ? first_line(error) : "out of memory";
+    PQfreemem(error);
+    return usage_error(reason);
+  }
+  std::string conninfo;
+  bool had_options = false;
+  for (PQconninfoOption* option = options; option->keyword != nullptr; ++option) {
+    if (option->val == nullptr) continue;
+    const std::string keyword = option->keyword;
+    if (keyword == "client_encoding") continue;  // orrery's: UTF-8
+    std::string value = option->val;
+    if (keyword == "options") {
+      value += " " + settings;
+      had_options = true;
+    }
+    conninfo += keyword + "=" + quoted_value(value) + " ";
+  }
+  PQconninfoFree(options);
+  if (!had_options) conninfo += "options=" + quoted_value(settings) + " ";
+  return conninfo + "client_encoding='UTF8'";
+}
 
 struct PgConnection::Link {
   explicit Link(const std::string& url) : connection(url) {}
@@ -239,9 +287,14 @@ PgConnection::~PgConnection() {
 Result<std::unique_ptr<PgConnection>> PgConnection::open(const std::string& url,
                                                          const std::string& shown_url,
                                                          int busy_timeout_ms) {
+  auto conninfo = with_session_settings(url, busy_timeout_ms);
+  if (!conninfo) {
+    return usage_error("cannot connect to the PostgreSQL server " + shown_url + ": " +
+                       conninfo.error().message);
+  }
   std::unique_ptr<Link> link;
   try {
-    link = std::make_unique<Link>(url);
+    link = std::make_unique<Link>(*conninfo);
   } catch (const std::exception& failure) {
     const std::string reason = first_line(failure.what());
     if (reason.find("password") != std::string::npos ||
@@ -250,16 +303,7 @@ Result<std::unique_ptr<PgConnection>> PgConnection::open(const std::string& url,
     }
     return usage_error("cannot connect to the PostgreSQL server " + shown_url + ": " + reason);
   }
-  std::unique_ptr<PgConnection> db(new PgConnection(std::move(link), shown_url));
-  // UTF-8 both ways; no notices on stderr; times as UTC.
-  const std::string settings =
-      "SET client_encoding = 'UTF8'; SET client_min_messages = warning; SET TIME ZONE 'UTC'; "
-      "SET lock_timeout = " +
-      std::to_string(std::max(1, busy_timeout_ms));
-  if (auto set = db->exec(settings); !set) {
-    return set.error();
-  }
-  return db;
+  return std::unique_ptr<PgConnection>(new PgConnection(std::move(link), shown_url));
 }
 
 int PgConnection::server_version() const { return link_->connection.server_version(); }

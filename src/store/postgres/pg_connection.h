@@ -122,4 +122,9 @@ struct NumberedSql {
 };
 NumberedSql dollar_parameters(std::string_view sql);
 
+// `url` as a libpq keyword/value string with orrery's session settings
+// added (pg_connection.cc); a usage error with libpq's reason when libpq
+// cannot read the URL.
+Result<std::string> with_session_settings(const std::string& url, int busy_timeout_ms);
+
 }  // namespace orrery::postgres

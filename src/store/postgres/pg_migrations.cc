@@ -1,5 +1,8 @@
 #include "store/postgres/pg_migrations.h"
 
+#include <algorithm>
+#include <charconv>
+#include <limits>
 #include <string>
 
 namespace orrery::postgres {
@@ -162,14 +165,26 @@ Result<SchemaState> schema_state(PgConnection& db) {
       db, "SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema()");
   if (!tables) return tables.error();
   state.has_tables = *tables != "0";
+  // A schema_migrations table is orrery's only with orrery's columns, an
+  // integer version among them: other tools (Rails, golang-migrate) keep a
+  // table of that name too, and theirs is another program's.
   auto ours = first_text(db,
-                         "SELECT to_regclass(quote_ident(current_schema()) || "
-                         "'.schema_migrations') IS NOT NULL");
+                         "SELECT count(*) FROM information_schema.columns WHERE table_schema = "
+                         "current_schema() AND table_name = 'schema_migrations' AND ("
+                         "(column_name = 'version' AND data_type IN ('bigint', 'integer')) OR "
+                         "column_name IN ('name', 'applied_at'))");
   if (!ours) return ours.error();
-  if (*ours != "t") return state;
+  if (*ours != "3") return state;
   auto version = first_text(db, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations");
   if (!version) return version.error();
-  state.version = std::stoi(*version);
+  std::int64_t number = 0;
+  const auto [end, ec] =
+      std::from_chars(version->data(), version->data() + version->size(), number);
+  if (ec != std::errc() || number < 0) {
+    return usage_error("the schema history of " + db.shown_url() + " holds version '" + *version +
+                       "', which is not orrery's; refusing to change it");
+  }
+  state.version = int(std::min<std::int64_t>(number, std::numeric_limits<int>::max()));
   return state;
 }
 

@@ -238,10 +238,8 @@ TEST(PgConnection, AConnectionTheServerTerminatesIsUnavailableNamingTheServer) {
 // After the server ended a connection, libpqxx 6.4 connects again on the
 // next use; the session's settings must hold on the new one too (or the use
 // must fail), whatever the database's own defaults.
-// KNOWN FAILURE: PgConnection::open sets them with one SET text, which
-// libpqxx does not replay when it reconnects: TimeZone, client_encoding and
-// client_min_messages come back as the database's (here Asia/Tokyo, LATIN1
-// and notice); only lock_timeout was seen to hold.
+// They are part of the connection string (with_session_settings), which
+// libpqxx uses for every connection it makes.
 TEST(PgConnection, AConnectionThatComesBackKeepsItsSettings) {
   PgTestDatabase database;
   ASSERT_TRUE(database.ok());

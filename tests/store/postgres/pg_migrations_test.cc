@@ -82,7 +82,7 @@ TEST(PgMigrations, AFreshDatabaseReachesTheLatestVersionWithOneRowPerMigration) 
               std::string(migration.name) + " 42");
   }
   EXPECT_EQ(tables(database.url()),
-            "public.cooldowns\npublic.daemon_lease\npublic.loops\npublic.runs\n"
+            "public.cooldowns\npublic.daemon_lease\npublic.loops\npublic.runners\npublic.runs\n"
             "public.schema_migrations");
   // Migrating again changes nothing.
   const std::string before = history(database.url());
@@ -143,11 +143,8 @@ TEST(PgMigrations, ADatabaseOfAnotherProgramIsRefusedAndGainsNothing) {
 
 // Another program's schema_migrations table (Rails, golang-migrate, ...)
 // names a database that is not orrery's as well.
-// KNOWN FAILURE: pg_migrations.cc takes any table named schema_migrations
-// for orrery's and reads MAX(version) as an int: a text version fails with a
-// database error (exit 70), a version past INT_MAX throws std::out_of_range
-// out of migrate(), and a small version has migrations applied over the other
-// program's table until the INSERT into it fails.
+// Only a table with orrery's columns (an integer version, name, applied_at)
+// is orrery's history.
 TEST(PgMigrations, AnotherProgramsSchemaMigrationsTableIsRefusedAndUnchanged) {
   const std::vector<std::string> schemas = {
       // Rails: text versions.
@@ -276,7 +273,7 @@ TEST(PgMigrations, ProcessesMigratingOneFreshDatabaseAtOnceAllSucceed) {
             std::to_string(migrations().size()));
   EXPECT_EQ(query(database.url(), "SELECT count(DISTINCT applied_at) FROM schema_migrations"), "1");
   EXPECT_EQ(tables(database.url()),
-            "public.cooldowns\npublic.daemon_lease\npublic.loops\npublic.runs\n"
+            "public.cooldowns\npublic.daemon_lease\npublic.loops\npublic.runners\npublic.runs\n"
             "public.schema_migrations");
 }
 
@@ -307,7 +304,7 @@ TEST(PgMigrations, ASchemaNamedBySearchPathHoldsOrrerysTables) {
   ASSERT_TRUE(migrated.ok()) << migrated.error().message;
   EXPECT_EQ(tables(database.url()),
             "public.accounts\nscheduler.cooldowns\nscheduler.daemon_lease\nscheduler.loops\n"
-            "scheduler.runs\nscheduler.schema_migrations");
+            "scheduler.runners\nscheduler.runs\nscheduler.schema_migrations");
 }
 
 TEST(PgMigrations, AServerOlderThanTwelveIsRefusedNamingItsVersion) {
