@@ -498,7 +498,8 @@ SupervisorForker::Runner prepare_forked_supervisor(const Globals& globals) {
     if (*opened && timeout < kSupervisorMaxBusyTimeoutMs) *opened = open_store(context, timeout);
     // A connection prepared long ago may have been ended by its server (a
     // restart, an idle timeout): one read tells, and a new one is opened.
-    if (*opened && !(*opened)->store->get_daemon_lease()) *opened = open_store(context, timeout);
+    // So may one whose opening the server cut short.
+    if (!*opened || !(*opened)->store->get_daemon_lease()) *opened = open_store(context, timeout);
     Status done = [&]() -> Status {
       // Without a store nothing can be recorded: the daemon sees this
       // process end and has recovery finish the run.

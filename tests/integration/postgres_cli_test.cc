@@ -12,7 +12,9 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -142,6 +144,20 @@ class PostgresCli : public CliFixture {
     auto result = pg_query(url_, text);
     EXPECT_TRUE(result.ok()) << (result ? "" : result.error().message);
     return result ? *result : "";
+  }
+
+  // The supervisor logs of the runs matching `where`, for a failure's message.
+  std::string supervisor_logs_of(const std::string& where) const {
+    std::string logs;
+    const std::string ids = sql("SELECT string_agg(id, ' ') FROM runs WHERE " + where);
+    std::istringstream each(ids);
+    for (std::string id; each >> id;) {
+      std::ifstream file(home_ + "/runs/" + id + "/supervisor.log");
+      std::stringstream text;
+      text << file.rdbuf();
+      logs += "supervisor.log of " + id + ":\n" + text.str() + "\n";
+    }
+    return logs;
   }
 
   // The tables of the database, one per line, sorted.
@@ -383,7 +399,7 @@ TEST_F(PostgresCli, ARunStartsAfterTheServerEndedTheWaitingSupervisorsConnection
   EXPECT_GE(wait_for(later, 1), 1) << daemon_log();
   EXPECT_EQ(count(later + " AND status <> 'succeeded'"), 0)
       << sql("SELECT string_agg(status || ': ' || error, E'\\n') FROM runs WHERE " + later) << "\n"
-      << daemon_log();
+      << daemon_log() << supervisor_logs_of(later);
 }
 
 // ---------------------------------------------------------------- bad input
