@@ -5,8 +5,6 @@
 // refused with exit 2 (4 for a newer schema) and a sentence of orrery's own
 // that never holds the URL's password, with nothing written.
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +20,7 @@
 #include "cli_fixture.h"
 #include "run_binary.h"
 #include "support/pg_test_database.h"
+#include "support/refusing_port.h"
 
 namespace orrery {
 namespace {
@@ -29,6 +28,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::pg_query;
 using testing::PgTestDatabase;
+using testing::RefusingPort;
 
 constexpr int kExitUsage = 2;
 constexpr int kExitConflict = 4;
@@ -49,32 +49,6 @@ std::string socket_directory(const std::string& url) {
   const size_t end = url.find('&', host);
   return url.substr(host + 5, end == std::string::npos ? std::string::npos : end - host - 5);
 }
-
-// A TCP port on this host that refuses connections: bound, never listening.
-class RefusingPort {
- public:
-  RefusingPort() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t size = sizeof address;
-    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&address), size) != 0 ||
-        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &size) != 0) {
-      ADD_FAILURE() << "cannot bind a TCP port";
-      return;
-    }
-    port_ = ntohs(address.sin_port);
-  }
-  ~RefusingPort() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int port() const { return port_; }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
 
 // psql, in a transaction on `url` that has run `sql` and stays open (to
 // hold row locks) until the object goes.

@@ -131,7 +131,8 @@ class ForkedChildren {
       }
       pids_[index] = -1;
       if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        failures += "child " + std::to_string(index) + " ended with " + describe_exit(status) + "\n";
+        failures +=
+            "child " + std::to_string(index) + " ended with " + describe_exit(status) + "\n";
       }
     }
     return failures;

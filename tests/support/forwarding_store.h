@@ -110,7 +110,7 @@ class ForwardingStore : public Store {
   Result<std::vector<Cooldown>> active_cooldowns(TimeMs now) override {
     return inner_.active_cooldowns(now);
   }
-    Status register_runner(const RunnerRecord& runner, TimeMs now) override {
+  Status register_runner(const RunnerRecord& runner, TimeMs now) override {
     return inner_.register_runner(runner, now);
   }
   Status heartbeat_runner(const std::string& id, TimeMs now) override {

@@ -111,4 +111,10 @@ PgTestDatabase::~PgTestDatabase() {
                             << (dropped ? "" : dropped.error().message);
 }
 
+std::string pg_value(const std::string& url, const std::string& sql) {
+  auto result = pg_query(url, sql);
+  EXPECT_TRUE(result.ok()) << (result ? "" : result.error().message);
+  return result ? *result : "";
+}
+
 }  // namespace orrery::testing

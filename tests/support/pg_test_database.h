@@ -55,4 +55,7 @@ std::string with_database(const std::string& url, const std::string& database);
 // NULL (as a CREATE TABLE does). An error carries the server's message.
 Result<std::string> pg_query(const std::string& url, const std::string& sql);
 
+// pg_query that fails the current test on an error (and then gives "").
+std::string pg_value(const std::string& url, const std::string& sql);
+
 }  // namespace orrery::testing

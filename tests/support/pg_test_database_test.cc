@@ -48,18 +48,12 @@ std::string server() {
   return url ? *url : "";
 }
 
-std::string query(const std::string& url, const std::string& sql) {
-  auto result = pg_query(url, sql);
-  EXPECT_TRUE(result.ok()) << (result ? "" : result.error().message);
-  return result ? *result : "";
-}
-
 std::string database_count(const std::string& name) {
-  return query(server(), "SELECT count(*) FROM pg_database WHERE datname = '" + name + "'");
+  return pg_value(server(), "SELECT count(*) FROM pg_database WHERE datname = '" + name + "'");
 }
 
 std::string sessions_on(const std::string& name) {
-  return query(server(), "SELECT count(*) FROM pg_stat_activity WHERE datname = '" + name + "'");
+  return pg_value(server(), "SELECT count(*) FROM pg_stat_activity WHERE datname = '" + name + "'");
 }
 
 const char* const kUserTables =
@@ -74,17 +68,17 @@ TEST(PgTestDatabase, TwoDatabasesAreDistinctUsableAndEmpty) {
   ASSERT_TRUE(second.ok());
   EXPECT_NE(first.name(), second.name());
   EXPECT_NE(first.url(), second.url());
-  EXPECT_EQ(query(first.url(), "SELECT current_database()"), first.name());
-  EXPECT_EQ(query(second.url(), "SELECT current_database()"), second.name());
-  EXPECT_EQ(query(first.url(), "SELECT current_user"), "orrery");
-  EXPECT_EQ(query(first.url(), kUserTables), "0");
-  EXPECT_EQ(query(second.url(), kUserTables), "0");
+  EXPECT_EQ(pg_value(first.url(), "SELECT current_database()"), first.name());
+  EXPECT_EQ(pg_value(second.url(), "SELECT current_database()"), second.name());
+  EXPECT_EQ(pg_value(first.url(), "SELECT current_user"), "orrery");
+  EXPECT_EQ(pg_value(first.url(), kUserTables), "0");
+  EXPECT_EQ(pg_value(second.url(), kUserTables), "0");
 
-  query(first.url(), "CREATE TABLE other_application (id integer)");
-  query(first.url(), "INSERT INTO other_application VALUES (7)");
-  EXPECT_EQ(query(first.url(), "SELECT id FROM other_application"), "7");
-  EXPECT_EQ(query(first.url(), kUserTables), "1");
-  EXPECT_EQ(query(second.url(), kUserTables), "0");
+  pg_value(first.url(), "CREATE TABLE other_application (id integer)");
+  pg_value(first.url(), "INSERT INTO other_application VALUES (7)");
+  EXPECT_EQ(pg_value(first.url(), "SELECT id FROM other_application"), "7");
+  EXPECT_EQ(pg_value(first.url(), kUserTables), "1");
+  EXPECT_EQ(pg_value(second.url(), kUserTables), "0");
 }
 
 TEST(PgTestDatabase, NamesAreUniqueAndPlainIdentifiers) {
@@ -112,7 +106,7 @@ TEST(PgTestDatabase, TheDestructorDropsTheDatabase) {
     ASSERT_TRUE(second.ok());
     first_name = first.name();
     second_name = second.name();
-    query(first.url(), "CREATE TABLE t (x integer)");
+    pg_value(first.url(), "CREATE TABLE t (x integer)");
     EXPECT_EQ(database_count(first_name), "1");
     EXPECT_EQ(database_count(second_name), "1");
   }
@@ -186,13 +180,13 @@ TEST(PgTestDatabase, AServerThatCannotBeReachedFailsTheTest) {
 TEST(PgQuery, GivesTheFirstColumnOfTheFirstRowAsText) {
   PgTestDatabase database;
   ASSERT_TRUE(database.ok());
-  EXPECT_EQ(query(database.url(), "SELECT 'a', 'b' UNION ALL SELECT 'c', 'd'"), "a");
-  EXPECT_EQ(query(database.url(), "SELECT 42"), "42");
-  EXPECT_EQ(query(database.url(), "SELECT true"), "t");
-  EXPECT_EQ(query(database.url(), "SELECT NULL"), "");
-  EXPECT_EQ(query(database.url(), "SELECT 1 WHERE false"), "");
-  EXPECT_EQ(query(database.url(), "CREATE TABLE t (x text)"), "");
-  EXPECT_EQ(query(database.url(), "INSERT INTO t VALUES ('x y') RETURNING x || '!'"), "x y!");
+  EXPECT_EQ(pg_value(database.url(), "SELECT 'a', 'b' UNION ALL SELECT 'c', 'd'"), "a");
+  EXPECT_EQ(pg_value(database.url(), "SELECT 42"), "42");
+  EXPECT_EQ(pg_value(database.url(), "SELECT true"), "t");
+  EXPECT_EQ(pg_value(database.url(), "SELECT NULL"), "");
+  EXPECT_EQ(pg_value(database.url(), "SELECT 1 WHERE false"), "");
+  EXPECT_EQ(pg_value(database.url(), "CREATE TABLE t (x text)"), "");
+  EXPECT_EQ(pg_value(database.url(), "INSERT INTO t VALUES ('x y') RETURNING x || '!'"), "x y!");
 }
 
 TEST(PgQuery, AnErrorCarriesTheServersMessage) {

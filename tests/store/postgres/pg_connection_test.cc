@@ -20,7 +20,7 @@ extern "C" const char* __lsan_default_suppressions() { return "leak:libpq.so\n";
 namespace orrery::postgres {
 namespace {
 
-using orrery::testing::pg_query;
+using orrery::testing::pg_value;
 using orrery::testing::PgTestDatabase;
 
 // How messages name the server in these tests: not the URL connected to, so
@@ -37,12 +37,6 @@ std::unique_ptr<PgConnection> connect(const PgTestDatabase& database, int busy_t
   auto db = PgConnection::open(database.url(), kShownUrl, busy_timeout_ms);
   EXPECT_TRUE(db.ok()) << (db ? "" : db.error().message);
   return db ? std::move(*db) : nullptr;
-}
-
-std::string query(const std::string& url, const std::string& sql) {
-  auto result = pg_query(url, sql);
-  EXPECT_TRUE(result.ok()) << (result ? "" : result.error().message);
-  return result ? *result : "";
 }
 
 // The first column of the first row, as text.
@@ -180,12 +174,12 @@ TEST(PgConnection, AValueWithANulByteIsAUsageError) {
         << inserted.error().message;
     expect_own_sentence(inserted.error(), {"INSERT", "VALUES", "?1", "$1"});
   }
-  EXPECT_EQ(query(database.url(), "SELECT count(*) FROM notes"), "0");
+  EXPECT_EQ(pg_value(database.url(), "SELECT count(*) FROM notes"), "0");
   // The connection goes on.
   auto insert = db->prepare("INSERT INTO notes (body) VALUES (?1)");
   ASSERT_TRUE(insert.ok());
   EXPECT_TRUE((*insert)->bind(1, "fine").run().ok());
-  EXPECT_EQ(query(database.url(), "SELECT body FROM notes"), "fine");
+  EXPECT_EQ(pg_value(database.url(), "SELECT body FROM notes"), "fine");
 }
 
 TEST(PgConnection, ServerTimeIsCloseToTheLocalClock) {
@@ -217,7 +211,7 @@ TEST(PgConnection, AConnectionTheServerTerminatesIsUnavailableNamingTheServer) {
     auto pid = first_text(*db, "SELECT pg_backend_pid()");
     ASSERT_TRUE(pid.ok() && !pid->empty());
     // Waits (up to 5 s) until the server process has gone.
-    EXPECT_EQ(query(database.url(), "SELECT pg_terminate_backend(" + *pid + ", 5000)"), "t");
+    EXPECT_EQ(pg_value(database.url(), "SELECT pg_terminate_backend(" + *pid + ", 5000)"), "t");
     Status failed = Ok{};
     if (use == "exec") {
       failed = db->exec("CREATE TABLE orphan_table (x BIGINT)");
@@ -248,10 +242,11 @@ TEST(PgConnection, AConnectionThatComesBackKeepsItsSettings) {
       {"TimeZone", "UTC"},
       {"client_encoding", "UTF8"},
       {"client_min_messages", "warning"}};
-  query(database.url(), "ALTER DATABASE \"" + database.name() +
-                            "\" SET TimeZone = 'Asia/Tokyo'; ALTER DATABASE \"" + database.name() +
-                            "\" SET client_encoding = 'LATIN1'; ALTER DATABASE \"" +
-                            database.name() + "\" SET lock_timeout = '7s'");
+  pg_value(database.url(), "ALTER DATABASE \"" + database.name() +
+                               "\" SET TimeZone = 'Asia/Tokyo'; ALTER DATABASE \"" +
+                               database.name() +
+                               "\" SET client_encoding = 'LATIN1'; ALTER DATABASE \"" +
+                               database.name() + "\" SET lock_timeout = '7s'");
   auto db = connect(database, /*busy_timeout_ms=*/100);
   ASSERT_NE(db, nullptr);
   for (const auto& [name, value] : settings) {
@@ -259,7 +254,7 @@ TEST(PgConnection, AConnectionThatComesBackKeepsItsSettings) {
   }
   auto pid = first_text(*db, "SELECT pg_backend_pid()");
   ASSERT_TRUE(pid.ok());
-  EXPECT_EQ(query(database.url(), "SELECT pg_terminate_backend(" + *pid + ", 5000)"), "t");
+  EXPECT_EQ(pg_value(database.url(), "SELECT pg_terminate_backend(" + *pid + ", 5000)"), "t");
   EXPECT_FALSE(db->exec("SELECT 1").ok());
   for (const auto& [name, expected] : settings) {
     SCOPED_TRACE(name);
@@ -275,8 +270,8 @@ TEST(PgConnection, AConnectionThatComesBackKeepsItsSettings) {
 TEST(PgConnection, ARowLockHeldPastTheBusyTimeoutIsDatabaseBusy) {
   PgTestDatabase database;
   ASSERT_TRUE(database.ok());
-  query(database.url(), "CREATE TABLE counters (id BIGINT PRIMARY KEY, n BIGINT NOT NULL)");
-  query(database.url(), "INSERT INTO counters VALUES (1, 0), (2, 0)");
+  pg_value(database.url(), "CREATE TABLE counters (id BIGINT PRIMARY KEY, n BIGINT NOT NULL)");
+  pg_value(database.url(), "INSERT INTO counters VALUES (1, 0), (2, 0)");
   auto holder = connect(database);
   auto waiter = connect(database, /*busy_timeout_ms=*/100);
   ASSERT_NE(holder, nullptr);
@@ -322,7 +317,7 @@ TEST(PgConnection, ARowLockHeldPastTheBusyTimeoutIsDatabaseBusy) {
   EXPECT_TRUE(waiter->exec("UPDATE counters SET n = n + 1 WHERE id = 2").ok());
   holder->rollback();
   EXPECT_TRUE(waiter->exec("UPDATE counters SET n = n + 1 WHERE id = 1").ok());
-  EXPECT_EQ(query(database.url(), "SELECT n FROM counters WHERE id = 1"), "1");
+  EXPECT_EQ(pg_value(database.url(), "SELECT n FROM counters WHERE id = 1"), "1");
 }
 
 }  // namespace

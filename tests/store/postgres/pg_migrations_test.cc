@@ -19,7 +19,7 @@
 namespace orrery::postgres {
 namespace {
 
-using orrery::testing::pg_query;
+using orrery::testing::pg_value;
 using orrery::testing::PgTestDatabase;
 
 constexpr std::int64_t kNow = 1'780'000'000'000;
@@ -30,31 +30,25 @@ std::unique_ptr<PgConnection> connect(const std::string& url) {
   return db ? std::move(*db) : nullptr;
 }
 
-std::string query(const std::string& url, const std::string& sql) {
-  auto result = pg_query(url, sql);
-  EXPECT_TRUE(result.ok()) << (result ? "" : result.error().message);
-  return result ? *result : "";
-}
-
 int latest_version() { return migrations().back().version; }
 
 // The tables of the database, by schema and name, one per line in order.
 std::string tables(const std::string& url) {
-  return query(url,
-               "SELECT coalesce(string_agg(schemaname || '.' || tablename, E'\\n' ORDER BY "
-               "schemaname, tablename), '') FROM pg_tables WHERE schemaname NOT IN "
-               "('pg_catalog', 'information_schema')");
+  return pg_value(url,
+                  "SELECT coalesce(string_agg(schemaname || '.' || tablename, E'\\n' ORDER BY "
+                  "schemaname, tablename), '') FROM pg_tables WHERE schemaname NOT IN "
+                  "('pg_catalog', 'information_schema')");
 }
 
 // schema_migrations as "version name applied_at" lines, oldest first.
 std::string history(const std::string& url) {
-  return query(url,
-               "SELECT coalesce(string_agg(version || ' ' || name || ' ' || applied_at, E'\\n' "
-               "ORDER BY version), '') FROM schema_migrations");
+  return pg_value(url,
+                  "SELECT coalesce(string_agg(version || ' ' || name || ' ' || applied_at, E'\\n' "
+                  "ORDER BY version), '') FROM schema_migrations");
 }
 
 bool has_schema_migrations(const std::string& url) {
-  return query(url, "SELECT to_regclass('public.schema_migrations') IS NOT NULL") == "t";
+  return pg_value(url, "SELECT to_regclass('public.schema_migrations') IS NOT NULL") == "t";
 }
 
 bool contains(const std::string& text, const std::string& part) {
@@ -68,17 +62,17 @@ TEST(PgMigrations, AFreshDatabaseReachesTheLatestVersionWithOneRowPerMigration) 
   ASSERT_NE(db, nullptr);
   const Status migrated = migrate(*db, 42);
   ASSERT_TRUE(migrated.ok()) << migrated.error().message;
-  EXPECT_EQ(query(database.url(), "SELECT count(*) FROM schema_migrations"),
+  EXPECT_EQ(pg_value(database.url(), "SELECT count(*) FROM schema_migrations"),
             std::to_string(migrations().size()));
-  EXPECT_EQ(query(database.url(), "SELECT count(DISTINCT version) FROM schema_migrations"),
+  EXPECT_EQ(pg_value(database.url(), "SELECT count(DISTINCT version) FROM schema_migrations"),
             std::to_string(migrations().size()));
-  EXPECT_EQ(query(database.url(), "SELECT max(version) FROM schema_migrations"),
+  EXPECT_EQ(pg_value(database.url(), "SELECT max(version) FROM schema_migrations"),
             std::to_string(latest_version()));
   for (const Migration& migration : migrations()) {
-    EXPECT_EQ(query(database.url(),
-                    "SELECT name || ' ' || applied_at FROM schema_migrations "
-                    "WHERE version = " +
-                        std::to_string(migration.version)),
+    EXPECT_EQ(pg_value(database.url(),
+                       "SELECT name || ' ' || applied_at FROM schema_migrations "
+                       "WHERE version = " +
+                           std::to_string(migration.version)),
               std::string(migration.name) + " 42");
   }
   EXPECT_EQ(tables(database.url()),
@@ -98,8 +92,8 @@ TEST(PgMigrations, ANewerDatabaseIsRefusedNamingBothVersionsAndUnchanged) {
     auto db = connect(database.url());
     ASSERT_NE(db, nullptr);
     ASSERT_TRUE(migrate(*db, 1).ok());
-    query(database.url(), "INSERT INTO schema_migrations VALUES (" + std::to_string(newer) +
-                              ", 'from a newer orrery', 2)");
+    pg_value(database.url(), "INSERT INTO schema_migrations VALUES (" + std::to_string(newer) +
+                                 ", 'from a newer orrery', 2)");
     const std::string tables_before = tables(database.url());
     const std::string history_before = history(database.url());
     const Status refused = migrate(*db, 3);
@@ -126,7 +120,7 @@ TEST(PgMigrations, ADatabaseOfAnotherProgramIsRefusedAndGainsNothing) {
     SCOPED_TRACE(schema);
     PgTestDatabase database;
     ASSERT_TRUE(database.ok());
-    query(database.url(), schema);
+    pg_value(database.url(), schema);
     const std::string before = tables(database.url());
     auto db = connect(database.url());
     ASSERT_NE(db, nullptr);
@@ -161,7 +155,7 @@ TEST(PgMigrations, AnotherProgramsSchemaMigrationsTableIsRefusedAndUnchanged) {
     SCOPED_TRACE(schema);
     PgTestDatabase database;
     ASSERT_TRUE(database.ok());
-    query(database.url(), schema);
+    pg_value(database.url(), schema);
     const std::string before = tables(database.url());
     auto db = connect(database.url());
     ASSERT_NE(db, nullptr);
@@ -208,9 +202,9 @@ TEST(PgMigrations, AFailingMigrationRollsBackItsTablesAndVersion) {
     EXPECT_FALSE(contains(failed.error().message, "SELECT")) << failed.error().message;
     EXPECT_EQ(tables(database.url()), tables_before);
     EXPECT_EQ(history(database.url()), history_before);
-    EXPECT_EQ(query(database.url(),
-                    "SELECT count(*) FROM information_schema.columns WHERE "
-                    "table_name = 'loops' AND column_name = 'extra'"),
+    EXPECT_EQ(pg_value(database.url(),
+                       "SELECT count(*) FROM information_schema.columns WHERE "
+                       "table_name = 'loops' AND column_name = 'extra'"),
               "0");
     // The connection is usable again: the migrations it has are applied.
     EXPECT_TRUE(migrate(*db, 3).ok());
@@ -269,9 +263,10 @@ TEST(PgMigrations, ProcessesMigratingOneFreshDatabaseAtOnceAllSucceed) {
     ASSERT_EQ(waitpid(child, &status, 0), child);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
   }
-  EXPECT_EQ(query(database.url(), "SELECT count(*) FROM schema_migrations"),
+  EXPECT_EQ(pg_value(database.url(), "SELECT count(*) FROM schema_migrations"),
             std::to_string(migrations().size()));
-  EXPECT_EQ(query(database.url(), "SELECT count(DISTINCT applied_at) FROM schema_migrations"), "1");
+  EXPECT_EQ(pg_value(database.url(), "SELECT count(DISTINCT applied_at) FROM schema_migrations"),
+            "1");
   EXPECT_EQ(tables(database.url()),
             "public.cooldowns\npublic.daemon_lease\npublic.loops\npublic.runners\npublic.runs\n"
             "public.schema_migrations");
@@ -296,8 +291,8 @@ TEST(PgMigrations, ASearchPathNamingNoSchemaIsAUsageError) {
 TEST(PgMigrations, ASchemaNamedBySearchPathHoldsOrrerysTables) {
   PgTestDatabase database;
   ASSERT_TRUE(database.ok());
-  query(database.url(), "CREATE SCHEMA scheduler");
-  query(database.url(), "CREATE TABLE public.accounts (id BIGINT)");
+  pg_value(database.url(), "CREATE SCHEMA scheduler");
+  pg_value(database.url(), "CREATE TABLE public.accounts (id BIGINT)");
   auto db = connect(database.url() + "&options=-csearch_path%3Dscheduler");
   ASSERT_NE(db, nullptr);
   const Status migrated = migrate(*db, 1);

@@ -6,8 +6,6 @@
 #include "store/postgres/postgres_store.h"
 
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -18,13 +16,15 @@
 #include "store/db_location.h"
 #include "support/fake_probe.h"
 #include "support/pg_test_database.h"
+#include "support/refusing_port.h"
 
 namespace orrery {
 namespace {
 
 using testing::FakeProbe;
-using testing::pg_query;
+using testing::pg_value;
 using testing::PgTestDatabase;
+using testing::RefusingPort;
 
 constexpr DurationMs kHour = 3'600'000;
 constexpr DurationMs kLeaseMs = 60'000;
@@ -33,12 +33,6 @@ TimeMs local_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-std::string query(const std::string& url, const std::string& sql) {
-  auto result = pg_query(url, sql);
-  EXPECT_TRUE(result.ok()) << (result ? "" : result.error().message);
-  return result ? *result : "";
 }
 
 bool contains(const std::string& text, const std::string& part) {
@@ -210,32 +204,6 @@ TEST_F(PostgresStoreClock, TrustingTheCallersClockUsesTheCallersTimes) {
 
 // ---------------------------------------------------------------- passwords
 
-// A TCP port on this host that refuses connections: bound, never listening.
-class RefusingPort {
- public:
-  RefusingPort() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t size = sizeof address;
-    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&address), size) != 0 ||
-        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &size) != 0) {
-      ADD_FAILURE() << "cannot bind a TCP port";
-      return;
-    }
-    port_ = ntohs(address.sin_port);
-  }
-  ~RefusingPort() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int port() const { return port_; }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
-
 // The socket directory of the test cluster, from its URL's host parameter.
 std::string socket_directory(const std::string& url) {
   const size_t host = url.find("host=");
@@ -248,12 +216,12 @@ TEST(PostgresStorePasswords, NoMessageOfAFailedOpenHoldsThePassword) {
   ASSERT_TRUE(database.ok());
   PgTestDatabase other_program;
   ASSERT_TRUE(other_program.ok());
-  query(other_program.url(), "CREATE TABLE accounts (id BIGINT)");
+  pg_value(other_program.url(), "CREATE TABLE accounts (id BIGINT)");
   PgTestDatabase newer;
   ASSERT_TRUE(newer.ok());
-  query(newer.url(),
-        "CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, "
-        "applied_at BIGINT NOT NULL); INSERT INTO schema_migrations VALUES (99, 'newer', 1)");
+  pg_value(newer.url(),
+           "CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, "
+           "applied_at BIGINT NOT NULL); INSERT INTO schema_migrations VALUES (99, 'newer', 1)");
   RefusingPort refusing;
   const std::string socket = socket_directory(database.url());
   const std::string secret = "S3cret-Pa55word";
@@ -296,12 +264,13 @@ TEST(PostgresStorePasswords, NoMessageOfAFailedOpenHoldsThePassword) {
     EXPECT_TRUE(contains(store.error().message, options.shown_url)) << store.error().message;
   }
   // Nothing was written to the databases the opens reached.
-  EXPECT_EQ(query(database.url(), "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"),
+  EXPECT_EQ(pg_value(database.url(), "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"),
             "0");
   EXPECT_EQ(
-      query(other_program.url(), "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"),
+      pg_value(other_program.url(), "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"),
       "1");
-  EXPECT_EQ(query(newer.url(), "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"), "1");
+  EXPECT_EQ(pg_value(newer.url(), "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"),
+            "1");
 }
 
 }  // namespace
