@@ -214,6 +214,10 @@ TEST_F(PostgresRunners, ThreeRunnersShareTheWorkAndEachRunsOnlyWhatItsLabelsAllo
       sql("SELECT id FROM runs WHERE loop_name = 'only-b' AND status = 'succeeded' LIMIT 1");
   EXPECT_TRUE(fs::exists(b.home + "/runs/" + run_of_b)) << run_of_b;
   EXPECT_FALSE(fs::exists(a.home + "/runs/" + run_of_b)) << run_of_b;
+  // `logs` from any home on this host reads it there, while b is registered.
+  const RunResult logs_of_b = run({"--db", url_, "logs", run_of_b});
+  EXPECT_EQ(logs_of_b.exit_code, 0) << logs_of_b.err;
+  EXPECT_EQ(logs_of_b.err, "");
 
   // No runner has pool=none: its slot waits, visible as pending, and blocks
   // the loop's next slots (overlap skip) instead of piling up.
