@@ -20,6 +20,7 @@
 #include "cli/store_access.h"
 #include "cli/trigger_overlap.h"
 #include "core/duration.h"
+#include "core/runner_labels.h"
 #include "core/text.h"
 #include "engine/wake.h"
 #include "exec/claim_keeper.h"
@@ -378,6 +379,33 @@ Result<int> list_runs(const RunsArgs& args, const Context& context) {
   return kExitOk;
 }
 
+namespace {
+
+// Why a pending run waits (docs/daemon.md, "Runners"): the labels its loop
+// needs and how many registered runners have them.
+std::string pending_reason(Store& store, const Run& run) {
+  auto loop = store.get_loop(run.loop_id);
+  auto runners = store.list_runners();
+  if (!loop || !loop->has_value() || !runners) return "for a runner";
+  const std::vector<EnvVar>& selector = (*loop)->machine;
+  int able = 0;
+  for (const RunnerRecord& runner : *runners) {
+    auto labels = parse_labels_text(runner.labels);
+    if (labels && runner_may_run(*labels, selector)) ++able;
+  }
+  std::string needs;
+  for (const EnvVar& label : selector) {
+    needs += (needs.empty() ? "" : ",") + label.first + "=" + label.second;
+  }
+  return "for a runner" + (needs.empty() ? "" : " with " + terminal_text(needs)) + "; " +
+         (able == 0 ? std::string(needs.empty() ? "no runner is registered"
+                                                : "no registered runner has them")
+                    : std::to_string(able) + " registered " + (able == 1 ? "runner" : "runners") +
+                          " may claim it");
+}
+
+}  // namespace
+
 Result<int> show_run(const RunArgs& args, const Context& context) {
   auto opened = open_store(context);
   if (!opened) return opened.error();
@@ -387,6 +415,9 @@ Result<int> show_run(const RunArgs& args, const Context& context) {
     *context.out << json_text(run_json(*run, true)) << '\n';
   } else {
     print_run(context, *run);
+    if (run->status == RunStatus::kPending) {
+      *context.out << "waiting  " << pending_reason(*opened->store, *run) << '\n';
+    }
   }
   return kExitOk;
 }

@@ -247,6 +247,10 @@ TEST_F(PostgresRunners, ThreeRunnersShareTheWorkAndEachRunsOnlyWhatItsLabelsAllo
   EXPECT_EQ(pending[0]["loop_name"], "nowhere");
   EXPECT_EQ(pending[0]["claimed_by"], nullptr);
   EXPECT_EQ(count("loop_name = 'nowhere' AND status NOT IN ('pending', 'skipped')"), 0);
+  const RunResult shown = run({"--db", url_, "run", "show", pending[0]["id"]});
+  EXPECT_NE(shown.out.find("waiting  for a runner with pool=none; no registered runner has them"),
+            std::string::npos)
+      << shown.out;
 
   const json status = cli({"status"});
   ASSERT_TRUE(status["runners"].is_array()) << status.dump();
