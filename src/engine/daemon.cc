@@ -16,6 +16,7 @@
 #include "core/duration.h"
 #include "engine/daemon_lease.h"
 #include "engine/event_loop.h"
+#include "engine/notice_watch.h"
 #include "engine/sd_notify.h"
 #include "engine/suspend_detector.h"
 #include "engine/wake.h"
@@ -115,7 +116,7 @@ class Daemon {
     register_as_runner(now);
     watching_since_ = options_.once ? options_.started_at : now;
     next_heartbeat_ = Steady::now() + ms(heartbeat_interval(options_.lease_ttl_ms));
-    if (options_.shared_database) refresh_notices();
+    if (options_.shared_database) notices_.refresh();
     if (!options_.once) {
       auto listener = WakeListener::listen(options_.location.home);
       if (listener) {
@@ -393,17 +394,7 @@ class Daemon {
   // requests acted on, each only when something may have changed.
   void serve_as_runner() {
     if (!options_.shared_database) return;
-    if (notice_ready_) {
-      notice_ready_ = false;
-      auto noticed = store_.take_notices();
-      if (!noticed) {
-        log("notices could not be read (" + noticed.error().message +
-            "); listening again at the next heartbeat");
-        watch_notices(-1);
-      } else if (*noticed) {
-        look_for_work();
-      }
-    }
+    if (notices_.take()) look_for_work();
     if (claim_due_) claim_pending_runs();
     if (cancels_due_) act_on_cancel_requests();
   }
@@ -412,38 +403,7 @@ class Daemon {
     if (!options_.shared_database) return;
     claim_due_ = true;
     cancels_due_ = true;
-    refresh_notices();
-  }
-
-  // Subscribes (again) and watches the notices' descriptor, which changes
-  // when the connection is made again; watched afresh each time, since a
-  // new connection may reuse the old number.
-  void refresh_notices() {
-    auto fd = store_.listen_for_notices();
-    if (!fd) {
-      if (!notices_failing_) {
-        log("notices are off (" + fd.error().message +
-            "); pending runs are looked for at each heartbeat");
-      }
-      notices_failing_ = true;
-      watch_notices(-1);
-      return;
-    }
-    if (notices_failing_ && *fd >= 0) log("notices are on again");
-    notices_failing_ = false;
-    watch_notices(*fd);
-  }
-
-  void watch_notices(int fd) {
-    if (notice_fd_ >= 0) loop_.unwatch_readable(notice_fd_);
-    notice_fd_ = -1;
-    if (fd < 0) return;
-    if (auto watched = loop_.watch_readable(fd); !watched) {
-      log("notices are off: " + watched.error().message);
-      return;
-    }
-    notice_fd_ = fd;
-    notice_ready_ = true;  // notices may have arrived before the watch
+    notices_.refresh();
   }
 
   // Claims pending runs this runner's labels allow, up to its free room.
@@ -648,7 +608,7 @@ class Daemon {
     }
     for (int fd : events.readable_fds) {
       if (listener_ && fd == listener_->fd()) listener_->drain();
-      if (fd == notice_fd_) notice_ready_ = true;
+      notices_.readable(fd);
     }
     for (pid_t pid : events.exited) {
       const auto found = ours_.find(pid);
@@ -720,9 +680,7 @@ class Daemon {
   bool scheduling_ = true;     // holds the lease; else a runner only
   std::string runner_labels_;  // the stored form, host= included
   Steady::time_point next_lease_check_;
-  int notice_fd_ = -1;
-  bool notice_ready_ = false;
-  bool notices_failing_ = false;
+  NoticeWatch notices_{store_, loop_, [this](const std::string& line) { log(line); }};
   bool claim_due_ = true;
   bool cancels_due_ = true;
   std::optional<Steady::time_point> claim_retry_at_;
