@@ -41,12 +41,15 @@ struct Runner {
   bool killed = false;  // reaped already
   std::string home;
   std::string log;
-  std::string claimant() const {
-    char host[256] = {};
-    gethostname(host, sizeof host - 1);
-    return "daemon@" + std::string(host) + ":" + std::to_string(pid);
-  }
+  std::string host;
+  std::string claimant() const { return "daemon@" + host + ":" + std::to_string(pid); }
 };
+
+std::string this_host() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return host;
+}
 
 class PostgresRunners : public CliFixture {
  protected:
@@ -58,19 +61,36 @@ class PostgresRunners : public CliFixture {
 
   void TearDown() override {
     for (Runner& runner : runners_) stop(runner);
+    // What runs still runs: its supervisor and target.
+    std::stringstream left(
+        polled("SELECT string_agg(COALESCE(supervisor_pid, 0) || ' ' || COALESCE(pgid, 0), ' ') "
+               "FROM runs WHERE status = 'running'"));
+    for (int supervisor = 0, group = 0; left >> supervisor >> group;) {
+      if (supervisor > 1) ::kill(supervisor, SIGKILL);
+      if (group > 1) ::kill(-group, SIGKILL);
+    }
     for (int pgid : targets_) ::kill(-pgid, SIGKILL);
     CliFixture::TearDown();
   }
 
   // Starts `orrery daemon` with its own home and `labels`; waits for its row
-  // among the runners.
-  Runner& start_runner(const std::string& name, const std::vector<std::string>& labels = {}) {
+  // among the runners. With `host`, the daemon runs in a UTS namespace of its
+  // own under that host name, as on another machine (unshare(1); a user
+  // namespace too when the test is not root).
+  Runner& start_runner(const std::string& name, const std::vector<std::string>& labels = {},
+                       const std::string& host = "") {
     Runner runner;
     runner.home = tmp_ + "/" + name;
     runner.log = tmp_ + "/" + name + ".log";
-    std::vector<std::string> args{
-        ORRERY_BINARY, "--home", runner.home,   "--db",
-        url_,          "daemon", "--lease-ttl", std::to_string(kTtlSeconds) + "s"};
+    runner.host = host.empty() ? this_host() : host;
+    std::vector<std::string> args;
+    if (!host.empty()) {
+      args = {"/usr/bin/unshare", "--uts"};
+      if (geteuid() != 0) args.push_back("--map-root-user");
+      args.insert(args.end(), {"/bin/sh", "-c", "hostname \"$0\" && exec \"$@\"", host});
+    }
+    args.insert(args.end(), {ORRERY_BINARY, "--home", runner.home, "--db", url_, "daemon",
+                             "--lease-ttl", std::to_string(kTtlSeconds) + "s"});
     for (const std::string& label : labels) {
       args.push_back("--label");
       args.push_back(label);
@@ -214,6 +234,10 @@ TEST_F(PostgresRunners, ThreeRunnersShareTheWorkAndEachRunsOnlyWhatItsLabelsAllo
       sql("SELECT id FROM runs WHERE loop_name = 'only-b' AND status = 'succeeded' LIMIT 1");
   EXPECT_TRUE(fs::exists(b.home + "/runs/" + run_of_b)) << run_of_b;
   EXPECT_FALSE(fs::exists(a.home + "/runs/" + run_of_b)) << run_of_b;
+  // `logs` from any home on this host reads it there, while b is registered.
+  const RunResult logs_of_b = run({"--db", url_, "logs", run_of_b});
+  EXPECT_EQ(logs_of_b.exit_code, 0) << logs_of_b.err;
+  EXPECT_EQ(logs_of_b.err, "");
 
   // No runner has pool=none: its slot waits, visible as pending, and blocks
   // the loop's next slots (overlap skip) instead of piling up.
@@ -223,6 +247,10 @@ TEST_F(PostgresRunners, ThreeRunnersShareTheWorkAndEachRunsOnlyWhatItsLabelsAllo
   EXPECT_EQ(pending[0]["loop_name"], "nowhere");
   EXPECT_EQ(pending[0]["claimed_by"], nullptr);
   EXPECT_EQ(count("loop_name = 'nowhere' AND status NOT IN ('pending', 'skipped')"), 0);
+  const RunResult shown = run({"--db", url_, "run", "show", pending[0]["id"]});
+  EXPECT_NE(shown.out.find("waiting  for a runner with pool=none; no registered runner has them"),
+            std::string::npos)
+      << shown.out;
 
   const json status = cli({"status"});
   ASSERT_TRUE(status["runners"].is_array()) << status.dump();
@@ -283,6 +311,71 @@ TEST_F(PostgresRunners, AKilledSchedulerIsReplacedWithinTheTtlAndLoopsRunOn) {
 
   cli({"add", "after", "--every", "1s", "--", "true"});
   EXPECT_TRUE(wait_until([&] { return count("status = 'succeeded'") >= 2; })) << logs();
+}
+
+// A run of another host is stopped by its own runner: `replace` asks it
+// through the database, and that runner, notified, signals its supervisor.
+TEST_F(PostgresRunners, ARunOfAnotherHostIsReplacedByItsOwnRunnerOnRequest) {
+  start_runner("scheduler");
+  Runner& far = start_runner("far", {"pool=far"}, "runner-far");
+  cli({"add", "long", "--every", "2s", "--overlap", "replace", "--machine", "pool=far", "--",
+       "sleep", "600"});
+  ASSERT_TRUE(wait_until([&] { return count("status = 'running' AND pid IS NOT NULL") == 1; }))
+      << logs();
+  const std::string first = polled("SELECT id FROM runs WHERE status = 'running'");
+  EXPECT_EQ(polled("SELECT host FROM runs WHERE id = '" + first + "'"), "runner-far");
+  EXPECT_EQ(polled("SELECT claimed_by FROM runs WHERE id = '" + first + "'"), far.claimant());
+  ASSERT_TRUE(wait_until([&] {
+    return polled("SELECT status FROM runs WHERE id = '" + first + "'") == "cancelled";
+  })) << logs();
+  EXPECT_NE(logs().find("run " + first + " of loop long cancelled on request"), std::string::npos)
+      << logs();
+  EXPECT_NE(logs().find("asked its runner on runner-far to cancel it"), std::string::npos)
+      << logs();
+  // Its replacement runs on the far runner.
+  EXPECT_TRUE(wait_until([&] {
+    return count("id <> '" + first + "' AND status = 'running' AND host = 'runner-far'") == 1;
+  })) << logs();
+}
+
+// A runner on another host that is lost mid-run (daemon, supervisor and
+// target killed): its pids mean nothing here, so the run is abandoned only
+// once its lease ran out, then retried on another runner.
+TEST_F(PostgresRunners, ARunOfALostHostIsAbandonedByItsLeaseAloneAndRetriedElsewhere) {
+  start_runner("scheduler");
+  Runner& first = start_runner("w1", {"pool=w"}, "runner-one");
+  Runner& second = start_runner("w2", {"pool=w"}, "runner-two");
+  const std::string marker = tmp_ + "/started-once";
+  cli({"add", "work", "--at", "+1s", "--machine", "pool=w", "--max-attempts", "2", "--retry-delay",
+       "1s", "--lease", "3s", "--", "sh", "-c",
+       "test -e " + marker + " && exit 0; touch " + marker + "; sleep 600"});
+  ASSERT_TRUE(wait_until([&] { return count("status = 'running' AND pid IS NOT NULL") == 1; }))
+      << logs();
+  const std::string holder = polled("SELECT claimed_by FROM runs WHERE status = 'running'");
+  Runner& lost = holder == first.claimant() ? first : second;
+  Runner& other = holder == first.claimant() ? second : first;
+  ASSERT_EQ(holder, lost.claimant()) << logs();
+  const int supervisor =
+      std::stoi(polled("SELECT supervisor_pid FROM runs WHERE status = 'running'"));
+  const int group = std::stoi(polled("SELECT pgid FROM runs WHERE status = 'running'"));
+  targets_.push_back(group);
+  kill_now(lost);
+  ::kill(supervisor, SIGKILL);
+  ::kill(-group, SIGKILL);
+  const auto lost_at = Clock::now();
+  ASSERT_TRUE(
+      wait_until([&] { return count("status = 'succeeded'") == 1; }, std::chrono::seconds(20)))
+      << logs();
+  const auto retried_after =
+      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - lost_at).count();
+  RecordProperty("retried_after_ms", std::to_string(retried_after));
+  EXPECT_EQ(polled("SELECT claimed_by FROM runs WHERE status = 'succeeded'"), other.claimant());
+  EXPECT_EQ(polled("SELECT host FROM runs WHERE status = 'succeeded'"), other.host);
+  EXPECT_NE(logs().find("abandoned (run lease expired before completion)"), std::string::npos)
+      << logs();
+  EXPECT_EQ(logs().find("died before the run finished"), std::string::npos)
+      << "another host's supervisor was probed\n"
+      << logs();
 }
 
 }  // namespace
