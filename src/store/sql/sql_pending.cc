@@ -32,7 +32,6 @@ Result<Run> SqlStore::leave_to_runners(const Run& claimed, TimeMs now) {
   if (db_->changes() != 1) {
     return internal_error("run " + claimed.id + " changed while it was left to runners");
   }
-  if (auto noticed = db_->notify(kNoticeChannel); !noticed) return noticed.error();
   Run pending = claimed;
   pending.status = RunStatus::kPending;
   pending.started_at.reset();
@@ -138,6 +137,8 @@ Result<std::vector<Run>> SqlStore::running_cancel_requests(const std::string& cl
 }
 
 Status SqlStore::notify_loops_changed() { return db_->notify(kNoticeChannel); }
+
+Status SqlStore::notify_runners() { return db_->notify(kNoticeChannel); }
 
 Result<int> SqlStore::listen_for_notices() { return db_->listen({kNoticeChannel}); }
 

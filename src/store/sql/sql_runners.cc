@@ -58,8 +58,8 @@ Result<std::vector<RunnerRecord>> SqlStore::list_runners() {
     if (!*row) return runners;
     const sql::Statement& r = **query;
     runners.push_back({r.text(0), r.text(1), r.text(2),
-                       ProcessIdentity{int(r.int64(3)), r.optional_int64(4)}, r.text(5),
-                       r.int64(6), r.int64(7), r.int64(8)});
+                       ProcessIdentity{int(r.int64(3)), r.optional_int64(4)}, r.text(5), r.int64(6),
+                       r.int64(7), r.int64(8)});
   }
 }
 

@@ -1,6 +1,8 @@
 // SqlStore: ids and tokens, the clock, the daemon lease and fencing.
 #include "store/sql/sql_store.h"
 
+#include <time.h>
+
 #include "core/ids.h"
 #include "core/time.h"
 
@@ -35,11 +37,33 @@ SqlStore::SqlStore(std::unique_ptr<sql::Connection> db, std::shared_ptr<const Pr
       random_(std::random_device{}()),
       trust_caller_clock_(trust_caller_clock) {}
 
+namespace {
+
+// A server reading is carried forward this long; the error it adds is the
+// drift of two clocks over it (parts per million), far below a lease.
+constexpr std::int64_t kServerClockReuseMs = 1000;
+
+std::int64_t boot_clock_ms() {
+  timespec now{};
+  clock_gettime(CLOCK_BOOTTIME, &now);
+  return std::int64_t(now.tv_sec) * 1000 + now.tv_nsec / 1'000'000;
+}
+
+}  // namespace
+
 Result<TimeMs> SqlStore::clock(TimeMs now) {
   if (trust_caller_clock_) return now;
+  const std::int64_t boot_now = boot_clock_ms();
+  const std::int64_t since = boot_now - server_read_at_;
+  if (server_reading_ && since >= 0 && since < kServerClockReuseMs) {
+    return *server_reading_ + since;
+  }
   auto server = db_->server_time_ms();
   if (!server) return server.error();
-  return server->value_or(now);
+  if (!server->has_value()) return now;  // no server: the caller's clock
+  server_reading_ = **server;
+  server_read_at_ = boot_clock_ms();
+  return **server;
 }
 
 std::string SqlStore::random_hex(int bytes) {

@@ -106,7 +106,10 @@ class SqlStore : public Store {
 
  private:
   // `now`, or the database server's clock when it has one and callers' clocks
-  // are not trusted (docs/storage.md, "Whose clock").
+  // are not trusted (docs/storage.md, "Whose clock"): read from the server at
+  // most once per kServerClockReuseMs, in between carried forward by this
+  // machine's boot-time clock (which counts a suspend), so that a burst of
+  // writes costs no round trip each for the time.
   Result<TimeMs> clock(TimeMs now);
 
   std::string new_id(TimeMs now);
@@ -122,9 +125,10 @@ class SqlStore : public Store {
   // Within an open transaction: a run just claimed for the committing daemon
   // left pending for any runner instead.
   Result<Run> leave_to_runners(const Run& claimed, TimeMs now);
-  // Notifies runners and the scheduler that loops changed (inside a write
-  // transaction: when it commits).
+  // Notifies runners and the scheduler that loops changed, or runners that
+  // runs were left pending (inside a write transaction: when it commits).
   Status notify_loops_changed();
+  Status notify_runners();
   Status lock_loop_of_run(const std::string& run_id);
   Result<bool> insert_planned_row(const std::string& loop_id, TimeMs slot, RunStatus status,
                                   const std::string& skip_reason, TimeMs now, std::string& run_id);
@@ -161,6 +165,8 @@ class SqlStore : public Store {
   std::shared_ptr<const ProcessProbe> probe_;
   std::mt19937_64 random_;
   bool trust_caller_clock_;
+  std::optional<TimeMs> server_reading_;  // the server's clock when last read
+  std::int64_t server_read_at_ = 0;       // this machine's boot-time clock then (ms)
 };
 
 }  // namespace orrery
