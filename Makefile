@@ -50,9 +50,17 @@ bench: deps
 # The daemon's crash-safety soak (scripts/soak): 20 loops, the daemon killed and
 # restarted at random for SOAK_SECONDS, then every slot checked.
 SOAK_SECONDS ?= 60
-.PHONY: soak
+.PHONY: soak soak-pg
 soak: build
 	SOAK_SECONDS=$(SOAK_SECONDS) scripts/soak build/release/orrery
+
+# The same on PostgreSQL with SOAK_RUNNERS daemons sharing a throwaway cluster's
+# database (scripts/with-postgres), random daemons killed, with their supervisors
+# at times.
+SOAK_RUNNERS ?= 3
+soak-pg: build
+	SOAK_SECONDS=$(SOAK_SECONDS) SOAK_RUNNERS=$(SOAK_RUNNERS) scripts/with-postgres \
+		sh -c 'SOAK_DB="$$ORRERY_TEST_PG" exec scripts/soak build/release/orrery'
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')
