@@ -399,6 +399,8 @@ void make_pending_runs(const std::string& url, int jobs, int slots_per_loop) {
 struct ServerCounts {
   std::int64_t commits = 0;
   std::int64_t rollbacks = 0;
+  std::int64_t wal_syncs = 0;  // the whole server's: only the bench uses it
+  std::int64_t wal_bytes = 0;
 };
 
 // The commits and rollbacks of `database` once no backend is connected to it
@@ -417,7 +419,9 @@ ServerCounts settled_counts(pqxx::connection& admin, const std::string& database
   sql.exec("SELECT pg_stat_clear_snapshot()");
   const auto row = sql.exec_params(
       "SELECT xact_commit, xact_rollback FROM pg_stat_database WHERE datname = $1", database)[0];
-  return {row[0].as<std::int64_t>(), row[1].as<std::int64_t>()};
+  const auto wal = sql.exec("SELECT wal_sync, wal_bytes FROM pg_stat_wal")[0];
+  return {row[0].as<std::int64_t>(), row[1].as<std::int64_t>(), wal[0].as<std::int64_t>(),
+          wal[1].as<std::int64_t>()};
 }
 
 struct Measurement {
@@ -425,6 +429,8 @@ struct Measurement {
   std::int64_t items = 0;
   double rate = 0;                   // items per second
   double transactions_per_item = 0;  // commits (and rollbacks) per item
+  double wal_syncs_per_item = 0;     // WAL flushes to disk per item
+  double wal_bytes_per_item = 0;
 };
 
 // Runs every client until each finds nothing left; the time runs from the
@@ -569,8 +575,13 @@ Measurement measure(const Options& options, const Scenario& s, int clients, int 
   m.rate = double(items) / seconds;
   m.transactions_per_item =
       double(after.commits - before.commits + after.rollbacks - before.rollbacks) / double(items);
-  std::fprintf(stderr, "  %-3s %d client(s): %9.0f items/s  %6.2f s  %.3f transactions/item\n",
-               s.key, clients, m.rate, m.seconds, m.transactions_per_item);
+  m.wal_syncs_per_item = double(after.wal_syncs - before.wal_syncs) / double(items);
+  m.wal_bytes_per_item = double(after.wal_bytes - before.wal_bytes) / double(items);
+  std::fprintf(stderr,
+               "  %-3s %d client(s): %9.0f items/s  %6.2f s  per item: %.3f transactions, "
+               "%.3f WAL flushes, %.0f WAL bytes\n",
+               s.key, clients, m.rate, m.seconds, m.transactions_per_item, m.wal_syncs_per_item,
+               m.wal_bytes_per_item);
   if (options.statements) print_statements(admin, database, items);
   pqxx::nontransaction(admin).exec("DROP DATABASE " + database + " WITH (FORCE)");
   return m;
@@ -606,23 +617,26 @@ void print_report(const Options& options, const std::vector<std::string>& keys,
               options.jobs, options.runs);
   std::printf("| scenario |");
   for (int c : options.clients) std::printf(" %d client%s |", c, c == 1 ? "" : "s");
-  std::printf(" transactions per item |\n| --- |");
+  std::printf(" transactions per item | WAL bytes per item |\n| --- |");
   for (size_t i = 0; i < options.clients.size(); ++i) std::printf(" ---: |");
-  std::printf(" ---: |\n");
+  std::printf(" ---: | ---: |\n");
   for (const std::string& key : keys) {
     std::printf("| %s %s |", key.c_str(), scenario(key).title);
     std::vector<double> transactions;
+    std::vector<double> wal_bytes;
     for (int c : options.clients) {
       std::vector<double> rates;
       std::string each;
       for (const Measurement& m : results.at(key).at(c)) {
         rates.push_back(m.rate);
         transactions.push_back(m.transactions_per_item);
+        wal_bytes.push_back(m.wal_bytes_per_item);
         each += (each.empty() ? "" : ", ") + thousands(m.rate);
       }
       std::printf(" %s (%s) |", thousands(median(rates)).c_str(), each.c_str());
     }
-    std::printf(" %s |\n", fixed(median(transactions), 3).c_str());
+    std::printf(" %s | %s |\n", fixed(median(transactions), 3).c_str(),
+                thousands(median(wal_bytes)).c_str());
   }
 
   const std::pair<const char*, const char*> ratios[] = {{"2", "1c"}, {"3", "1b"}};
