@@ -26,6 +26,12 @@
 // count, then run 2, ...) so that noise on the shared machine spreads over
 // all of them; the tables give medians, and each orrery figure's ratio to its
 // floor is the median of the per-run ratios.
+//
+// Options: --jobs N (20,000), --clients 1,4,8, --runs N (3), --slots-per-loop
+// N (100: 200 loops of 100 pending slots), --only KEYS; --statements prints
+// each measurement's statements from pg_stat_statements (the driver loads
+// it); --setup-only makes the template databases pg_claims_bench_jobs and
+// pg_claims_bench_pending, keeps them and stops (for EXPLAIN by hand).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -83,6 +89,7 @@ struct Options {
   int slots_per_loop = 100;
   std::vector<std::string> only;  // scenario keys; empty: all
   bool statements = false;        // print pg_stat_statements per measurement
+  bool setup_only = false;        // make the template databases, keep them, stop
 };
 
 std::vector<int> parse_int_list(const std::string& text) {
@@ -105,7 +112,8 @@ std::vector<std::string> parse_word_list(const std::string& text) {
   std::fprintf(stderr,
                "usage: pg_claims_bench --url URL [--jobs N] [--clients 1,4,8] [--runs N]\n"
                "                       [--slots-per-loop N] [--only 1a,1b,1c,1d,2,3] "
-               "[--statements]\n");
+               "[--statements]\n"
+               "                       [--setup-only]\n");
   std::exit(2);
 }
 
@@ -133,6 +141,8 @@ Options parse_options(int argc, char** argv) {
         options.only = parse_word_list(value());
       } else if (arg == "--statements") {
         options.statements = true;
+      } else if (arg == "--setup-only") {
+        options.setup_only = true;
       } else {
         usage();
       }
@@ -698,6 +708,7 @@ int run(int argc, char** argv) {
   for (const std::string& key : keys) (scenario(key).kind == Kind::kFloor ? floor : pending) = true;
   if (floor) make_template(options, Kind::kFloor);
   if (pending) make_template(options, Kind::kBatched);
+  if (options.setup_only) return 0;
 
   Results results;
   int serial = 0;
