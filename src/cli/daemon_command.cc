@@ -104,6 +104,8 @@ Result<int> daemon_command(const DaemonArgs& args, const Context& context) {
   if (!opened) return opened.error();
   options->location = {opened->home, context.globals.db};
   options->database_path = opened->database_path;
+  // A database server is shared by runners on several hosts (docs/daemon.md, "Runners").
+  options->shared_database = opened->database_path.empty();
   auto result = run_daemon(*opened->store, *options, log);
   if (!result) return result.error();
   if (!args.once) return kExitOk;

@@ -5,7 +5,7 @@
 namespace orrery {
 namespace {
 
-constexpr NameTable<RunStatus, 8> kRunStatuses{{
+constexpr NameTable<RunStatus, 9> kRunStatuses{{
     {RunStatus::kRunning, "running"},
     {RunStatus::kSucceeded, "succeeded"},
     {RunStatus::kFailed, "failed"},
@@ -14,6 +14,8 @@ constexpr NameTable<RunStatus, 8> kRunStatuses{{
     {RunStatus::kSkipped, "skipped"},
     {RunStatus::kCancelled, "cancelled"},
     {RunStatus::kQueued, "queued"},
+    {RunStatus::kPending, "pending"},
+
 }};
 
 }  // namespace
@@ -25,7 +27,8 @@ Result<RunStatus> parse_run_status(std::string_view text) {
 }
 
 bool is_terminal(RunStatus status) {
-  return status != RunStatus::kRunning && status != RunStatus::kQueued;
+  return status != RunStatus::kRunning && status != RunStatus::kQueued &&
+         status != RunStatus::kPending;
 }
 
 bool is_retryable(RunStatus status) {

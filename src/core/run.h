@@ -4,7 +4,11 @@
 // claimant, a claim token and a lease; a terminal run has none of them. A
 // skipped slot has attempt 1 and no start time. A queued run is a slot held
 // until the loop's running run ends (or capacity frees): it has attempt 1,
-// no claimant, no start time, and becomes running when claimed.
+// no claimant, no start time, and becomes running when claimed. A pending
+// run is a slot the scheduler planned for any runner whose labels match its
+// loop's --machine selector (docs/daemon.md, "Runners"): it has its attempt
+// number, no claimant, no start time and no lease, and becomes running when
+// a runner claims it.
 #pragma once
 
 #include <optional>
@@ -23,12 +27,13 @@ enum class RunStatus {
   kAbandoned,
   kSkipped,
   kCancelled,
-  kQueued
+  kQueued,
+  kPending
 };
 
 const char* run_status_name(RunStatus status);
 Result<RunStatus> parse_run_status(std::string_view text);
-// Neither running nor queued.
+// Neither running, queued nor pending.
 bool is_terminal(RunStatus status);
 // failed, timed_out and abandoned slots may be claimed again while attempts remain.
 bool is_retryable(RunStatus status);
@@ -86,6 +91,10 @@ struct Run {
   // "Settling a finished run"). Manual runs are always settled, except one
   // that started a queued row (a slot the daemon planned).
   bool settled = true;
+  // A running run someone asked to stop from another host (overlap
+  // `replace`): its own runner signals its supervisor (docs/daemon.md,
+  // "Runners").
+  bool cancel_requested = false;
   TimeMs created_at = 0;
   TimeMs updated_at = 0;
 };

@@ -11,6 +11,7 @@
 #include <csignal>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/duration.h"
 #include "engine/daemon_lease.h"
@@ -27,8 +28,9 @@ namespace {
 
 using Steady = std::chrono::steady_clock;
 
-constexpr DurationMs kConflictRetryMs = 100;  // a plan or settle that conflicted
-constexpr DurationMs kLeaseRecheckMs = 1000;  // a run lease end that has passed
+constexpr DurationMs kConflictRetryMs = 100;   // a plan or settle that conflicted
+constexpr DurationMs kLeaseRecheckMs = 1000;   // a run lease end that has passed
+constexpr DurationMs kLeaseCheckSlackMs = 50;  // a runner tries the lease this long after its end
 
 std::chrono::milliseconds ms(DurationMs value) { return std::chrono::milliseconds(value); }
 
@@ -91,20 +93,29 @@ class Daemon {
   // The lease, the wake-up socket, READY=1.
   Status start() {
     const TimeMs now = wall_clock_now();
-    auto lease = acquire_lease(store_, current_process(), options_.lease_ttl_ms, now);
-    if (!lease) return lease.error();
-    lease_ = *lease;
     if (!options_.database_path.empty()) database_ = file_identity(options_.database_path);
     settings_.location = options_.location;
-    settings_.fence = Fence{lease_.lease_id};
-        settings_.claimant = "daemon@" + probe_.host_name() + ":" + std::to_string(getpid());
-    register_as_runner(now);
+    settings_.claimant = "daemon@" + probe_.host_name() + ":" + std::to_string(getpid());
     settings_.max_running = options_.max_running;
+    settings_.to_runners = options_.shared_database;
+    runner_labels_ =
+        options_.labels.empty() ? "host=" + probe_.host_name() : labels_text(options_.labels);
+    auto lease = acquire_lease(store_, current_process(), options_.lease_ttl_ms, now);
+    if (lease) {
+      take_lease(*lease, "taken");
+    } else if (options_.shared_database && !options_.once &&
+               lease.error().code == ErrorCode::kConflict) {
+      scheduling_ = false;
+      next_lease_check_ = Steady::now() + ms(heartbeat_interval(options_.lease_ttl_ms));
+      log(lease.error().message + "; running as a runner (labels " + runner_labels_ +
+          ") until the lease is free");
+    } else {
+      return lease.error();
+    }
+    register_as_runner(now);
     watching_since_ = options_.once ? options_.started_at : now;
     next_heartbeat_ = Steady::now() + ms(heartbeat_interval(options_.lease_ttl_ms));
-    log("lease " + lease_.lease_id + " taken (generation " + std::to_string(lease_.generation) +
-        ", ttl " + format_duration(options_.lease_ttl_ms) + ", pid " + std::to_string(getpid()) +
-        ")");
+    if (options_.shared_database) refresh_notices();
     if (!options_.once) {
       auto listener = WakeListener::listen(options_.location.home);
       if (listener) {
@@ -124,13 +135,25 @@ class Daemon {
     return Ok{};
   }
 
-    // This daemon's row among the runners (docs/daemon.md, "Runners"): what
+  // The lease is this daemon's: it schedules from now on.
+  void take_lease(const DaemonLease& lease, const std::string& how) {
+    lease_ = lease;
+    settings_.fence = Fence{lease_.lease_id};
+    scheduling_ = true;
+    recover_ = true;
+    expire_ = true;
+    log("lease " + lease_.lease_id + " " + how + " (generation " +
+        std::to_string(lease_.generation) + ", ttl " + format_duration(options_.lease_ttl_ms) +
+        ", pid " + std::to_string(getpid()) + ")");
+  }
+
+  // This daemon's row among the runners (docs/daemon.md, "Runners"): what
   // `status` lists. Best effort: a failure is logged, the daemon goes on.
   void register_as_runner(TimeMs now) {
     RunnerRecord runner;
     runner.id = settings_.claimant;
     runner.host = probe_.host_name();
-    runner.labels = options_.labels.empty() ? "host=" + runner.host : labels_text(options_.labels);
+    runner.labels = runner_labels_;
     runner.process = current_process();
     runner.home = options_.location.home;
     runner.started_at = now;
@@ -154,6 +177,10 @@ class Daemon {
           " runs continue under their supervisors");
       return;
     }
+    if (!scheduling_) {
+      log("stopped; " + std::to_string(ours_.size()) + " runs continue under their supervisors");
+      return;
+    }
     if (auto released = store_.release_daemon_lease(lease_.lease_id); !released) {
       log("the lease could not be released (" + released.error().message +
           "); it expires on its own");
@@ -166,9 +193,15 @@ class Daemon {
 
   Status run_forever() {
     while (!stopping_) {
-      if (auto retaken = retake_lease_after_suspend(); !retaken) return retaken;
-      if (auto beat = heartbeat_if_due(); !beat) return beat;
-      if (auto ticked = tick(); !ticked) return ticked;
+      if (scheduling_) {
+        if (auto retaken = retake_lease_after_suspend(); !retaken) return retaken;
+        if (auto beat = heartbeat_if_due(); !beat) return beat;
+        if (auto ticked = tick(); !ticked) return ticked;
+      } else {
+        runner_heartbeat_if_due();
+        take_lease_when_free();
+      }
+      serve_as_runner();
       auto events = loop_.wait(next_deadline());
       if (!events) return events.error();
       handle(*events);
@@ -185,6 +218,7 @@ class Daemon {
       if (auto retaken = retake_lease_after_suspend(); !retaken) return retaken;
       if (auto beat = heartbeat_if_due(); !beat) return beat;
       if (auto ticked = tick(); !ticked) return ticked;
+      serve_as_runner();
       if (ours_.empty() && !more_ && !retry_at_) break;
       auto events = loop_.wait(next_deadline());
       if (!events) return events.error();
@@ -226,7 +260,7 @@ class Daemon {
     }
     lease_ = *lease;
     settings_.fence = Fence{lease_.lease_id};
-        heartbeat_failing_ = false;
+    heartbeat_failing_ = false;
     heartbeat_backoff_.reset();
     heartbeat_runner(wall_clock_now());
     next_heartbeat_ = Steady::now() + ms(heartbeat_interval(options_.lease_ttl_ms));
@@ -276,6 +310,8 @@ class Daemon {
     next_heartbeat_ = Steady::now() + ms(heartbeat_interval(options_.lease_ttl_ms));
     recover_ = true;  // a supervisor started by an earlier daemon may be gone
     expire_ = true;
+    heartbeat_runner(wall_clock_now());
+    look_for_work();
     return Ok{};
   }
 
@@ -295,6 +331,7 @@ class Daemon {
       expire_ = false;
       stop_replaced(report->replaced);  // the old run stops before its replacement starts
       launch(report->claimed);
+      if (report->pending > 0) claim_due_ = true;
       more_ = report->more;
       if (report->retry_soon) retry_at_ = Steady::now() + ms(kConflictRetryMs);
       auto wake = store_.wake_times(now);
@@ -317,6 +354,147 @@ class Daemon {
     }
     log("store error: " + report.error().message + "; retrying in " + format_duration(delay));
     return Ok{};
+  }
+
+  // A runner's heartbeat (not the lease holder): its row, then a look for
+  // work a lost notice may have hidden.
+  void runner_heartbeat_if_due() {
+    if (Steady::now() < next_heartbeat_) return;
+    next_heartbeat_ = Steady::now() + ms(heartbeat_interval(options_.lease_ttl_ms));
+    heartbeat_runner(wall_clock_now());
+    look_for_work();
+  }
+
+  // A runner tries the lease when it may have expired: the holder that
+  // stopped heartbeating (killed, cut off) is replaced within its ttl.
+  void take_lease_when_free() {
+    if (Steady::now() < next_lease_check_) return;
+    const DurationMs interval = heartbeat_interval(options_.lease_ttl_ms);
+    next_lease_check_ = Steady::now() + ms(interval);
+    auto lease = acquire_lease(store_, current_process(), options_.lease_ttl_ms, wall_clock_now());
+    if (lease) {
+      take_lease(*lease, "taken over");
+      watching_since_ = wall_clock_now();
+      next_heartbeat_ = Steady::now() + ms(interval);
+      return;
+    }
+    if (lease.error().code != ErrorCode::kConflict) {
+      log("the lease could not be checked (" + lease.error().message + ")");
+      return;
+    }
+    // Held: look again just after it would expire, if that is sooner.
+    auto holder = store_.get_daemon_lease();
+    if (!holder || !holder->has_value()) return;
+    const DurationMs left = (*holder)->expires_at - wall_clock_now() + kLeaseCheckSlackMs;
+    if (left < interval) next_lease_check_ = Steady::now() + ms(std::max<DurationMs>(left, 0));
+  }
+
+  // On a shared database: notices read, pending runs claimed and cancel
+  // requests acted on, each only when something may have changed.
+  void serve_as_runner() {
+    if (!options_.shared_database) return;
+    if (notice_ready_) {
+      notice_ready_ = false;
+      auto noticed = store_.take_notices();
+      if (!noticed) {
+        log("notices could not be read (" + noticed.error().message +
+            "); listening again at the next heartbeat");
+        watch_notices(-1);
+      } else if (*noticed) {
+        look_for_work();
+      }
+    }
+    if (claim_due_) claim_pending_runs();
+    if (cancels_due_) act_on_cancel_requests();
+  }
+
+  void look_for_work() {
+    if (!options_.shared_database) return;
+    claim_due_ = true;
+    cancels_due_ = true;
+    refresh_notices();
+  }
+
+  // Subscribes (again) and watches the notices' descriptor, which changes
+  // when the connection is made again; watched afresh each time, since a
+  // new connection may reuse the old number.
+  void refresh_notices() {
+    auto fd = store_.listen_for_notices();
+    if (!fd) {
+      if (!notices_failing_) {
+        log("notices are off (" + fd.error().message +
+            "); pending runs are looked for at each heartbeat");
+      }
+      notices_failing_ = true;
+      watch_notices(-1);
+      return;
+    }
+    if (notices_failing_ && *fd >= 0) log("notices are on again");
+    notices_failing_ = false;
+    watch_notices(*fd);
+  }
+
+  void watch_notices(int fd) {
+    if (notice_fd_ >= 0) loop_.unwatch_readable(notice_fd_);
+    notice_fd_ = -1;
+    if (fd < 0) return;
+    if (auto watched = loop_.watch_readable(fd); !watched) {
+      log("notices are off: " + watched.error().message);
+      return;
+    }
+    notice_fd_ = fd;
+    notice_ready_ = true;  // notices may have arrived before the watch
+  }
+
+  // Claims pending runs this runner's labels allow, up to its free room.
+  void claim_pending_runs() {
+    if (claim_retry_at_ && Steady::now() < *claim_retry_at_) return;
+    claim_retry_at_.reset();
+    claim_due_ = false;
+    const int room = options_.max_running - int(ours_.size());
+    if (room <= 0) return;
+    auto claimed = store_.claim_pending(settings_.claimant, runner_labels_, room, wall_clock_now());
+    if (!claimed) {
+      const DurationMs delay = claim_backoff_.next();
+      claim_retry_at_ = Steady::now() + ms(delay);
+      claim_due_ = true;
+      log("pending runs could not be claimed (" + claimed.error().message + "); retrying in " +
+          format_duration(delay));
+      return;
+    }
+    claim_backoff_.reset();
+    if (int(claimed->size()) == room) claim_due_ = true;  // more may wait for room
+    launch(*claimed);
+  }
+
+  // Runs of this runner that a command on another host asked to stop.
+  void act_on_cancel_requests() {
+    cancels_due_ = false;
+    auto runs = store_.running_cancel_requests(settings_.claimant);
+    if (!runs) {
+      log("cancel requests could not be read (" + runs.error().message + ")");
+      return;
+    }
+    for (const Run& run : *runs) {
+      if (!cancelled_.insert(run.id).second) continue;  // signalled already
+      const std::optional<pid_t> supervisor = supervisor_of(run);
+      if (!supervisor) continue;
+      ::kill(*supervisor, SIGTERM);
+      log("run " + run.id + " of loop " + run.loop_name + " cancelled on request (supervisor pid " +
+          std::to_string(*supervisor) + ")");
+    }
+  }
+
+  // The live supervisor of one of this daemon's runs, if any.
+  std::optional<pid_t> supervisor_of(const Run& run) const {
+    for (const auto& [pid, launched] : ours_) {
+      if (launched.run_id == run.id) return pid;
+    }
+    if (run.supervisor && runs_on_host(run, probe_.host_name()) &&
+        probe_.is_alive(*run.supervisor)) {
+      return run.supervisor->pid;
+    }
+    return std::nullopt;
   }
 
   // A supervisor that exited leaving its run `running` died: it is recorded
@@ -378,10 +556,10 @@ class Daemon {
   void stop_replaced(const std::vector<Run>& runs) {
     const std::string host = probe_.host_name();
     for (const Run& run : runs) {
-      if (!runs_on_host(run, host)) {
-        // Its pids are another host's: signalling them here could hit any process.
-        log("run " + run.id + " of loop " + run.loop_name + " runs on " + run.host +
-            ": it is not stopped from this host");
+      if (run.status == RunStatus::kPending || !runs_on_host(run, host)) {
+        // No supervisor yet, or another host's pids, which signalling here
+        // could hit any process: cancelled in the store, or asked of its runner.
+        request_cancel_of(run, "replaced by a newer slot (overlap replace)");
         continue;
       }
       if (run.supervisor && probe_.is_alive(*run.supervisor)) {
@@ -396,6 +574,19 @@ class Daemon {
             std::to_string(*run.pgid));
         recover_ = true;
       }
+    }
+  }
+
+  void request_cancel_of(const Run& run, const std::string& reason) {
+    auto status = store_.request_cancel(run.id, reason, wall_clock_now());
+    if (!status) {
+      log("run " + run.id + " of loop " + run.loop_name + " could not be cancelled (" +
+          status.error().message + ")");
+    } else if (*status == RunStatus::kCancelled) {
+      log("run " + run.id + " of loop " + run.loop_name + " replaced before it started: cancelled");
+    } else if (*status == RunStatus::kRunning) {
+      log("run " + run.id + " of loop " + run.loop_name + " replaced: asked its runner on " +
+          run.host + " to cancel it");
     }
   }
 
@@ -428,6 +619,13 @@ class Daemon {
     consider(at(next_heartbeat_));
     if (next_watchdog_) consider(at(*next_watchdog_));
     for (const PendingKill& kill : kills_) consider(at(kill.at));
+    if (options_.shared_database && claim_due_) {
+      consider(claim_retry_at_ ? at(*claim_retry_at_) : now);
+    }
+    if (!scheduling_) {
+      consider(at(next_lease_check_));
+      return earliest;
+    }
     if (retry_at_) {
       consider(at(*retry_at_));
       return earliest;  // the store failed: the wake times are stale
@@ -448,12 +646,17 @@ class Daemon {
       if (signal == SIGHUP) reopen_log();
       if (signal == SIGCHLD) reap_children();
     }
-    if (events.readable && listener_) listener_->drain();
+    for (int fd : events.readable_fds) {
+      if (listener_ && fd == listener_->fd()) listener_->drain();
+      if (fd == notice_fd_) notice_ready_ = true;
+    }
     for (pid_t pid : events.exited) {
       const auto found = ours_.find(pid);
       if (found == ours_.end()) continue;
+      cancelled_.erase(found->second.run_id);
       exited_runs_.push_back(found->second);
       ours_.erase(found);
+      claim_due_ = options_.shared_database;  // room for another pending run
     }
     if (events.clock_stepped) log("the wall clock was set; looking again");
     if (const DurationMs slept = detector_.slept(read_clock_pair()); slept > 0) {
@@ -513,6 +716,18 @@ class Daemon {
   std::vector<Launched> exited_runs_;         // whose supervisor exited
   std::vector<PendingKill> kills_;
   DaemonResult result_;
+  // Runners (docs/daemon.md, "Runners"): on a shared database only.
+  bool scheduling_ = true;     // holds the lease; else a runner only
+  std::string runner_labels_;  // the stored form, host= included
+  Steady::time_point next_lease_check_;
+  int notice_fd_ = -1;
+  bool notice_ready_ = false;
+  bool notices_failing_ = false;
+  bool claim_due_ = true;
+  bool cancels_due_ = true;
+  std::optional<Steady::time_point> claim_retry_at_;
+  StoreBackoff claim_backoff_;
+  std::unordered_set<std::string> cancelled_;  // runs whose supervisor was asked to stop
 };
 
 }  // namespace

@@ -7,6 +7,13 @@
 // systemd watchdog ping, a retry after a store error, a wake-up, a signal or
 // a supervisor's exit. There is no polling interval.
 //
+// On a shared database server (docs/daemon.md, "Runners") the lease holder
+// plans slots as pending runs; every daemon, the holder included, claims
+// the pending runs its labels allow when the server notifies it (and at
+// each heartbeat, should a notice have been lost with a connection), and
+// acts on cancel requests for its runs. A daemon that finds the lease held
+// runs as a runner only and tries the lease again when it may have expired.
+//
 // Invariants:
 // - the daemon never runs a target itself: each claim gets a supervisor in
 //   a new session, which outlives the daemon;
@@ -52,6 +59,11 @@ struct DaemonOptions {
   std::string database_path;
   // This runner's labels, host= included (core/runner_labels.h).
   RunnerLabels labels;
+  // A database server that runners on several hosts share: the lease
+  // holder leaves planned slots pending for runners, every daemon claims the
+  // pending runs its labels allow, and a daemon that finds the lease held
+  // runs as a runner until it can take it (docs/daemon.md, "Runners").
+  bool shared_database = false;
 };
 
 struct DaemonResult {
@@ -60,8 +72,9 @@ struct DaemonResult {
 };
 
 // Runs the daemon until a signal (or, --once, until its runs ended).
-// Errors: the lease held by another daemon or lost (conflict, exit 4), a
-// store that cannot be read at start.
+// Errors: the lease held by another daemon (on a file; on a shared database
+// the daemon runs as a runner meanwhile) or lost (conflict, exit 4), a store
+// that cannot be read at start.
 Result<DaemonResult> run_daemon(Store& store, const DaemonOptions& options, DaemonLog& log);
 
 // A backoff that starts at kFirstRetryMs and doubles up to kMaxRetryMs.

@@ -64,12 +64,13 @@ EventLoop::EventLoop(EventLoop&& other) noexcept
     : epoll_(other.epoll_),
       signal_fd_(other.signal_fd_),
       timer_fd_(other.timer_fd_),
-      watched_fd_(other.watched_fd_),
+      watched_fds_(std::move(other.watched_fds_)),
       previous_mask_(other.previous_mask_),
       mask_set_(other.mask_set_),
       pidfds_(std::move(other.pidfds_)),
       gone_(std::move(other.gone_)) {
-  other.epoll_ = other.signal_fd_ = other.timer_fd_ = other.watched_fd_ = -1;
+  other.epoll_ = other.signal_fd_ = other.timer_fd_ = -1;
+  other.watched_fds_.clear();
   other.mask_set_ = false;
   other.pidfds_.clear();
 }
@@ -84,8 +85,15 @@ EventLoop::~EventLoop() {
 
 Status EventLoop::watch_readable(int fd) {
   if (auto added = add_to(epoll_, fd); !added) return added;
-  watched_fd_ = fd;
+  watched_fds_.push_back(fd);
   return Ok{};
+}
+
+void EventLoop::unwatch_readable(int fd) {
+  const auto found = std::find(watched_fds_.begin(), watched_fds_.end(), fd);
+  if (found == watched_fds_.end()) return;
+  epoll_ctl(epoll_, EPOLL_CTL_DEL, fd, nullptr);  // fails only for a closed fd: gone already
+  watched_fds_.erase(found);
 }
 
 void EventLoop::watch_process(pid_t pid) { watch_process(pid, pidfd_open(pid)); }
@@ -136,8 +144,9 @@ void EventLoop::take(int fd, LoopEvents& events) {
     read_signals(events);
   } else if (fd == timer_fd_) {
     read_timer(events);
-  } else if (fd == watched_fd_) {
+  } else if (std::find(watched_fds_.begin(), watched_fds_.end(), fd) != watched_fds_.end()) {
     events.readable = true;
+    events.readable_fds.push_back(fd);
   } else {
     reap_pidfd(fd, events);
   }

@@ -4,7 +4,8 @@
 //     TFD_TIMER_CANCEL_ON_SET: a step of the wall clock wakes it too),
 //   - a signal (SIGTERM, SIGINT, SIGHUP, SIGCHLD: blocked and read from a
 //     signalfd, so none interrupts anything else),
-//   - a readable descriptor the caller watches (the wake-up socket),
+//   - a readable descriptor the caller watches (the wake-up socket, the
+//     database's notices),
 //   - the exit of a process watched through its pidfd.
 // There is no polling interval: without events and deadlines it sleeps.
 //
@@ -26,11 +27,12 @@
 namespace orrery {
 
 struct LoopEvents {
-  std::vector<int> signals;    // signal numbers, in arrival order
-  bool readable = false;       // the watched descriptor is readable
-  bool deadline = false;       // the deadline passed
-  bool clock_stepped = false;  // the wall clock was set (NTP, by hand)
-  std::vector<pid_t> exited;   // watched processes that ended (no longer watched)
+  std::vector<int> signals;       // signal numbers, in arrival order
+  bool readable = false;          // a watched descriptor is readable
+  std::vector<int> readable_fds;  // which
+  bool deadline = false;          // the deadline passed
+  bool clock_stepped = false;     // the wall clock was set (NTP, by hand)
+  std::vector<pid_t> exited;      // watched processes that ended (no longer watched)
   bool any() const {
     return !signals.empty() || readable || deadline || clock_stepped || !exited.empty();
   }
@@ -44,8 +46,11 @@ class EventLoop {
   EventLoop(const EventLoop&) = delete;
   ~EventLoop();
 
-  // Watches one more descriptor for reading (the wake-up socket).
+  // Watches one more descriptor for reading (the wake-up socket, the
+  // database's notices).
   Status watch_readable(int fd);
+  // Stops watching it (before it is closed or replaced).
+  void unwatch_readable(int fd);
   // Watches a process through a pidfd. A process that is already gone is
   // reported by the next wait() as exited.
   void watch_process(pid_t pid);
@@ -69,7 +74,7 @@ class EventLoop {
   int epoll_ = -1;
   int signal_fd_ = -1;
   int timer_fd_ = -1;
-  int watched_fd_ = -1;
+  std::vector<int> watched_fds_;
   sigset_t previous_mask_{};
   bool mask_set_ = false;
   std::unordered_map<int, pid_t> pidfds_;  // pidfd -> pid

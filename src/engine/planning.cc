@@ -25,7 +25,9 @@ Result<Activity> read_activity(Store& store) {
   Activity activity;
   for (Run& run : *runs) {
     LoopActivity& loop = activity.by_loop[run.loop_id];
-    if (run.status == RunStatus::kRunning) {
+    // A pending run (left for runners) is as good as running: it counts
+    // against capacity and for overlap (docs/daemon.md, "Runners").
+    if (run.status == RunStatus::kRunning || run.status == RunStatus::kPending) {
       ++activity.running;
       loop.running.push_back(std::move(run));
     } else if (run.status == RunStatus::kQueued) {
@@ -78,6 +80,10 @@ void log_result(const LoopPlanCommit& commit, const LoopPlanResult& result, cons
   for (const Run& run : result.queued) {
     log("run " + run.id + " of loop " + planned.loop_name + " queued (slot " +
         format_time(run.scheduled_for) + ")");
+  }
+  for (const Run& run : result.pending) {
+    log("run " + run.id + " of loop " + planned.loop_name + " left for runners (slot " +
+        format_time(run.scheduled_for) + ", attempt " + std::to_string(run.attempt) + ")");
   }
   if (result.skipped_inserted > 0) {
     log("loop " + planned.loop_name + ": " + std::to_string(result.skipped_inserted) +
@@ -145,7 +151,8 @@ Result<TickReport> plan_due_loops(Store& store, const TickSettings& settings,
       }
     }
     commits.push_back({current.id, current.state_version, std::move(plan->claim),
-                       std::move(plan->queue), std::move(plan->skipped), plan->state});
+                       std::move(plan->queue), std::move(plan->skipped), plan->state,
+                       settings.to_runners});
     planned.push_back(std::move(extra));
   }
   if (commits.empty()) return report;
@@ -164,8 +171,11 @@ Result<TickReport> plan_due_loops(Store& store, const TickSettings& settings,
       continue;
     }
     log_result(commits[at->second], result, extra, log);
-    if (result.claimed.size() < commits[at->second].claim.size()) report.handed_over = true;
+    if (result.claimed.size() + result.pending.size() < commits[at->second].claim.size()) {
+      report.handed_over = true;
+    }
     report.more = batch_full;
+    report.pending += int(result.pending.size());
     for (ClaimedRun& claimed : result.claimed) report.claimed.push_back(std::move(claimed));
     report.replaced.insert(report.replaced.end(), extra.to_stop.begin(), extra.to_stop.end());
   }

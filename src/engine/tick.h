@@ -40,6 +40,9 @@ struct TickSettings {
   Fence fence;             // the daemon lease
   std::string claimant;    // daemon@HOST:PID
   int max_running = kDefaultMaxRunning;
+  // Slots are left pending for runners instead of claimed by this daemon
+  // (a database server shared by runners, docs/daemon.md "Runners").
+  bool to_runners = false;
 };
 
 struct TickTimes {
@@ -50,6 +53,7 @@ struct TickTimes {
 
 struct TickReport {
   std::vector<ClaimedRun> claimed;  // to start, in claim order
+  int pending = 0;                  // slots left pending for runners
   std::vector<Run> replaced;        // running runs to stop (overlap `replace`)
   bool more = false;                // work was left for another tick at once
   bool retry_soon = false;          // a conflict to retry shortly

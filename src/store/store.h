@@ -131,6 +131,10 @@ struct LoopPlanCommit {
   std::vector<TimeMs> queue;         // slots to hold as queued rows
   std::vector<SkippedSlot> skipped;  // slots to record skipped
   ScheduleState state;               // the loop's schedule state afterwards
+  // The claims become pending rows that any runner whose labels match the
+  // loop's --machine selector claims (claim_pending), instead of claims of
+  // the committing daemon (docs/daemon.md, "Runners").
+  bool to_runners = false;
 };
 
 struct LoopPlanResult {
@@ -139,6 +143,7 @@ struct LoopPlanResult {
   // the loop is gone; nothing of this loop was written.
   bool applied = false;
   std::vector<ClaimedRun> claimed;  // the claims that succeeded (others: slot held or finished)
+  std::vector<Run> pending;         // with to_runners: the slots left for runners instead
   std::vector<Run> queued;          // the queued rows written
   int skipped_inserted = 0;         // skipped rows written; the others were already there
 };
@@ -156,13 +161,16 @@ struct LoopParts {
   bool state = false;   // ScheduleState
 };
 
+// Runs one claim_pending call takes at most.
+inline constexpr int kMaxClaimBatch = 1000;
+
 // A daemon as a runner of runs: what `orrery status` lists (docs/daemon.md,
 // "Runners"). Every daemon registers itself and heartbeats its row.
 // A runner not seen for a day is forgotten when another registers.
 inline constexpr DurationMs kForgetRunnerMs = 86'400'000;
 
 struct RunnerRecord {
-  std::string id;      // the daemon's claimant: daemon@HOST:PID
+  std::string id;  // the daemon's claimant: daemon@HOST:PID
   std::string host;
   std::string labels;  // canonical k=v,k=v (core/runner_labels.h)
   ProcessIdentity process;
@@ -252,6 +260,25 @@ class Store {
   virtual Result<std::vector<LoopPlanResult>> commit_plans(const std::vector<LoopPlanCommit>& plans,
                                                            const std::string& claimant, TimeMs now,
                                                            const Fence& fence) = 0;
+  // A runner's claim (docs/daemon.md, "Runners"): up to `limit` (at most
+  // kMaxClaimBatch) pending runs, oldest slot first, whose loop is active,
+  // unarchived and not past its expiry and whose --machine selector is within
+  // `labels` (the stored form, core/runner_labels.h), become running under
+  // `claimant` with a lease from now; in one statement, skipping rows another
+  // runner is claiming at the same moment. Unfenced: the pending status is
+  // the guard.
+  virtual Result<std::vector<ClaimedRun>> claim_pending(const std::string& claimant,
+                                                        const std::string& labels, int limit,
+                                                        TimeMs now) = 0;
+  // Stops a run the caller cannot signal (its supervisor is on another host,
+  // or it has none yet): a pending run becomes cancelled at once; a running
+  // one gets a cancel request its runner acts on (running_cancel_requests).
+  // Returns the run's status afterwards; not_found for no such run; a
+  // finished run is left as it is.
+  virtual Result<RunStatus> request_cancel(const std::string& run_id, const std::string& reason,
+                                           TimeMs now) = 0;
+  // The running runs of `claimant` someone asked to stop.
+  virtual Result<std::vector<Run>> running_cancel_requests(const std::string& claimant) = 0;
   // Finished runs not yet settled (without tails), oldest finish first.
   virtual Result<std::vector<Run>> unsettled_runs(int limit) = 0;
   // Marks the run settled and gives its loop `state`, in one transaction,
@@ -260,7 +287,7 @@ class Store {
   // and nothing changes. A run whose loop is gone is simply marked settled.
   virtual Status settle_run(const std::string& run_id, std::int64_t state_version,
                             const ScheduleState& state, TimeMs now, const Fence& fence) = 0;
-  // Running and queued runs (without tails), oldest slot first.
+  // Running, queued and pending runs (without tails), oldest slot first.
   virtual Result<std::vector<Run>> active_runs(int limit) = 0;
   // Stores a running run's own choice of the delay to its loop's next slot
   // (`orrery run next-in`); a conflict when the run is not running, not_found
@@ -296,7 +323,7 @@ class Store {
   // Cooldowns still in force at `now`.
   virtual Result<std::vector<Cooldown>> active_cooldowns(TimeMs now) = 0;
 
-    // Runners. Registering writes the runner's row (replacing one of the same
+  // Runners. Registering writes the runner's row (replacing one of the same
   // id) seen at `now`, and removes rows not seen for kForgetRunnerMs;
   // heartbeating moves last_seen_at (not_found when the row is gone, so the
   // runner registers again); list_runners gives every row, host then id.
@@ -314,6 +341,14 @@ class Store {
   virtual Status release_daemon_lease(const std::string& lease_id) = 0;
   virtual Result<std::optional<DaemonLease>> get_daemon_lease() = 0;
   virtual Status check_fence(const Fence& fence, TimeMs now) = 0;
+
+  // Notices of other processes' writes (docs/daemon.md, "Runners"): on a
+  // database server, a descriptor that becomes readable when a run is left
+  // pending, a cancel is requested or a loop is changed, and the call that
+  // reads those notices (true: some came). A backend without notices (a
+  // SQLite file: its daemon is woken through its data directory) gives -1.
+  virtual Result<int> listen_for_notices() { return -1; }
+  virtual Result<bool> take_notices() { return false; }
 };
 
 }  // namespace orrery

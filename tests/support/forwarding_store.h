@@ -66,6 +66,20 @@ class ForwardingStore : public Store {
                                                    const Fence& fence) override {
     return inner_.commit_plans(plans, claimant, now, fence);
   }
+  Result<std::vector<ClaimedRun>> claim_pending(const std::string& claimant,
+                                                const std::string& labels, int limit,
+                                                TimeMs now) override {
+    return inner_.claim_pending(claimant, labels, limit, now);
+  }
+  Result<RunStatus> request_cancel(const std::string& run_id, const std::string& reason,
+                                   TimeMs now) override {
+    return inner_.request_cancel(run_id, reason, now);
+  }
+  Result<std::vector<Run>> running_cancel_requests(const std::string& claimant) override {
+    return inner_.running_cancel_requests(claimant);
+  }
+  Result<int> listen_for_notices() override { return inner_.listen_for_notices(); }
+  Result<bool> take_notices() override { return inner_.take_notices(); }
   Result<std::vector<Run>> unsettled_runs(int limit) override {
     return inner_.unsettled_runs(limit);
   }

@@ -83,10 +83,29 @@ Result<std::string> with_session_settings(const std::string& url, int busy_timeo
   return conninfo + "client_encoding='UTF8'";
 }
 
+namespace {
+
+// Notes that a notice came on its channel. libpqxx LISTENs for each receiver
+// and LISTENs again when it makes the connection again.
+class NoticeFlag final : public pqxx::notification_receiver {
+ public:
+  NoticeFlag(pqxx::connection_base& connection, const std::string& channel, bool& noticed)
+      : pqxx::notification_receiver(connection, channel), noticed_(noticed) {}
+  void operator()(const std::string&, int) override { noticed_ = true; }
+
+ private:
+  bool& noticed_;
+};
+
+}  // namespace
+
 struct PgConnection::Link {
   explicit Link(const std::string& url) : connection(url) {}
   pqxx::connection connection;
   std::unique_ptr<pqxx::work> transaction;
+  // After the connection: destroyed before it.
+  std::vector<std::unique_ptr<NoticeFlag>> receivers;
+  bool noticed = false;
 };
 
 NumberedSql dollar_parameters(std::string_view sql) {
@@ -396,6 +415,46 @@ void PgConnection::rollback() {
 std::string_view PgConnection::row_lock(sql::RowLock lock) const {
   return lock == sql::RowLock::kShare ? " FOR SHARE" : " FOR UPDATE";
 }
+
+std::string PgConnection::skip_locked(std::string_view alias) const {
+  return " FOR UPDATE OF " + std::string(alias) + " SKIP LOCKED";
+}
+
+Status PgConnection::notify(std::string_view channel) {
+  auto query = prepare("SELECT pg_notify(?1, '')");
+  if (!query) return query.error();
+  return (*query)->bind(1, channel).run();
+}
+
+Result<int> PgConnection::listen(const std::vector<std::string>& channels) {
+  try {
+    for (const std::string& channel : channels) {
+      const bool known = std::any_of(link_->receivers.begin(), link_->receivers.end(),
+                                     [&](const std::unique_ptr<NoticeFlag>& receiver) {
+                                       return receiver->channel() == channel;
+                                     });
+      if (known) continue;
+      link_->receivers.push_back(
+          std::make_unique<NoticeFlag>(link_->connection, channel, link_->noticed));
+    }
+  } catch (const std::exception& failure) {
+    return error_for(failure, "LISTEN");
+  }
+  return notice_descriptor();
+}
+
+Result<bool> PgConnection::take_notifications() {
+  try {
+    link_->connection.get_notifs();
+  } catch (const std::exception& failure) {
+    return error_for(failure, "LISTEN");
+  }
+  const bool noticed = link_->noticed;
+  link_->noticed = false;
+  return noticed;
+}
+
+int PgConnection::notice_descriptor() const { return link_->connection.sock(); }
 
 Result<std::optional<std::int64_t>> PgConnection::server_time_ms() {
   auto query = prepare("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint");

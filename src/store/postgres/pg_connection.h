@@ -90,6 +90,12 @@ class PgConnection final : public sql::Connection {
   Status check_integrity() override { return Ok{}; }
   // clock_timestamp() on the server, in milliseconds since the epoch.
   Result<std::optional<std::int64_t>> server_time_ms() override;
+  std::string skip_locked(std::string_view alias) const override;
+  // pg_notify(); LISTEN on each channel (kept across libpqxx's reconnects).
+  Status notify(std::string_view channel) override;
+  Result<int> listen(const std::vector<std::string>& channels) override;
+  Result<bool> take_notifications() override;
+  int notice_descriptor() const override;
 
   // The server's version as libpq reports it (150018 for 15.18).
   int server_version() const;

@@ -133,6 +133,24 @@ CREATE TABLE runners (
 CREATE INDEX runs_running_claimant ON runs(claimed_by) WHERE status = 'running';
 )sql";
 
+// Runners (docs/daemon.md, "Runners"): pending rows, cancel requests, and
+// whether a runner's labels (LABEL=VALUE joined by ',') hold every pair of a
+// loop's stored --machine selector ([["LABEL", "VALUE"], ...]). A LABEL has
+// no '=' and a VALUE no ',', so "LABEL=VALUE" is one element of the split.
+constexpr const char* kVersion6 = R"sql(
+DROP INDEX runs_active;
+CREATE INDEX runs_active ON runs(loop_id, scheduled_for)
+  WHERE status IN ('running', 'queued', 'pending');
+CREATE INDEX runs_pending ON runs(scheduled_for, id) WHERE status = 'pending';
+ALTER TABLE runs ADD COLUMN cancel_requested BIGINT NOT NULL DEFAULT 0;
+CREATE FUNCTION orrery_labels_within(selector TEXT, labels TEXT) RETURNS BOOLEAN
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+  SELECT NOT EXISTS (
+    SELECT 1 FROM jsonb_array_elements(selector::jsonb) AS pair
+    WHERE NOT ((pair->>0) || '=' || (pair->>1) = ANY (string_to_array(labels, ','))))
+$$;
+)sql";
+
 // Taken for the migrating transaction: "orrery" in its first six bytes.
 constexpr std::int64_t kMigrationLock = 0x6f72726572790001;
 
@@ -240,6 +258,8 @@ const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
       {4, "loops, runs, the daemon lease and cooldowns", kVersion4},
       {5, "runs on several hosts: the host of each run, the runners", kVersion5},
+      {6, "runners: pending runs and cancel requests", kVersion6},
+
   };
   return list;
 }

@@ -24,6 +24,7 @@ std::string_view subject_of(std::string_view sql) {
       {"cooldowns", "cooldowns"},
       {"loops", "loops"},
       {"runs", "runs"},
+      {"runners", "runners"},
       {"sqlite_master", "the schema"},
   };
   size_t best = std::string_view::npos;
@@ -95,6 +96,7 @@ std::string describe_operation(std::string_view sql) {
       starts_with_keyword(sql, "DROP")) {
     return "changing the schema";
   }
+  if (starts_with_keyword(sql, "LISTEN")) return "listening for notices";
   if (starts_with_keyword(sql, "PRAGMA")) {
     if (sql.find("journal_mode") != std::string_view::npos) return "switching to the WAL journal";
     if (sql.find("user_version") != std::string_view::npos) return "reading the schema version";

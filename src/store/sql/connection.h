@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/result.h"
 
@@ -106,6 +107,21 @@ class Connection {
   // The database server's clock, or nothing when the database has no clock
   // of its own to trust over the caller's (an embedded file).
   virtual Result<std::optional<std::int64_t>> server_time_ms() = 0;
+  // " FOR UPDATE OF <alias> SKIP LOCKED" where concurrent claimers skip each
+  // other's rows (a server); "" where writers take turns (an embedded file).
+  virtual std::string skip_locked(std::string_view alias) const = 0;
+
+  // Notices between processes sharing the database (a server's
+  // LISTEN/NOTIFY): notify() signals `channel` when the open transaction
+  // commits (at once outside one); listen() subscribes and gives the
+  // descriptor that becomes readable when a notice arrives (-1: notices are
+  // not supported); take_notifications() reads those that arrived (true:
+  // some did). The descriptor may change when the connection is made again:
+  // ask for it after each take_notifications().
+  virtual Status notify(std::string_view) { return Ok{}; }
+  virtual Result<int> listen(const std::vector<std::string>&) { return -1; }
+  virtual Result<bool> take_notifications() { return false; }
+  virtual int notice_descriptor() const { return -1; }
 };
 
 // A write transaction, rolled back unless committed. A COMMIT that fails

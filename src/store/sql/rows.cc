@@ -427,6 +427,11 @@ const std::vector<RunColumn> kRunColumns = {
        run.host = r.text(c);
        return Ok{};
      }},
+    {"cancel_requested", false,
+     [](const S& r, int c, Run& run) -> Status {
+       run.cancel_requested = r.int64(c) != 0;
+       return Ok{};
+     }},
     {"next_in_ms", false,
      [](const S& r, int c, Run& run) -> Status {
        if (auto delay = r.optional_int64(c)) {

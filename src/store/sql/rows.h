@@ -56,6 +56,9 @@ Result<Loop> read_loop(const Statement& row);
 // The terminal run statuses (core/run.h is_terminal) as an SQL list.
 inline constexpr const char* kTerminalRunStatuses =
     "('succeeded', 'failed', 'timed_out', 'abandoned', 'skipped', 'cancelled')";
+// The active run statuses: the condition of the partial index runs_active,
+// written the same wherever a query must use that index.
+inline constexpr const char* kActiveRunStatuses = "('running', 'queued', 'pending')";
 
 // Every run column; `with_tails` false leaves out stdout and stderr.
 std::string run_select_list(bool with_tails);

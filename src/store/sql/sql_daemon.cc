@@ -61,11 +61,12 @@ Result<bool> SqlStore::insert_planned_row(const std::string& loop_id, TimeMs slo
 // claim, or out of attempts — is handed to settlement: the row becomes
 // unsettled, so that settling it gives the loop what the slot's finish
 // implies and a loop left waiting for the slot gets its next one
-// (docs/storage.md, "Plan commits"). A queued row is already the daemon's.
+// (docs/storage.md, "Plan commits"). A queued or pending row is already the
+// daemon's.
 Status SqlStore::hand_to_settlement(const std::string& loop_id, TimeMs slot, TimeMs now) {
   auto update = db_->prepare(
       "UPDATE runs SET settled = 0, updated_at = ?3 WHERE loop_id = ?1 AND scheduled_for = ?2 "
-      "AND settled = 1 AND status != 'queued'");
+      "AND settled = 1 AND status NOT IN ('queued', 'pending')");
   if (!update) return update.error();
   (*update)->bind(1, loop_id).bind(2, slot).bind(3, now);
   return (*update)->run();
@@ -104,7 +105,11 @@ Status SqlStore::commit_loop_plan(const LoopPlanCommit& plan, const std::string&
                                         /*settled=*/false, refused);
     if (!claimed) return claimed.error();
     if (!refused.empty()) break;  // the loop cannot be claimed (it may have expired now)
-    if (claimed->has_value()) {
+    if (claimed->has_value() && plan.to_runners) {
+      auto pending = leave_to_runners((*claimed)->run, now);
+      if (!pending) return pending.error();
+      result.pending.push_back(std::move(*pending));
+    } else if (claimed->has_value()) {
       result.claimed.push_back(std::move(**claimed));
     } else if (auto handed = hand_to_settlement(plan.loop_id, slot, now); !handed) {
       return handed;
@@ -207,10 +212,10 @@ Status SqlStore::settle_run(const std::string& run_id, std::int64_t state_versio
 
 Result<std::vector<Run>> SqlStore::active_runs(int limit) {
   // Reads the partial index runs_active (loop_id, scheduled_for): the
-  // running and queued runs only.
+  // running, queued and pending runs only.
   return query_runs(
-      select_summaries(db_->index_hint("runs_active") +
-                       "WHERE status IN ('running', 'queued') ORDER BY scheduled_for, id LIMIT ?1"),
+      select_summaries(db_->index_hint("runs_active") + "WHERE status IN " +
+                       sql::kActiveRunStatuses + " ORDER BY scheduled_for, id LIMIT ?1"),
       [&](sql::Statement& s) { s.bind(1, clamp_limit(limit)); }, false);
 }
 

@@ -66,7 +66,8 @@ Status SqlStore::create_loop(const Loop& loop) {
   sql::bind_loop(**insert, stored);
   if (auto status = (*insert)->run(); !status) return status;
   if (db_->changes() != 1) return internal_error("loop " + loop.id + " was not stored");
-  return Ok{};
+  // A scheduling daemon on another host learns of the loop (docs/daemon.md, "Runners").
+  return notify_loops_changed();
 }
 
 Result<std::optional<Loop>> SqlStore::get_loop(const std::string& id) {
@@ -199,6 +200,10 @@ Status SqlStore::update_loop_parts(const Loop& loop, LoopParts parts, const Fenc
     if (!current->has_value()) return not_found_error("no loop has the id '" + loop.id + "'");
     return conflict_error("loop " + loop.name + " changed while it was being updated; try again");
   }
+  // A command's change (unfenced) wakes the scheduling daemon wherever it runs.
+  if (fence.daemon_lease_id.empty()) {
+    if (auto noticed = notify_loops_changed(); !noticed) return noticed;
+  }
   return (*transaction)->commit();
 }
 
@@ -265,15 +270,16 @@ Result<std::vector<std::string>> SqlStore::delete_loop(const std::string& id) {
 namespace {
 
 // What expiry writes: the loop's schedule state (its version bumped), and
-// its queued runs become skipped (docs/storage.md, "Expiry"). ?1 is now; the
-// loops are those matching the condition, with ?2 a loop id when one is named.
+// its queued and pending runs become skipped (settled: the loop ended) (docs/storage.md, "Expiry").
+// ?1 is now; the loops are those matching the condition, with ?2 a loop id when one is named.
 constexpr const char* kExpiringLoops = "status = 'active' AND expires_at <= ?1 AND archived = 0";
 
 std::string expire_queued_runs_sql(const std::string& which) {
-  return "UPDATE runs SET status = 'skipped', skip_reason = 'expired', finished_at = ?1, "
-         "updated_at = ?1 WHERE status IN ('running', 'queued') AND status = 'queued' AND "
-         "loop_id IN (SELECT id FROM loops WHERE " +
-         which + ")";
+  // The first condition lets the partial index runs_active serve.
+  return std::string("UPDATE runs SET status = 'skipped', skip_reason = 'expired', ") +
+         "finished_at = ?1, settled = 1, updated_at = ?1 WHERE status IN " +
+         sql::kActiveRunStatuses + " AND status IN ('queued', 'pending') AND " +
+         "loop_id IN (SELECT id FROM loops WHERE " + which + ")";
 }
 
 std::string expire_loops_sql(const std::string& which) {

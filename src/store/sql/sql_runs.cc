@@ -323,6 +323,7 @@ Result<std::optional<ClaimedRun>> SqlStore::claim_in_transaction(const SlotReque
         "supervisor_started_at = NULL, exit_code = NULL, signal = NULL, duration_ms = NULL, "
         "error = '', skip_reason = '', stdout = '', stderr = '', input_tokens = NULL, "
         "output_tokens = NULL, cost_usd = NULL, usage_limited = 0, next_in_ms = NULL, "
+        "cancel_requested = 0, "
         "settled = CASE WHEN settled < ?12 THEN settled ELSE ?12 END, host = ?13, "
         "updated_at = ?2 WHERE id = "
         "?1 AND status = ?9 AND attempt = "

@@ -59,6 +59,14 @@ class SqlStore : public Store {
   Result<std::vector<LoopPlanResult>> commit_plans(const std::vector<LoopPlanCommit>& plans,
                                                    const std::string& claimant, TimeMs now,
                                                    const Fence& fence) override;
+  Result<std::vector<ClaimedRun>> claim_pending(const std::string& claimant,
+                                                const std::string& labels, int limit,
+                                                TimeMs now) override;
+  Result<RunStatus> request_cancel(const std::string& run_id, const std::string& reason,
+                                   TimeMs now) override;
+  Result<std::vector<Run>> running_cancel_requests(const std::string& claimant) override;
+  Result<int> listen_for_notices() override;
+  Result<bool> take_notices() override;
   Result<std::vector<Run>> unsettled_runs(int limit) override;
   Status settle_run(const std::string& run_id, std::int64_t state_version,
                     const ScheduleState& state, TimeMs now, const Fence& fence) override;
@@ -81,7 +89,7 @@ class SqlStore : public Store {
                                    const std::string& reason, TimeMs now) override;
   Result<std::vector<Cooldown>> active_cooldowns(TimeMs now) override;
 
-    Status register_runner(const RunnerRecord& runner, TimeMs now) override;
+  Status register_runner(const RunnerRecord& runner, TimeMs now) override;
   Status heartbeat_runner(const std::string& id, TimeMs now) override;
   Status remove_runner(const std::string& id) override;
   Result<std::vector<RunnerRecord>> list_runners() override;
@@ -111,6 +119,12 @@ class SqlStore : public Store {
   Status commit_loop_plan(const LoopPlanCommit& plan, const std::string& claimant, TimeMs now,
                           LoopPlanResult& result);
   Status hand_to_settlement(const std::string& loop_id, TimeMs slot, TimeMs now);
+  // Within an open transaction: a run just claimed for the committing daemon
+  // left pending for any runner instead.
+  Result<Run> leave_to_runners(const Run& claimed, TimeMs now);
+  // Notifies runners and the scheduler that loops changed (inside a write
+  // transaction: when it commits).
+  Status notify_loops_changed();
   Status lock_loop_of_run(const std::string& run_id);
   Result<bool> insert_planned_row(const std::string& loop_id, TimeMs slot, RunStatus status,
                                   const std::string& skip_reason, TimeMs now, std::string& run_id);

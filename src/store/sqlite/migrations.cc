@@ -144,6 +144,18 @@ CREATE TABLE runners (
 CREATE INDEX runs_running_claimant ON runs(claimed_by) WHERE status = 'running';
 )sql";
 
+// Runners (docs/daemon.md, "Runners"): slots planned for any runner wait as
+// pending rows, which count as active; a run of another host is cancelled
+// by a request its runner acts on. orrery_labels_within() is a function the
+// store registers on every connection (store/sqlite/labels_function.h).
+constexpr const char* kRunners = R"sql(
+DROP INDEX runs_active;
+CREATE INDEX runs_active ON runs(loop_id, scheduled_for)
+  WHERE status IN ('running', 'queued', 'pending');
+CREATE INDEX runs_pending ON runs(scheduled_for, id) WHERE status = 'pending';
+ALTER TABLE runs ADD COLUMN cancel_requested INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 // The schema version and whether the file holds any table, read together
 // (one statement, one snapshot: another process's migration cannot fall
 // between the two).
@@ -230,6 +242,8 @@ const std::vector<Migration>& migrations() {
       {3, "log limits, free re-attempts, expiry and pruning indexes", kLimitsAndIndexes},
       {4, "the daemon: loop versions, settled runs, next-in choices, active-run indexes", kDaemon},
       {5, "runs on several hosts: the host of each run, the runners", kHosts},
+      {6, "runners: pending runs and cancel requests", kRunners},
+
   };
   return list;
 }

@@ -2,6 +2,7 @@
 #include "store/sqlite/sqlite_store.h"
 
 #include "store/data_dir.h"
+#include "store/sqlite/labels_function.h"
 #include "store/sqlite/migrations.h"
 
 namespace orrery {
@@ -21,6 +22,9 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const SqliteOptions& opti
   auto db = sqlite::Database::open(options.path,
                                    {options.synchronous, options.busy_timeout_ms, options.vfs});
   if (!db) return db.error();
+  if (auto registered = sqlite::register_labels_function((*db)->handle()); !registered) {
+    return registered.error();
+  }
   if (auto migrated = sqlite::migrate(**db, options.now); !migrated) {
     const std::string& message = migrated.error().message;
     // Database errors name the file already; schema refusals do not.

@@ -467,10 +467,21 @@ TEST(SqliteStorePlans, TheDaemonsReadsUseTheirIndexes) {
            sql::kTerminalRunStatuses + " ORDER BY finished_at, id LIMIT 10",
        "USING INDEX runs_unsettled");
   // The active runs are few: they are sorted after the read.
+  uses(std::string("SELECT id FROM runs INDEXED BY runs_active WHERE status IN ") +
+           sql::kActiveRunStatuses + " ORDER BY scheduled_for, id LIMIT 10",
+       "USING INDEX runs_active", false);
+  // A runner's claim reads the pending rows in slot order through their index.
   uses(
-      "SELECT id FROM runs INDEXED BY runs_active WHERE status IN ('running', 'queued') "
-      "ORDER BY scheduled_for, id LIMIT 10",
-      "USING INDEX runs_active", false);
+      "SELECT r.id FROM runs r INDEXED BY runs_pending JOIN loops l ON l.id = r.loop_id WHERE "
+      "r.status = 'pending' AND "
+      "l.status = 'active' AND l.archived = 0 AND (l.expires_at IS NULL OR l.expires_at > 1) "
+      "AND (l.machine_json = '[]' OR orrery_labels_within(l.machine_json, 'host=a')) "
+      "ORDER BY r.scheduled_for, r.id LIMIT 100",
+      "USING INDEX runs_pending");
+  uses(
+      "SELECT id FROM runs INDEXED BY runs_running_claimant WHERE status = 'running' AND "
+      "claimed_by = 'daemon@a:1' AND cancel_requested = 1 ORDER BY scheduled_for, id",
+      "USING INDEX runs_running_claimant", false);
   uses(
       "SELECT MIN(next_run_at) FROM loops WHERE status = 'active' AND archived = 0 AND "
       "next_run_at > ?1",

@@ -1,0 +1,144 @@
+// SqlStore: pending runs (docs/daemon.md, "Runners") — slots the scheduling
+// daemon leaves for any runner whose labels match the loop's --machine
+// selector, the runners' batched claims of them, cancel requests for runs
+// another host supervises, and the notices that wake runners.
+//
+// Invariants: a pending row has its attempt number and no claimant, token,
+// start or lease; it becomes running only through claim_pending's one
+// guarded statement, which skips rows another runner is claiming; every
+// write that leaves work for others notifies kNoticeChannel when it commits.
+#include <algorithm>
+
+#include "core/limits.h"     // kMaxLeaseMs
+#include "core/loop_spec.h"  // kMinimumLeaseMs
+#include "store/sql/rows.h"
+#include "store/sql/sql_store.h"
+
+namespace orrery {
+namespace {
+
+// The one channel of notices: pending rows, cancel requests, loop changes.
+constexpr const char* kNoticeChannel = "orrery";
+
+}  // namespace
+
+Result<Run> SqlStore::leave_to_runners(const Run& claimed, TimeMs now) {
+  auto update = db_->prepare(
+      "UPDATE runs SET status = 'pending', started_at = NULL, claimed_by = '', claim_token = '', "
+      "lease_expires_at = NULL, host = '', updated_at = ?2 WHERE id = ?1 AND status = 'running'");
+  if (!update) return update.error();
+  (*update)->bind(1, claimed.id).bind(2, now);
+  if (auto status = (*update)->run(); !status) return status.error();
+  if (db_->changes() != 1) {
+    return internal_error("run " + claimed.id + " changed while it was left to runners");
+  }
+  if (auto noticed = db_->notify(kNoticeChannel); !noticed) return noticed.error();
+  Run pending = claimed;
+  pending.status = RunStatus::kPending;
+  pending.started_at.reset();
+  pending.claimed_by.clear();
+  pending.claim_token.clear();
+  pending.lease_expires_at.reset();
+  pending.host.clear();
+  pending.updated_at = now;
+  return pending;
+}
+
+Result<std::vector<ClaimedRun>> SqlStore::claim_pending(const std::string& claimant,
+                                                        const std::string& labels, int limit,
+                                                        TimeMs caller_now) {
+  if (claimant.empty()) return usage_error("a claimant cannot be empty");
+  if (limit <= 0) return std::vector<ClaimedRun>{};
+  auto now = clock(caller_now);
+  if (!now) return now.error();
+  // One statement: the subquery picks and locks the oldest claimable rows
+  // (skipping those another runner holds), the UPDATE takes them; the
+  // outer status test re-checks each row under its lock. The lease is the
+  // loop's, clamped as stored leases are read (store/sql/rows.h). The
+  // pending rows are read in slot order through their partial index.
+  const std::string sql =
+      "UPDATE runs SET status = 'running', started_at = ?1, claimed_by = ?2, "
+      "claim_generation = claim_generation + 1, "
+      "claim_token = 'g' || (claim_generation + 1) || '-' || ?3, host = ?4, "
+      "cancel_requested = 0, updated_at = ?1, lease_expires_at = ?1 + (SELECT CASE "
+      "WHEN l.lease_ms < ?6 THEN ?6 WHEN l.lease_ms > ?7 THEN ?7 ELSE l.lease_ms END "
+      "FROM loops l WHERE l.id = runs.loop_id) "
+      "WHERE status = 'pending' AND id IN (SELECT r.id FROM runs r " +
+      db_->index_hint("runs_pending") +
+      "JOIN loops l ON l.id = r.loop_id WHERE r.status = 'pending' AND l.status = 'active' AND "
+      "l.archived = 0 AND "
+      "(l.expires_at IS NULL OR l.expires_at > ?1) AND (l.machine_json = '[]' OR "
+      "orrery_labels_within(l.machine_json, ?5)) ORDER BY r.scheduled_for, r.id LIMIT ?8" +
+      db_->skip_locked("r") + ") RETURNING " + sql::run_select_list(false);
+  auto claim = db_->prepare(sql);
+  if (!claim) return claim.error();
+  (*claim)
+      ->bind(1, *now)
+      .bind(2, claimant)
+      .bind(3, random_hex(10))
+      .bind(4, probe_->host_name())
+      .bind(5, labels)
+      .bind(6, kMinimumLeaseMs)
+      .bind(7, kMaxLeaseMs)
+      .bind(8, std::min(limit, kMaxClaimBatch));
+  auto runs = sql::read_all(**claim, sql::read_run_summary);
+  if (!runs) return runs.error();
+  std::sort(runs->begin(), runs->end(), [](const Run& a, const Run& b) {
+    return a.scheduled_for != b.scheduled_for ? a.scheduled_for < b.scheduled_for : a.id < b.id;
+  });
+  std::vector<ClaimedRun> claimed;
+  claimed.reserve(runs->size());
+  for (Run& run : *runs) {
+    Claim held{run.id, run.claimed_by, run.claim_token};
+    claimed.push_back(ClaimedRun{std::move(run), std::move(held)});
+  }
+  return claimed;
+}
+
+Result<RunStatus> SqlStore::request_cancel(const std::string& run_id, const std::string& reason,
+                                           TimeMs now) {
+  auto transaction = sql::Transaction::begin(*db_);
+  if (!transaction) return transaction.error();
+  auto cancel = db_->prepare(
+      "UPDATE runs SET status = 'cancelled', finished_at = ?2, duration_ms = 0, error = ?3, "
+      "updated_at = ?2 WHERE id = ?1 AND status = 'pending'");
+  if (!cancel) return cancel.error();
+  (*cancel)->bind(1, run_id).bind(2, now).bind(3, reason);
+  if (auto status = (*cancel)->run(); !status) return status.error();
+  if (db_->changes() == 1) {
+    if (auto committed = (*transaction)->commit(); !committed) return committed.error();
+    return RunStatus::kCancelled;
+  }
+  auto request = db_->prepare(
+      "UPDATE runs SET cancel_requested = 1, updated_at = ?2 WHERE id = ?1 AND "
+      "status = 'running'");
+  if (!request) return request.error();
+  (*request)->bind(1, run_id).bind(2, now);
+  if (auto status = (*request)->run(); !status) return status.error();
+  if (db_->changes() == 1) {
+    if (auto noticed = db_->notify(kNoticeChannel); !noticed) return noticed.error();
+    if (auto committed = (*transaction)->commit(); !committed) return committed.error();
+    return RunStatus::kRunning;
+  }
+  auto run = get_run(run_id);
+  if (!run) return run.error();
+  if (!run->has_value()) return not_found_error("no run has the id '" + run_id + "'");
+  return (*run)->status;
+}
+
+Result<std::vector<Run>> SqlStore::running_cancel_requests(const std::string& claimant) {
+  return query_runs(
+      "SELECT " + sql::run_select_list(false) + " FROM runs " +
+          db_->index_hint("runs_running_claimant") +
+          "WHERE status = 'running' AND claimed_by = ?1 AND cancel_requested = 1 "
+          "ORDER BY scheduled_for, id",
+      [&](sql::Statement& s) { s.bind(1, claimant); }, false);
+}
+
+Status SqlStore::notify_loops_changed() { return db_->notify(kNoticeChannel); }
+
+Result<int> SqlStore::listen_for_notices() { return db_->listen({kNoticeChannel}); }
+
+Result<bool> SqlStore::take_notices() { return db_->take_notifications(); }
+
+}  // namespace orrery
