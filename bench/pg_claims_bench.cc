@@ -299,13 +299,8 @@ class OrreryClient final : public Client {
         scenario_(s) {}
 
   int step() override {
-#ifdef ORRERY_BENCH_HAS_PENDING
     const auto claimed =
         must(store_->claim_pending(claimant_, labels_, scenario_.batch, wall_clock_now()), "claim");
-#else
-    std::vector<ClaimedRun> claimed;
-    die("no claim_pending yet");
-#endif
     if (scenario_.kind == Kind::kCycle) {
       RunOutcome outcome;
       outcome.status = RunStatus::kSucceeded;
@@ -381,9 +376,7 @@ void make_pending_runs(const std::string& url, int jobs, int slots_per_loop) {
       for (int i = 0; i < slots; ++i) plan.claim.push_back(*loop.next_run_at + i * kMinute);
       plan.state = schedule_state(loop);
       plan.state.next_run_at = *loop.next_run_at + TimeMs(slots) * kMinute;
-#ifdef ORRERY_BENCH_HAS_PENDING
       plan.to_runners = true;
-#endif
       plans.push_back(std::move(plan));
       left -= slots;
       planned += slots;
@@ -392,9 +385,7 @@ void make_pending_runs(const std::string& url, int jobs, int slots_per_loop) {
     size_t pending = 0;
     for (const LoopPlanResult& result : results) {
       if (!result.applied) die("a plan of the set-up was not applied");
-#ifdef ORRERY_BENCH_HAS_PENDING
       pending += result.pending.size();
-#endif
     }
     if (int(pending) != planned) {
       die("the set-up planned " + std::to_string(planned) + " pending runs, the store made " +
