@@ -32,6 +32,8 @@
 // each measurement's statements from pg_stat_statements (the driver loads
 // it); --setup-only makes the template databases pg_claims_bench_jobs and
 // pg_claims_bench_pending, keeps them and stops (for EXPLAIN by hand).
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -432,7 +434,16 @@ struct Measurement {
   double transactions_per_item = 0;  // commits (and rollbacks) per item
   double wal_syncs_per_item = 0;     // WAL flushes to disk per item
   double wal_bytes_per_item = 0;
+  double client_cpu_us_per_item = 0;  // the bench process's CPU: the clients' side
 };
+
+// User and system CPU time of this process (every thread) so far.
+double process_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
 
 // Runs every client until each finds nothing left; the time runs from the
 // moment all are connected and released at once to the last one's end.
@@ -557,7 +568,9 @@ Measurement measure(const Options& options, const Scenario& s, int clients, int 
     }
   }
   if (options.statements) pqxx::nontransaction(admin).exec("SELECT pg_stat_statements_reset()");
+  const double cpu_before = process_cpu_seconds();
   const auto [seconds, items] = drain(workers);
+  const double client_cpu = process_cpu_seconds() - cpu_before;
   workers.clear();
   const ServerCounts after = settled_counts(admin, database);
 
@@ -578,11 +591,12 @@ Measurement measure(const Options& options, const Scenario& s, int clients, int 
       double(after.commits - before.commits + after.rollbacks - before.rollbacks) / double(items);
   m.wal_syncs_per_item = double(after.wal_syncs - before.wal_syncs) / double(items);
   m.wal_bytes_per_item = double(after.wal_bytes - before.wal_bytes) / double(items);
+  m.client_cpu_us_per_item = 1e6 * client_cpu / double(items);
   std::fprintf(stderr,
                "  %-3s %d client(s): %9.0f items/s  %6.2f s  per item: %.3f transactions, "
-               "%.3f WAL flushes, %.0f WAL bytes\n",
+               "%.3f WAL flushes, %.0f WAL bytes, %.1f us client CPU\n",
                s.key, clients, m.rate, m.seconds, m.transactions_per_item, m.wal_syncs_per_item,
-               m.wal_bytes_per_item);
+               m.wal_bytes_per_item, m.client_cpu_us_per_item);
   if (options.statements) print_statements(admin, database, items);
   pqxx::nontransaction(admin).exec("DROP DATABASE " + database + " WITH (FORCE)");
   return m;
