@@ -161,7 +161,7 @@ void add_run_commands(CLI::App& app, Arguments& args, Command& command) {
 
   CLI::App* runs = app.add_subcommand("runs", "List runs, newest first");
   runs->add_option("LOOP", args.runs.loop, "only this loop's runs");
-  runs->add_option("--status", args.runs.status, "running|succeeded|failed|timed_out|...");
+  runs->add_option("--status", args.runs.status, "running|pending|queued|succeeded|failed|...");
   add_number(
       runs, "--limit", [&args](int n) { args.runs.limit = n; }, "at most N runs (default 100)");
   add_number(

@@ -119,6 +119,8 @@ nlohmann::json run_json(const Run& run, bool with_output) {
       {"supervisor_pid",
        run.supervisor ? nlohmann::json(run.supervisor->pid) : nlohmann::json(nullptr)},
       {"host", run.host.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.host)},
+      {"claimed_by",
+       run.claimed_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.claimed_by)},
       {"usage", usage},
       {"usage_limited", run.usage_limited},
       {"created_at", format_time(run.created_at)},

@@ -20,6 +20,7 @@
 #include "cli/store_access.h"
 #include "cli/trigger_overlap.h"
 #include "core/duration.h"
+#include "core/runner_labels.h"
 #include "core/text.h"
 #include "engine/wake.h"
 #include "exec/claim_keeper.h"
@@ -378,6 +379,33 @@ Result<int> list_runs(const RunsArgs& args, const Context& context) {
   return kExitOk;
 }
 
+namespace {
+
+// Why a pending run waits (docs/daemon.md, "Runners"): the labels its loop
+// needs and how many registered runners have them.
+std::string pending_reason(Store& store, const Run& run) {
+  auto loop = store.get_loop(run.loop_id);
+  auto runners = store.list_runners();
+  if (!loop || !loop->has_value() || !runners) return "for a runner";
+  const std::vector<EnvVar>& selector = (*loop)->machine;
+  int able = 0;
+  for (const RunnerRecord& runner : *runners) {
+    auto labels = parse_labels_text(runner.labels);
+    if (labels && runner_may_run(*labels, selector)) ++able;
+  }
+  std::string needs;
+  for (const EnvVar& label : selector) {
+    needs += (needs.empty() ? "" : ",") + label.first + "=" + label.second;
+  }
+  return "for a runner" + (needs.empty() ? "" : " with " + terminal_text(needs)) + "; " +
+         (able == 0 ? std::string(needs.empty() ? "no runner is registered"
+                                                : "no registered runner has them")
+                    : std::to_string(able) + " registered " + (able == 1 ? "runner" : "runners") +
+                          " may claim it");
+}
+
+}  // namespace
+
 Result<int> show_run(const RunArgs& args, const Context& context) {
   auto opened = open_store(context);
   if (!opened) return opened.error();
@@ -387,20 +415,38 @@ Result<int> show_run(const RunArgs& args, const Context& context) {
     *context.out << json_text(run_json(*run, true)) << '\n';
   } else {
     print_run(context, *run);
+    if (run->status == RunStatus::kPending) {
+      *context.out << "waiting  " << pending_reason(*opened->store, *run) << '\n';
+    }
   }
   return kExitOk;
 }
 
 namespace {
 
+// The data directory of the runner that claimed the run, while that runner
+// is registered (docs/daemon.md, "Runners"): where the run's logs are.
+std::optional<std::string> home_of_claimant(Store& store, const Run& run) {
+  if (run.claimed_by.empty()) return std::nullopt;
+  auto runners = store.list_runners();
+  if (!runners) return std::nullopt;
+  for (const RunnerRecord& runner : *runners) {
+    if (runner.id == run.claimed_by && !runner.home.empty()) return runner.home;
+  }
+  return std::nullopt;
+}
+
 // A run of another host: its log files are on that host's disk; what the
 // database keeps is the tail of each stream, once the run finished
-// (docs/cli.md, "logs").
+// (docs/cli.md, "logs"). `runner_home`: that host's data directory, if known.
 Result<int> show_stored_tail(const Run& run, const std::string& stream, bool follow,
+                             const std::optional<std::string>& runner_home,
                              const Context& context) {
+  const std::string file = "runs/" + run.id + "/" + stream + ".log";
   const std::string where = "run " + run.id + " ran on host " + terminal_text(run.host) +
-                            "; its full " + stream + " log is there, in runs/" + run.id + "/" +
-                            stream + ".log under that runner's data directory";
+                            "; its full " + stream + " log is there, in " +
+                            (runner_home ? terminal_text(*runner_home + "/" + file)
+                                         : file + " under that runner's data directory");
   if (follow) {
     return usage_error(where +
                        ": follow it on that host (here only the stored tail of a "
@@ -408,12 +454,13 @@ Result<int> show_stored_tail(const Run& run, const std::string& stream, bool fol
   }
   const std::string& text = stream == "stderr" ? run.stderr_tail : run.stdout_tail;
   if (context.globals.json) {
-    *context.out << json_text({{"run_id", run.id},
-                               {"stream", stream},
-                               {"text", text},
-                               {"host", run.host},
-                               {"stored_tail", true}})
-                 << '\n';
+    nlohmann::json document{{"run_id", run.id},
+                            {"stream", stream},
+                            {"text", text},
+                            {"host", run.host},
+                            {"stored_tail", true}};
+    if (runner_home) document["path"] = *runner_home + "/" + file;
+    *context.out << json_text(document) << '\n';
   } else {
     *context.out << text;
     std::cerr << "orrery: " << where << "; above is the tail stored when it finished\n";
@@ -435,12 +482,16 @@ Result<int> show_logs(const RunArgs& args, const Context& context) {
   if (!found) return found.error();
   const std::string run_id = *found;
   const std::string stream = args.stderr_stream ? "stderr" : "stdout";
-  const std::string path = run_directory(opened->home, run_id) + "/" + stream + ".log";
   auto run = opened->store->get_run(run_id);
   if (!run) return run.error();
+  std::optional<std::string> runner_home;
+  if (run->has_value()) runner_home = home_of_claimant(*opened->store, **run);
   if (run->has_value() && !runs_on_host(**run, SystemProcessProbe().host_name())) {
-    return show_stored_tail(**run, stream, args.follow, context);
+    return show_stored_tail(**run, stream, args.follow, runner_home, context);
   }
+  // A run of another runner on this host has its logs in that runner's home.
+  const std::string path =
+      run_directory(runner_home.value_or(opened->home), run_id) + "/" + stream + ".log";
   if (!args.follow) {
     // The log is the program's output: printed as it is (docs/cli.md, "Escaping").
     const std::string text = read_log(path);  // nothing yet (or a skipped slot): no output

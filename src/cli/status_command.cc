@@ -19,8 +19,9 @@ constexpr int kRunningShown = 100;
 constexpr LoopStatus kLoopStatuses[] = {LoopStatus::kActive, LoopStatus::kPaused,
                                         LoopStatus::kExpired, LoopStatus::kCompleted};
 constexpr RunStatus kRunStatuses[] = {
-    RunStatus::kRunning,  RunStatus::kQueued,    RunStatus::kSucceeded, RunStatus::kFailed,
-    RunStatus::kTimedOut, RunStatus::kAbandoned, RunStatus::kSkipped,   RunStatus::kCancelled};
+    RunStatus::kRunning,   RunStatus::kPending, RunStatus::kQueued,
+    RunStatus::kSucceeded, RunStatus::kFailed,  RunStatus::kTimedOut,
+    RunStatus::kAbandoned, RunStatus::kSkipped, RunStatus::kCancelled};
 
 struct NextDue {
   std::string loop_id;
@@ -35,7 +36,7 @@ struct Snapshot {
   std::vector<std::pair<RunStatus, std::int64_t>> runs;
   std::vector<Run> running;  // at most kRunningShown, newest first
   std::optional<NextDue> next_due;
-    std::vector<Cooldown> cooldowns;
+  std::vector<Cooldown> cooldowns;
   std::vector<RunnerRecord> runners;
 };
 
@@ -101,7 +102,7 @@ Result<Snapshot> read_snapshot(Store& store, TimeMs now) {
   if (auto runs = read_runs(store, snapshot); !runs) return runs.error();
   auto cooldowns = store.active_cooldowns(now);
   if (!cooldowns) return cooldowns.error();
-    snapshot.cooldowns = std::move(*cooldowns);
+  snapshot.cooldowns = std::move(*cooldowns);
   auto runners = store.list_runners();
   if (!runners) return runners.error();
   snapshot.runners = std::move(*runners);
@@ -143,7 +144,7 @@ nlohmann::json status_json(const Snapshot& snapshot, TimeMs now) {
                          {"hits", cooldown.hits},
                          {"reason", cooldown.reason}});
   }
-    nlohmann::json runners = nlohmann::json::array();
+  nlohmann::json runners = nlohmann::json::array();
   for (const RunnerRecord& runner : snapshot.runners) {
     runners.push_back({{"id", runner.id},
                        {"host", runner.host},
@@ -234,13 +235,12 @@ void print_status(const Context& context, const Snapshot& snapshot) {
                                                         {"loops", loops_line(snapshot)},
                                                         {"runs", runs_line(snapshot)},
                                                         {"next due", next_due_line(snapshot, now)}};
-    for (size_t i = 0; i < snapshot.runners.size(); ++i) {
+  for (size_t i = 0; i < snapshot.runners.size(); ++i) {
     const RunnerRecord& runner = snapshot.runners[i];
     rows.emplace_back(i == 0 ? "runners" : "",
                       terminal_text(runner.host) + " (" + terminal_text(runner.labels) + "), pid " +
-                          std::to_string(runner.process.pid) + ", " +
-                          format_count(runner.running) + " running, last seen " +
-                          format_relative(runner.last_seen_at, now));
+                          std::to_string(runner.process.pid) + ", " + format_count(runner.running) +
+                          " running, last seen " + format_relative(runner.last_seen_at, now));
   }
   if (snapshot.cooldowns.empty()) rows.emplace_back("cooldowns", "none");
   for (size_t i = 0; i < snapshot.cooldowns.size(); ++i) {

@@ -102,6 +102,33 @@ TEST(EventLoop, WakesOnAWakeUp) {
   }
 }
 
+TEST(EventLoop, TellsWhichOfSeveralWatchedDescriptorsIsReadableAndForgetsAnUnwatchedOne) {
+  auto loop = EventLoop::create();
+  ASSERT_TRUE(loop.ok());
+  int first[2];
+  int second[2];
+  ASSERT_EQ(pipe(first), 0);
+  ASSERT_EQ(pipe(second), 0);
+  ASSERT_TRUE(loop->watch_readable(first[0]).ok());
+  ASSERT_TRUE(loop->watch_readable(second[0]).ok());
+  ASSERT_EQ(write(second[1], "x", 1), 1);
+  auto events = loop->wait(wall_clock_now() + 10'000);
+  ASSERT_TRUE(events.ok());
+  EXPECT_TRUE(events->readable);
+  EXPECT_EQ(events->readable_fds, std::vector<int>{second[0]});
+  loop->unwatch_readable(second[0]);
+  loop->unwatch_readable(second[0]);  // twice: nothing more happens
+  events = loop->wait(wall_clock_now() + 50);
+  ASSERT_TRUE(events.ok());
+  EXPECT_FALSE(events->readable) << "an unwatched descriptor wakes nothing";
+  EXPECT_TRUE(events->deadline);
+  ASSERT_EQ(write(first[1], "y", 1), 1);
+  events = loop->wait(wall_clock_now() + 10'000);
+  ASSERT_TRUE(events.ok());
+  EXPECT_EQ(events->readable_fds, std::vector<int>{first[0]});
+  for (int fd : {first[0], first[1], second[0], second[1]}) ::close(fd);
+}
+
 TEST(EventLoop, ReadsBlockedSignals) {
   auto loop = EventLoop::create();
   ASSERT_TRUE(loop.ok());

@@ -13,12 +13,15 @@
 namespace orrery {
 namespace {
 
-void move_runs_to(const std::string& database, const std::string& host) {
+void exec_sql(const std::string& database, const std::string& sql) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(database.c_str(), &db), SQLITE_OK);
-  const std::string sql = "UPDATE runs SET host = '" + host + "'";
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sql;
   sqlite3_close(db);
+}
+
+void move_runs_to(const std::string& database, const std::string& host) {
+  exec_sql(database, "UPDATE runs SET host = '" + host + "'");
 }
 
 TEST(LogsOtherHost, TheStoredTailIsPrintedWithWhereTheFullLogIs) {
@@ -54,6 +57,20 @@ TEST(LogsOtherHost, TheStoredTailIsPrintedWithWhereTheFullLogIs) {
   const RunResult follow = orrery({"logs", "--follow", run_id});
   EXPECT_EQ(follow.exit_code, 2);
   EXPECT_NE(follow.err.find("follow it on that host"), std::string::npos) << follow.err;
+
+  // While the runner that claimed it is registered, its data directory is
+  // known: the full log's path is given whole.
+  exec_sql(home + "/orrery.db",
+           "UPDATE runs SET claimed_by = 'daemon@runner-elsewhere:42'; INSERT INTO runners (id, "
+           "host, labels, pid, home, started_at, last_seen_at) VALUES "
+           "('daemon@runner-elsewhere:42', 'runner-elsewhere', 'host=runner-elsewhere', 42, "
+           "'/srv/orrery-runner', 1, 1)");
+  const RunResult placed = orrery({"logs", run_id});
+  EXPECT_NE(placed.err.find("in /srv/orrery-runner/runs/" + run_id + "/stdout.log"),
+            std::string::npos)
+      << placed.err;
+  EXPECT_EQ(nlohmann::json::parse(orrery({"--json", "logs", run_id}).out)["path"],
+            "/srv/orrery-runner/runs/" + run_id + "/stdout.log");
 
   const RunResult shown = orrery({"run", "show", run_id});
   EXPECT_NE(shown.out.find("runner-elsewhere"), std::string::npos) << shown.out;

@@ -172,6 +172,71 @@ TEST_P(StoreConcurrency, FourProcessesClaimEachOfAThousandSlotsExactlyOnceAndFin
   }
 }
 
+// ---------------------------------------------------------------- pending runs
+
+constexpr int kPendingLoops = 100;
+constexpr int kPendingSlotsPerLoop = 10;
+constexpr int kRunnerBatch = 7;
+
+// In a child, runner `index`: claims pending runs in batches until none is
+// left, finishes each; writes "run_id" per run it claimed.
+int claim_pending_until_none(Store& store, int index, const std::string& wins_path) {
+  const std::string claimant = "daemon@host:" + std::to_string(index);
+  std::vector<std::string> wins;
+  while (true) {
+    auto claimed = store.claim_pending(claimant, "host=runner", kRunnerBatch, kNow);
+    if (!claimed) return child_failed(31, "claim: " + claimed.error().message);
+    if (claimed->empty()) break;
+    if (claimed->size() > size_t(kRunnerBatch)) return child_failed(32, "more than the batch");
+    for (const ClaimedRun& won : *claimed) {
+      if (won.claim.claimed_by != claimant) return child_failed(33, "another's claim");
+      RunOutcome outcome;
+      outcome.status = RunStatus::kSucceeded;
+      const Status finished = store.finalize_run(won.claim, outcome, kNow + 1);
+      if (!finished) return child_failed(34, "finish: " + finished.error().message);
+      wins.push_back(won.run.id);
+    }
+  }
+  return write_lines(wins_path, wins) ? 0 : child_failed(35, "cannot write " + wins_path);
+}
+
+TEST_P(StoreConcurrency, FourRunnersClaimEachOfAThousandPendingRunsExactlyOnce) {
+  std::set<std::string> planned;
+  for (int l = 0; l < kPendingLoops; ++l) {
+    const Loop loop = add_loop("pooled-" + std::to_string(l));
+    LoopPlanCommit plan;
+    plan.loop_id = loop.id;
+    plan.state_version = 1;
+    plan.state = schedule_state(loop);
+    for (int s = 0; s < kPendingSlotsPerLoop; ++s) plan.claim.push_back(kNow - s * kMinute);
+    plan.to_runners = true;
+    auto results = store_->commit_plans({plan}, "daemon@scheduler:1", kNow, {});
+    ASSERT_TRUE(results.ok()) << results.error().message;
+    for (const orrery::Run& run : (*results)[0].pending) planned.insert(run.id);
+  }
+  ASSERT_EQ(planned.size(), size_t(kPendingLoops * kPendingSlotsPerLoop));
+  std::vector<ChildBody> bodies;
+  for (int index = 0; index < kClaimers; ++index) {
+    bodies.push_back([this, index](Store& store) {
+      return claim_pending_until_none(store, index, file("pending-" + std::to_string(index)));
+    });
+  }
+  ASSERT_NO_FATAL_FAILURE(race(bodies));
+  std::set<std::string> claimed;
+  std::string wins_per_child;
+  for (int index = 0; index < kClaimers; ++index) {
+    const auto wins = lines_of(file("pending-" + std::to_string(index)));
+    for (const std::string& id : wins) {
+      EXPECT_TRUE(claimed.insert(id).second) << "run " << id << " was claimed twice";
+    }
+    wins_per_child += (index ? " " : "") + std::to_string(wins.size());
+  }
+  RecordProperty("wins_per_child", wins_per_child);
+  EXPECT_EQ(claimed, planned);
+  EXPECT_EQ(*store_->count_runs(RunStatus::kPending), 0);
+  EXPECT_EQ(*store_->count_runs(RunStatus::kSucceeded), kPendingLoops * kPendingSlotsPerLoop);
+}
+
 // ---------------------------------------------------------------- the daemon lease
 
 constexpr int kLeaseRounds = 100;

@@ -51,25 +51,27 @@ Result<std::vector<ClaimedRun>> SqlStore::claim_pending(const std::string& claim
   if (limit <= 0) return std::vector<ClaimedRun>{};
   auto now = clock(caller_now);
   if (!now) return now.error();
-  // One statement: the subquery picks and locks the oldest claimable rows
-  // (skipping those another runner holds), the UPDATE takes them; the
-  // outer status test re-checks each row under its lock. The lease is the
+  // One statement: the materialized subquery picks and locks the oldest
+  // claimable rows once (skipping those another runner holds; evaluated
+  // again per row, it would skip its own locks and pick more), the UPDATE
+  // takes them; the outer status test re-checks each row under its lock. The lease is the
   // loop's, clamped as stored leases are read (store/sql/rows.h). The
   // pending rows are read in slot order through their partial index.
   const std::string sql =
-      "UPDATE runs SET status = 'running', started_at = ?1, claimed_by = ?2, "
+      "WITH picked AS MATERIALIZED (SELECT r.id FROM runs r " + db_->index_hint("runs_pending") +
+      "JOIN loops l ON l.id = r.loop_id WHERE r.status = 'pending' AND l.status = 'active' AND "
+      "l.archived = 0 AND (l.expires_at IS NULL OR l.expires_at > ?1) AND (l.machine_json = "
+      "'[]' OR orrery_labels_within(l.machine_json, ?5)) ORDER BY r.scheduled_for, r.id "
+      "LIMIT ?8" +
+      db_->skip_locked("r") +
+      ") UPDATE runs SET status = 'running', started_at = ?1, claimed_by = ?2, "
       "claim_generation = claim_generation + 1, "
       "claim_token = 'g' || (claim_generation + 1) || '-' || ?3, host = ?4, "
       "cancel_requested = 0, updated_at = ?1, lease_expires_at = ?1 + (SELECT CASE "
       "WHEN l.lease_ms < ?6 THEN ?6 WHEN l.lease_ms > ?7 THEN ?7 ELSE l.lease_ms END "
       "FROM loops l WHERE l.id = runs.loop_id) "
-      "WHERE status = 'pending' AND id IN (SELECT r.id FROM runs r " +
-      db_->index_hint("runs_pending") +
-      "JOIN loops l ON l.id = r.loop_id WHERE r.status = 'pending' AND l.status = 'active' AND "
-      "l.archived = 0 AND "
-      "(l.expires_at IS NULL OR l.expires_at > ?1) AND (l.machine_json = '[]' OR "
-      "orrery_labels_within(l.machine_json, ?5)) ORDER BY r.scheduled_for, r.id LIMIT ?8" +
-      db_->skip_locked("r") + ") RETURNING " + sql::run_select_list(false);
+      "WHERE status = 'pending' AND id IN (SELECT id FROM picked) RETURNING " +
+      sql::run_select_list(false);
   auto claim = db_->prepare(sql);
   if (!claim) return claim.error();
   (*claim)
