@@ -7,11 +7,12 @@
 #   bench/pg_claim_variants.sh build/release/bench/pg_claims_bench [ROUNDS]
 #
 # The variants copy the statement of src/store/sql/sql_pending.cc as it was
-# when written (2026-12-01): they are an experiment, not a test of the store.
+# when written (2026-12-01: a materialized CTE picks and locks, the UPDATE
+# takes): they are an experiment, not a test of the store.
 #   floor100      the floor's claim of 100 (1d's first statement)
 #   orrery100     claim_pending's statement, LIMIT 100 (custom plans, as the store)
 #   generic100    the same with plan_cache_mode = force_generic_plan
-#   lockfirst100  its subquery on runs alone (no loop join: lock, then nothing)
+#   lockfirst100  its CTE on runs alone (no loop join: lock, then nothing)
 #   lockfirst100-3idx  and runs_created, runs_loop_created, runs_status_lease dropped
 #   minimal100-3idx    and only status, claimant, token, lease, times set; RETURNING id
 #   orrery1, generic1, lockfirst1: claims of 1 (1,000 per client)
@@ -58,13 +59,14 @@ set_running="UPDATE runs SET status = 'running', started_at = $now, claimed_by =
 claim_generation = claim_generation + 1, claim_token = 'g' || (claim_generation + 1) || '-abc', \
 host = 'h', cancel_requested = 0, updated_at = $now, lease_expires_at = $now + (SELECT CASE \
 WHEN l.lease_ms < 60000 THEN 60000 WHEN l.lease_ms > 86400000 THEN 86400000 ELSE l.lease_ms END \
-FROM loops l WHERE l.id = runs.loop_id) WHERE status = 'pending' AND id IN"
-join_pick="(SELECT r.id FROM runs r JOIN loops l ON l.id = r.loop_id WHERE r.status = 'pending' \
-AND l.status = 'active' AND l.archived = 0 AND (l.expires_at IS NULL OR l.expires_at > $now) AND \
+FROM loops l WHERE l.id = runs.loop_id) WHERE status = 'pending' AND id IN (SELECT id FROM picked)"
+join_pick="WITH picked AS MATERIALIZED (SELECT r.id FROM runs r JOIN loops l ON l.id = r.loop_id \
+WHERE r.status = 'pending' AND l.status = 'active' AND l.archived = 0 AND \
+(l.expires_at IS NULL OR l.expires_at > $now) AND \
 (l.machine_json = '[]' OR orrery_labels_within(l.machine_json, '$labels')) \
 ORDER BY r.scheduled_for, r.id LIMIT :lim FOR UPDATE OF r SKIP LOCKED)"
-runs_pick="(SELECT r.id FROM runs r WHERE r.status = 'pending' ORDER BY r.scheduled_for, r.id \
-LIMIT :lim FOR UPDATE OF r SKIP LOCKED)"
+runs_pick="WITH picked AS MATERIALIZED (SELECT r.id FROM runs r WHERE r.status = 'pending' \
+ORDER BY r.scheduled_for, r.id LIMIT :lim FOR UPDATE OF r SKIP LOCKED)"
 
 script() {  # NAME LIMIT SQL
   printf '\\set lim %s\n%s;\n' "$2" "$3" >"$work/$1.sql"
@@ -72,13 +74,13 @@ script() {  # NAME LIMIT SQL
 script floor100 100 "UPDATE jobs SET status = 'running', locked_by = 'c' || :client_id, \
 locked_at = now() WHERE id IN (SELECT id FROM jobs WHERE status = 'pending' ORDER BY id \
 LIMIT :lim FOR UPDATE SKIP LOCKED) RETURNING id, payload"
-script orrery100 100 "$set_running $join_pick RETURNING $columns"
-script lockfirst100 100 "$set_running $runs_pick RETURNING $columns"
-script minimal100 100 "UPDATE runs SET status = 'running', started_at = $now, \
+script orrery100 100 "$join_pick $set_running RETURNING $columns"
+script lockfirst100 100 "$runs_pick $set_running RETURNING $columns"
+script minimal100 100 "$runs_pick UPDATE runs SET status = 'running', started_at = $now, \
 claimed_by = 'd' || :client_id, claim_token = 'abc', lease_expires_at = $now + 600000, \
-updated_at = $now WHERE status = 'pending' AND id IN $runs_pick RETURNING id"
-script orrery1 1 "$set_running $join_pick RETURNING $columns"
-script lockfirst1 1 "$set_running $runs_pick RETURNING $columns"
+updated_at = $now WHERE status = 'pending' AND id IN (SELECT id FROM picked) RETURNING id"
+script orrery1 1 "$join_pick $set_running RETURNING $columns"
+script lockfirst1 1 "$runs_pick $set_running RETURNING $columns"
 drop3="DROP INDEX runs_created; DROP INDEX runs_loop_created; DROP INDEX runs_status_lease"
 
 # NAME SCRIPT TEMPLATE TRANSACTIONS-PER-CLIENT LIMIT [PGOPTIONS] [SQL BEFORE]
