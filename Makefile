@@ -4,14 +4,15 @@
 #   make test   builds everything under ASan+UBSan and runs every test, with a
 #               throwaway PostgreSQL cluster (scripts/with-postgres) for the tests
 #               that need one
-# Also: make fuzz (libFuzzer, FUZZ_SECONDS each), make bench (benchmarks, release build).
+# Also: make fuzz (libFuzzer, FUZZ_SECONDS each), make bench (benchmarks, release build),
+# make bench-pg (claims on a throwaway durable PostgreSQL cluster, PG_BENCH_FLAGS).
 
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 ARGS ?= daemon
 GENERATOR := -G Ninja
 
-.PHONY: run build test fuzz bench deps format clean
+.PHONY: run build test fuzz bench bench-pg deps format clean
 
 deps:
 	@scripts/install-deps
@@ -45,7 +46,17 @@ BENCH_FLAGS ?= --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 bench: deps
 	@cmake -S . -B build/release $(GENERATOR) -DCMAKE_BUILD_TYPE=Release -DORRERY_TESTS=OFF >/dev/null
 	@cmake --build build/release -j $(JOBS)
-	for b in build/release/bench/*_bench; do taskset -c 0 $$b $(BENCH_FLAGS); done
+	for b in build/release/bench/*_bench; do \
+		[ $$b = build/release/bench/pg_claims_bench ] || taskset -c 0 $$b $(BENCH_FLAGS) || exit 1; \
+	done
+
+# Claims on PostgreSQL beside the raw-SQL floor (docs/benchmarks.md): 20,000 jobs,
+# 1, 4 and 8 clients, medians of 3 runs unless PG_BENCH_FLAGS says otherwise.
+PG_BENCH_FLAGS ?=
+bench-pg: deps
+	@cmake -S . -B build/release $(GENERATOR) -DCMAKE_BUILD_TYPE=Release -DORRERY_TESTS=OFF >/dev/null
+	@cmake --build build/release --target pg_claims_bench -j $(JOBS)
+	bench/pg_claims_bench.sh build/release/bench/pg_claims_bench $(PG_BENCH_FLAGS)
 
 # The daemon's crash-safety soak (scripts/soak): 20 loops, the daemon killed and
 # restarted at random for SOAK_SECONDS, then every slot checked.
