@@ -61,13 +61,22 @@ Status SqlStore::create_loop(const Loop& loop) {
   Loop stored = loop;
   stored.config_version = 1;
   stored.state_version = 1;
+  // The loop and the notice that tells a scheduling daemon on another host
+  // of it (docs/daemon.md, "Runners") commit together (in the caller's
+  // transaction, when one is open).
+  std::unique_ptr<sql::Transaction> transaction;
+  if (!db_->in_transaction()) {
+    auto begun = sql::Transaction::begin(*db_);
+    if (!begun) return begun.error();
+    transaction = std::move(*begun);
+  }
   auto insert = db_->prepare(sql::loop_insert_sql());
   if (!insert) return insert.error();
   sql::bind_loop(**insert, stored);
   if (auto status = (*insert)->run(); !status) return status;
   if (db_->changes() != 1) return internal_error("loop " + loop.id + " was not stored");
-  // A scheduling daemon on another host learns of the loop (docs/daemon.md, "Runners").
-  return notify_loops_changed();
+  if (auto noticed = notify_loops_changed(); !noticed) return noticed;
+  return transaction ? transaction->commit() : Status(Ok{});
 }
 
 Result<std::optional<Loop>> SqlStore::get_loop(const std::string& id) {
