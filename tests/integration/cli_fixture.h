@@ -133,7 +133,10 @@ class CliFixture : public HomeFixture {
   json finished(const std::string& run_id,
                 std::chrono::milliseconds limit = std::chrono::seconds(10)) const {
     return poll_run(
-        run_id, [](const json& r) { return r["status"] != "running" && r["status"] != "queued"; },
+        run_id,
+        [](const json& r) {
+          return r["status"] != "running" && r["status"] != "queued" && r["status"] != "pending";
+        },
         limit);
   }
 

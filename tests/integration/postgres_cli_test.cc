@@ -369,7 +369,8 @@ TEST_F(PostgresCli, ARunStartsAfterTheServerEndedTheWaitingSupervisorsConnection
   EXPECT_NE(sql("SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity WHERE "
                 "datname = current_database() AND pid <> pg_backend_pid()"),
             "0");
-  const std::string later = "created_at > " + ended_at + " AND status NOT IN ('running', 'queued')";
+  const std::string later =
+      "created_at > " + ended_at + " AND status NOT IN ('running', 'queued', 'pending')";
   EXPECT_GE(wait_for(later, 1), 1) << daemon_log();
   EXPECT_EQ(count(later + " AND status <> 'succeeded'"), 0)
       << sql("SELECT string_agg(status || ': ' || error, E'\\n') FROM runs WHERE " + later) << "\n"

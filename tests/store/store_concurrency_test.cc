@@ -620,6 +620,86 @@ TEST_P(StoreConcurrency, AClaimRacingADeletionNeverLeavesARunningRunWithoutItsLo
   EXPECT_EQ(*store_->count_loops(loops(LoopFilter::Archived::kInclude)), 0);
 }
 
+// In a child: in round r, claims the pending runs of loop r one at a time
+// (only that loop's selector matches its labels) and finishes each, until
+// none is left; writes the ids of the runs it finished.
+int claim_pending_while_loops_go(Store& store, const std::vector<Loop>& loops,
+                                 const Lockstep& rounds, const std::string& claims_path) {
+  std::vector<std::string> claimed_runs;
+  for (size_t round = 0; round < loops.size(); ++round) {
+    if (!rounds.enter_round(kClaimer)) return child_failed(81, "not let into the round");
+    Lockstep::Report report;
+    const std::string labels = "host=runner,k=" + std::to_string(round);
+    while (true) {
+      auto claimed = store.claim_pending("claimer", labels, 1, kNow);
+      if (!claimed) return child_failed(82, "claim: " + claimed.error().message);
+      if (claimed->empty()) break;  // all claimed, or the loop is gone
+      RunOutcome outcome;
+      outcome.status = RunStatus::kSucceeded;
+      // A deletion that slipped past the claim would have taken the run with it.
+      const Status finished = store.finalize_run(claimed->front().claim, outcome, kNow + 1);
+      if (!finished) return child_failed(84, "finish: " + finished.error().message);
+      claimed_runs.push_back(claimed->front().run.id);
+      ++report.a;
+    }
+    if (!rounds.report(kClaimer, report)) return child_failed(85, "cannot report");
+  }
+  return write_lines(claims_path, claimed_runs) ? 0
+                                                : child_failed(86, "cannot write " + claims_path);
+}
+
+// Fewer than above: on SQLite a deletion waits for each claim's write.
+constexpr int kRunnerDeletedLoops = 12;
+constexpr int kPendingPerDeletedLoop = 20;
+
+TEST_P(StoreConcurrency, ARunnersClaimRacingADeletionNeverLeavesARunningRunWithoutItsLoop) {
+  std::vector<Loop> doomed;
+  for (int i = 0; i < kRunnerDeletedLoops; ++i) {
+    Loop loop = make_loop("doomed-" + std::to_string(i));
+    loop.machine = {{"k", std::to_string(i)}};
+    ASSERT_TRUE(store_->create_loop(loop).ok());
+    LoopPlanCommit plan;
+    plan.loop_id = loop.id;
+    plan.state_version = 1;
+    plan.state = schedule_state(loop);
+    for (int slot = 0; slot < kPendingPerDeletedLoop; ++slot) {
+      plan.claim.push_back(kNow + TimeMs(slot) * kMinute);
+    }
+    plan.to_runners = true;
+    ASSERT_TRUE(store_->commit_plans({plan}, "daemon@scheduler:1", kNow, {}).ok());
+    doomed.push_back(loop);
+  }
+  const Lockstep rounds(2);
+  std::int64_t claims = 0, refusals = 0;
+  const auto referee = [&] {
+    for (int round = 0; round < kRunnerDeletedLoops; ++round) {
+      ASSERT_TRUE(rounds.begin_round());
+      Lockstep::Report report;
+      ASSERT_TRUE(rounds.read_report(kClaimer, report)) << "round " << round;
+      claims += report.a;
+      ASSERT_TRUE(rounds.read_report(kDeleter, report)) << "round " << round;
+      refusals += report.a;
+    }
+  };
+  ASSERT_NO_FATAL_FAILURE(race(
+      {[&](Store& store) {
+         return claim_pending_while_loops_go(store, doomed, rounds, file("claims"));
+       },
+       [&](Store& store) { return delete_while_claimed(store, doomed, rounds, file("deleted")); }},
+      referee));
+  RecordProperty("claims_refusals", std::to_string(claims) + " " + std::to_string(refusals));
+
+  // Every run claimed was finished while its loop lived, and was named by its
+  // loop's deletion (which also named the runs still pending).
+  const auto claimed = lines_of(file("claims"));
+  const auto deleted = lines_of(file("deleted"));
+  const std::set<std::string> named(deleted.begin(), deleted.end());
+  for (const std::string& id : claimed) EXPECT_TRUE(named.count(id) == 1) << id;
+  EXPECT_EQ(named.size(), size_t(kRunnerDeletedLoops * kPendingPerDeletedLoop));
+  EXPECT_EQ(*store_->count_runs(std::nullopt), 0);
+  EXPECT_EQ(*store_->count_loops(loops(LoopFilter::Archived::kInclude)), 0);
+}
+
 // ---------------------------------------------------------------- claiming past expiry
 
 constexpr int kExpiryRounds = 20;

@@ -107,9 +107,11 @@ class Connection {
   // The database server's clock, or nothing when the database has no clock
   // of its own to trust over the caller's (an embedded file).
   virtual Result<std::optional<std::int64_t>> server_time_ms() = 0;
-  // " FOR UPDATE OF <alias> SKIP LOCKED" where concurrent claimers skip each
-  // other's rows (a server); "" where writers take turns (an embedded file).
-  virtual std::string skip_locked(std::string_view alias) const = 0;
+  // " FOR UPDATE OF <claimed> SKIP LOCKED FOR SHARE OF <shared> SKIP LOCKED"
+  // where concurrent claimers skip each other's rows, and rows whose `shared`
+  // row (their loop) another writer holds (a server); "" where writers take
+  // turns (an embedded file).
+  virtual std::string skip_locked(std::string_view claimed, std::string_view shared) const = 0;
 
   // Notices between processes sharing the database (a server's
   // LISTEN/NOTIFY): notify() signals `channel` when the open transaction

@@ -51,18 +51,22 @@ Result<std::vector<ClaimedRun>> SqlStore::claim_pending(const std::string& claim
   auto now = clock(caller_now);
   if (!now) return now.error();
   // One statement: the materialized subquery picks and locks the oldest
-  // claimable rows once (skipping those another runner holds; evaluated
-  // again per row, it would skip its own locks and pick more), the UPDATE
-  // takes them; the outer status test re-checks each row under its lock. The lease is the
-  // loop's, clamped as stored leases are read (store/sql/rows.h). The
-  // pending rows are read in slot order through their partial index.
+  // claimable rows once (evaluated again per row, it would skip its own
+  // locks and pick more), the UPDATE takes them, and the outer status test
+  // re-checks each row under its lock. A row another runner holds is
+  // skipped, and so is a row whose loop another writer holds (deleting,
+  // expiring, pausing it): its loop is locked shared until the claim commits,
+  // so that a deletion never misses a run that a claim started
+  // (docs/storage.md, "Deleting a loop"). The lease is the loop's, clamped as
+  // stored leases are read (store/sql/rows.h). The pending rows are read in
+  // slot order through their partial index.
   const std::string sql =
       "WITH picked AS MATERIALIZED (SELECT r.id FROM runs r " + db_->index_hint("runs_pending") +
       "JOIN loops l ON l.id = r.loop_id WHERE r.status = 'pending' AND l.status = 'active' AND "
       "l.archived = 0 AND (l.expires_at IS NULL OR l.expires_at > ?1) AND (l.machine_json = "
       "'[]' OR orrery_labels_within(l.machine_json, ?5)) ORDER BY r.scheduled_for, r.id "
       "LIMIT ?8" +
-      db_->skip_locked("r") +
+      db_->skip_locked("r", "l") +
       ") UPDATE runs SET status = 'running', started_at = ?1, claimed_by = ?2, "
       "claim_generation = claim_generation + 1, "
       "claim_token = 'g' || (claim_generation + 1) || '-' || ?3, host = ?4, "
