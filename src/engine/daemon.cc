@@ -436,9 +436,10 @@ class Daemon {
       return;
     }
     for (const Run& run : *runs) {
-      if (!cancelled_.insert(run.id).second) continue;  // signalled already
+      if (cancelled_.count(run.id) > 0) continue;  // signalled already
       const std::optional<pid_t> supervisor = supervisor_of(run);
-      if (!supervisor) continue;
+      if (!supervisor) continue;  // none alive: recovery ends the run
+      cancelled_.insert(run.id);
       ::kill(*supervisor, SIGTERM);
       log("run " + run.id + " of loop " + run.loop_name + " cancelled on request (supervisor pid " +
           std::to_string(*supervisor) + ")");
