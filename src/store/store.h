@@ -265,8 +265,9 @@ class Store {
   // unarchived and not past its expiry and whose --machine selector is within
   // `labels` (the stored form, core/runner_labels.h), become running under
   // `claimant` with a lease from now; in one statement, skipping rows another
-  // runner is claiming at the same moment. Unfenced: the pending status is
-  // the guard.
+  // runner is claiming at the same moment and rows whose loop another writer
+  // holds (each claimed run's loop is held shared until the claim commits, as
+  // by every claim). Unfenced: the pending status is the guard.
   virtual Result<std::vector<ClaimedRun>> claim_pending(const std::string& claimant,
                                                         const std::string& labels, int limit,
                                                         TimeMs now) = 0;
