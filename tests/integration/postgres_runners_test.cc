@@ -118,6 +118,32 @@ class PostgresRunners : public CliFixture {
     return runners_.back();
   }
 
+  // Adds a loop of pool=w whose first run hangs until killed (the next
+  // succeeds), waits for it to run on `first` or `second`, and loses that
+  // runner's host: the daemon, the run's supervisor and its target, all
+  // SIGKILLed. Returns the other runner.
+  Runner& lose_the_runner_of_a_hanging_run(Runner& first, Runner& second) {
+    const std::string marker = tmp_ + "/started-once";
+    cli({"add", "work", "--at", "+1s", "--machine", "pool=w", "--max-attempts", "2",
+         "--retry-delay", "1s", "--lease", "3s", "--", "sh", "-c",
+         "test -e " + marker + " && exit 0; touch " + marker + "; sleep 600"});
+    EXPECT_TRUE(wait_until([&] { return count("status = 'running' AND pid IS NOT NULL") == 1; }))
+        << logs();
+    const std::string holder = polled("SELECT claimed_by FROM runs WHERE status = 'running'");
+    Runner& lost = holder == first.claimant() ? first : second;
+    EXPECT_EQ(holder, lost.claimant()) << logs();
+    const int supervisor =
+        std::stoi("0" + polled("SELECT supervisor_pid FROM runs WHERE status = 'running'"));
+    const int group = std::stoi("0" + polled("SELECT pgid FROM runs WHERE status = 'running'"));
+    kill_now(lost);
+    if (supervisor > 1) ::kill(supervisor, SIGKILL);
+    if (group > 1) {
+      targets_.push_back(group);
+      ::kill(-group, SIGKILL);
+    }
+    return &lost == &first ? second : first;
+  }
+
   static void stop(Runner& runner) {
     if (runner.pid <= 0 || runner.killed) return;
     ::kill(runner.pid, SIGTERM);
@@ -262,24 +288,8 @@ TEST_F(PostgresRunners, ARunnerKilledMidRunHasItsRunAbandonedAndRetriedOnAnother
   start_runner("scheduler");
   Runner& first = start_runner("w1", {"pool=w"});
   Runner& second = start_runner("w2", {"pool=w"});
-  // The first run hangs until killed; the next succeeds.
-  const std::string marker = tmp_ + "/started-once";
-  cli({"add", "work", "--at", "+1s", "--machine", "pool=w", "--max-attempts", "2", "--retry-delay",
-       "1s", "--lease", "3s", "--", "sh", "-c",
-       "test -e " + marker + " && exit 0; touch " + marker + "; sleep 600"});
-  ASSERT_TRUE(wait_until([&] { return count("status = 'running' AND pid IS NOT NULL") == 1; }))
-      << logs();
-  const std::string holder = sql("SELECT claimed_by FROM runs WHERE status = 'running'");
-  Runner& lost = holder == first.claimant() ? first : second;
-  Runner& other = holder == first.claimant() ? second : first;
-  ASSERT_EQ(holder, lost.claimant()) << logs();
-  const int supervisor = std::stoi(sql("SELECT supervisor_pid FROM runs WHERE status = 'running'"));
-  const int group = std::stoi(sql("SELECT pgid FROM runs WHERE status = 'running'"));
-  targets_.push_back(group);
-  // The runner's host is lost: the daemon, its supervisor and the target.
-  kill_now(lost);
-  ::kill(supervisor, SIGKILL);
-  ::kill(-group, SIGKILL);
+  Runner& other = lose_the_runner_of_a_hanging_run(first, second);
+  ASSERT_FALSE(HasFailure());
 
   ASSERT_TRUE(
       wait_until([&] { return count("status = 'succeeded'") == 1; }, std::chrono::seconds(20)))
@@ -345,23 +355,8 @@ TEST_F(PostgresRunners, ARunOfALostHostIsAbandonedByItsLeaseAloneAndRetriedElsew
   start_runner("scheduler");
   Runner& first = start_runner("w1", {"pool=w"}, "runner-one");
   Runner& second = start_runner("w2", {"pool=w"}, "runner-two");
-  const std::string marker = tmp_ + "/started-once";
-  cli({"add", "work", "--at", "+1s", "--machine", "pool=w", "--max-attempts", "2", "--retry-delay",
-       "1s", "--lease", "3s", "--", "sh", "-c",
-       "test -e " + marker + " && exit 0; touch " + marker + "; sleep 600"});
-  ASSERT_TRUE(wait_until([&] { return count("status = 'running' AND pid IS NOT NULL") == 1; }))
-      << logs();
-  const std::string holder = polled("SELECT claimed_by FROM runs WHERE status = 'running'");
-  Runner& lost = holder == first.claimant() ? first : second;
-  Runner& other = holder == first.claimant() ? second : first;
-  ASSERT_EQ(holder, lost.claimant()) << logs();
-  const int supervisor =
-      std::stoi(polled("SELECT supervisor_pid FROM runs WHERE status = 'running'"));
-  const int group = std::stoi(polled("SELECT pgid FROM runs WHERE status = 'running'"));
-  targets_.push_back(group);
-  kill_now(lost);
-  ::kill(supervisor, SIGKILL);
-  ::kill(-group, SIGKILL);
+  Runner& other = lose_the_runner_of_a_hanging_run(first, second);
+  ASSERT_FALSE(HasFailure());
   const auto lost_at = Clock::now();
   ASSERT_TRUE(
       wait_until([&] { return count("status = 'succeeded'") == 1; }, std::chrono::seconds(20)))
