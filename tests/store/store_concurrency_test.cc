@@ -589,20 +589,27 @@ int delete_while_claimed(Store& store, const std::vector<Loop>& loops, const Loc
                                                  : child_failed(75, "cannot write " + deleted_path);
 }
 
+// In the parent: lets the claimer and the deleter through `loops` rounds,
+// adding up the claims and the refused deletions they report.
+void referee_claims_and_deletions(const Lockstep& rounds, int loops, std::int64_t& claims,
+                                  std::int64_t& refusals) {
+  for (int round = 0; round < loops; ++round) {
+    ASSERT_TRUE(rounds.begin_round());
+    Lockstep::Report report;
+    ASSERT_TRUE(rounds.read_report(kClaimer, report)) << "round " << round;
+    claims += report.a;
+    ASSERT_TRUE(rounds.read_report(kDeleter, report)) << "round " << round;
+    refusals += report.a;
+  }
+}
+
 TEST_P(StoreConcurrency, AClaimRacingADeletionNeverLeavesARunningRunWithoutItsLoop) {
   std::vector<Loop> doomed;
   for (int i = 0; i < kDeletedLoops; ++i) doomed.push_back(add_loop("doomed-" + std::to_string(i)));
   const Lockstep rounds(2);
   std::int64_t claims = 0, refusals = 0;
   const auto referee = [&] {
-    for (int round = 0; round < kDeletedLoops; ++round) {
-      ASSERT_TRUE(rounds.begin_round());
-      Lockstep::Report report;
-      ASSERT_TRUE(rounds.read_report(kClaimer, report)) << "round " << round;
-      claims += report.a;
-      ASSERT_TRUE(rounds.read_report(kDeleter, report)) << "round " << round;
-      refusals += report.a;
-    }
+    referee_claims_and_deletions(rounds, kDeletedLoops, claims, refusals);
   };
   ASSERT_NO_FATAL_FAILURE(race(
       {[&](Store& store) { return claim_while_loops_go(store, doomed, rounds, file("claims")); },
@@ -672,14 +679,7 @@ TEST_P(StoreConcurrency, ARunnersClaimRacingADeletionNeverLeavesARunningRunWitho
   const Lockstep rounds(2);
   std::int64_t claims = 0, refusals = 0;
   const auto referee = [&] {
-    for (int round = 0; round < kRunnerDeletedLoops; ++round) {
-      ASSERT_TRUE(rounds.begin_round());
-      Lockstep::Report report;
-      ASSERT_TRUE(rounds.read_report(kClaimer, report)) << "round " << round;
-      claims += report.a;
-      ASSERT_TRUE(rounds.read_report(kDeleter, report)) << "round " << round;
-      refusals += report.a;
-    }
+    referee_claims_and_deletions(rounds, kRunnerDeletedLoops, claims, refusals);
   };
   ASSERT_NO_FATAL_FAILURE(race(
       {[&](Store& store) {
