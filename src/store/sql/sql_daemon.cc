@@ -149,7 +149,7 @@ Result<std::vector<LoopPlanResult>> SqlStore::commit_plans(const std::vector<Loo
   const bool left_pending = std::any_of(results.begin(), results.end(),
                                         [](const LoopPlanResult& r) { return !r.pending.empty(); });
   if (left_pending) {
-    if (auto noticed = notify_runners(); !noticed) return noticed.error();
+    if (auto noticed = notify_daemons(); !noticed) return noticed.error();
   }
   if (auto status = (*transaction)->commit(); !status) return status.error();
   return results;

@@ -75,7 +75,7 @@ Status SqlStore::create_loop(const Loop& loop) {
   sql::bind_loop(**insert, stored);
   if (auto status = (*insert)->run(); !status) return status;
   if (db_->changes() != 1) return internal_error("loop " + loop.id + " was not stored");
-  if (auto noticed = notify_loops_changed(); !noticed) return noticed;
+  if (auto noticed = notify_daemons(); !noticed) return noticed;
   return transaction ? transaction->commit() : Status(Ok{});
 }
 
@@ -211,7 +211,7 @@ Status SqlStore::update_loop_parts(const Loop& loop, LoopParts parts, const Fenc
   }
   // A command's change (unfenced) wakes the scheduling daemon wherever it runs.
   if (fence.daemon_lease_id.empty()) {
-    if (auto noticed = notify_loops_changed(); !noticed) return noticed;
+    if (auto noticed = notify_daemons(); !noticed) return noticed;
   }
   return (*transaction)->commit();
 }

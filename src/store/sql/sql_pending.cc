@@ -121,7 +121,7 @@ Result<RunStatus> SqlStore::request_cancel(const std::string& run_id, const std:
   (*request)->bind(1, run_id).bind(2, now);
   if (auto status = (*request)->run(); !status) return status.error();
   if (db_->changes() == 1) {
-    if (auto noticed = db_->notify(kNoticeChannel); !noticed) return noticed.error();
+    if (auto noticed = notify_daemons(); !noticed) return noticed.error();
     if (auto committed = (*transaction)->commit(); !committed) return committed.error();
     return RunStatus::kRunning;
   }
@@ -140,9 +140,7 @@ Result<std::vector<Run>> SqlStore::running_cancel_requests(const std::string& cl
       [&](sql::Statement& s) { s.bind(1, claimant); }, false);
 }
 
-Status SqlStore::notify_loops_changed() { return db_->notify(kNoticeChannel); }
-
-Status SqlStore::notify_runners() { return db_->notify(kNoticeChannel); }
+Status SqlStore::notify_daemons() { return db_->notify(kNoticeChannel); }
 
 Result<int> SqlStore::listen_for_notices() { return db_->listen({kNoticeChannel}); }
 

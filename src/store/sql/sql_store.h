@@ -125,10 +125,10 @@ class SqlStore : public Store {
   // Within an open transaction: a run just claimed for the committing daemon
   // left pending for any runner instead.
   Result<Run> leave_to_runners(const Run& claimed, TimeMs now);
-  // Notifies runners and the scheduler that loops changed, or runners that
-  // runs were left pending (inside a write transaction: when it commits).
-  Status notify_loops_changed();
-  Status notify_runners();
+  // Notifies every daemon listening (runners, the scheduler) that runs were
+  // left pending, a cancel was requested or loops changed (inside a write
+  // transaction: when it commits).
+  Status notify_daemons();
   Status lock_loop_of_run(const std::string& run_id);
   Result<bool> insert_planned_row(const std::string& loop_id, TimeMs slot, RunStatus status,
                                   const std::string& skip_reason, TimeMs now, std::string& run_id);
