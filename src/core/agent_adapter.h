@@ -36,6 +36,7 @@ struct AgentTarget {
   std::vector<std::string> extra_args;
   std::string cwd;
   std::string auth_profile;  // codewith only
+  friend bool operator==(const AgentTarget&, const AgentTarget&) = default;
 };
 
 struct AgentInvocation {

@@ -51,6 +51,9 @@ struct Target {
   std::vector<EnvVar> env;              // --env
   std::vector<std::string> secret_env;  // names of --secret-env; values never stored here
   std::optional<AgentTarget> agent;     // when type is kAgent
+  std::string workflow_id;              // when kWorkflow: the workflow version it runs
+  std::string input_json;               // when kWorkflow: its input, a JSON object
+  friend bool operator==(const Target&, const Target&) = default;
 };
 
 // Each output stream's log file is kept under this size (docs/execution.md).

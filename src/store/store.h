@@ -15,6 +15,7 @@
 //   acquisition, so a stale holder is recognisable and ordered.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,6 +27,7 @@
 #include "core/run.h"
 #include "core/slot_plan.h"
 #include "core/usage_limit.h"  // kMaxCooldownMs: the cap of every cooldown
+#include "core/workflow.h"
 
 namespace orrery {
 
@@ -192,6 +194,92 @@ struct PruneSummary {
   std::vector<std::string> run_ids;  // the runs deleted (none on a dry run)
 };
 
+// Workflow runs (docs/workflows.md, "Storage").
+struct WorkflowRunFilter {
+  std::string workflow_name;  // empty: every workflow
+  std::optional<WorkflowRunStatus> status;
+  int limit = 100;
+  int offset = 0;
+};
+
+// A run to publish: its row (status pending) and one pending row per step.
+struct NewWorkflowRun {
+  WorkflowRun run;
+  std::vector<StepRun> steps;
+};
+
+// What publication does around its transaction: `before_commit` runs inside
+// it once the rows are written (it writes the run's manifest.json); an error
+// from it rolls everything back. `after_rollback` runs when the transaction
+// did not commit after `before_commit` succeeded (it removes the manifest).
+struct PublishHooks {
+  std::function<Status(const WorkflowRun&)> before_commit;
+  std::function<void(const WorkflowRun&)> after_rollback;
+};
+
+struct PublishedRun {
+  WorkflowRun run;
+  bool existed = false;  // the idempotency key named a run published before
+};
+
+// The engine lease a driver holds on one workflow run: every write of the
+// driver carries it, and one whose lease is not live changes nothing.
+struct EngineFence {
+  std::string run_id;
+  std::string driver;
+  std::string token;
+};
+
+// Asking for an attempt of a step (reserve_step_attempt).
+struct StepReserve {
+  std::string step_id;
+  std::string dispatch_id;  // dispatch_id(run, step, attempts made + 1)
+  std::string claimant;     // the attempt's claimant: the driver
+  std::string host;         // where its supervisor runs
+  DurationMs lease_ms = kDefaultStepLeaseMs;
+  // The driver saw the current attempt's supervisor end without finishing
+  // it (its pid and start time gone): reclaim it without waiting for its
+  // lease to run out.
+  bool holder_dead = false;
+};
+
+enum class ReserveAnswer { kReserved, kExisting, kBusy, kReclaimed };
+const char* reserve_answer_name(ReserveAnswer answer);
+
+struct Reservation {
+  ReserveAnswer answer = ReserveAnswer::kReserved;
+  // reserved, reclaimed: the new attempt; existing: the one with that
+  // dispatch id; busy: the live attempt that holds the step.
+  StepAttempt attempt;
+  std::optional<StepAttempt> reclaimed;  // reclaimed: the previous attempt, now abandoned
+};
+
+// One step's change in an advance, guarded by the status it was read with.
+struct StepChange {
+  std::string step_id;
+  StepStatus from = StepStatus::kPending;
+  StepStatus to = StepStatus::kPending;
+  std::optional<TimeMs> finished_at;
+  std::optional<int> exit_code;
+  std::optional<std::string> error;
+  std::optional<std::string> outputs_json;
+};
+
+struct NewWorkflowEvent {
+  std::string event_type;
+  std::string step_id;
+  std::string payload_json = "{}";
+};
+
+// A driver's decisions, written at once (advance_workflow_run).
+struct WorkflowAdvance {
+  std::vector<StepChange> steps;
+  std::vector<NewWorkflowEvent> events;  // appended in this order
+  // The run's terminal status; its terminal event is the last of `events`.
+  std::optional<WorkflowRunStatus> finish;
+  std::string error;  // with finish
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -332,6 +420,108 @@ class Store {
   virtual Status heartbeat_runner(const std::string& id, TimeMs now) = 0;
   virtual Status remove_runner(const std::string& id) = 0;
   virtual Result<std::vector<RunnerRecord>> list_runners() = 0;
+
+  // Workflows (docs/workflows.md). Creating stores the spec as the next
+  // version of its name (1 for a new name), atomically: two creations of one
+  // name at once get two versions.
+  virtual Result<Workflow> create_workflow(const WorkflowSpec& spec, const std::string& id,
+                                           TimeMs now) = 0;
+  virtual Result<std::optional<Workflow>> get_workflow(const std::string& id) = 0;
+  // An id (that version), an id prefix of at least 6 characters, or a name
+  // (its newest version, or `version`); a version that the id names
+  // otherwise, or that the name does not have, is not_found; ambiguity a
+  // conflict listing the candidates.
+  virtual Result<Workflow> resolve_workflow(const std::string& text,
+                                            std::optional<int> version) = 0;
+  // By name; each name's newest version, or every version (then newest
+  // version first within a name).
+  virtual Result<std::vector<Workflow>> list_workflows(bool all_versions) = 0;
+
+  // Workflow runs. Publishing writes the run, its steps and its `created`
+  // event (sequence 1) in one transaction, with the hooks around the commit.
+  // A run whose (workflow name, idempotency key) was published before is
+  // not written again: that run is returned, existed = true.
+  virtual Result<PublishedRun> publish_workflow_run(const NewWorkflowRun& run,
+                                                    const PublishHooks& hooks, TimeMs now) = 0;
+  virtual Result<std::optional<WorkflowRun>> get_workflow_run(const std::string& id) = 0;
+  // An id or an id prefix of at least 6 characters, as resolve_run.
+  virtual Result<WorkflowRun> resolve_workflow_run(const std::string& text) = 0;
+  // Newest first.
+  virtual Result<std::vector<WorkflowRun>> list_workflow_runs(const WorkflowRunFilter& filter) = 0;
+  virtual Result<std::int64_t> count_workflow_runs(const WorkflowRunFilter& filter) = 0;
+  // In sequence order.
+  virtual Result<std::vector<StepRun>> list_step_runs(const std::string& run_id) = 0;
+  // In step sequence, then attempt order, with their tails.
+  virtual Result<std::vector<StepAttempt>> list_step_attempts(const std::string& run_id) = 0;
+  virtual Result<std::optional<StepAttempt>> get_step_attempt(const std::string& dispatch_id) = 0;
+  // Events with sequence > after_sequence, in sequence order, at most limit.
+  virtual Result<std::vector<WorkflowEvent>> list_workflow_events(const std::string& run_id,
+                                                                  std::int64_t after_sequence,
+                                                                  int limit) = 0;
+
+  // The engine lease (docs/workflows.md, "One driver per run"). Acquiring
+  // succeeds when the run is pending or running and no live lease is held
+  // (none, released, or expired at `now`): a fresh token whose generation
+  // is one more than the run's last; a pending run becomes running with
+  // started_at = now. Another driver's live lease: nullopt, nothing
+  // changes. A finished run: a conflict; no run: not_found.
+  virtual Result<std::optional<EngineFence>> acquire_engine_lease(const std::string& run_id,
+                                                                  const std::string& driver,
+                                                                  DurationMs ttl_ms,
+                                                                  TimeMs now) = 0;
+  // Extends a live lease; a lost or expired one is a conflict ("engine
+  // lease lost").
+  virtual Status heartbeat_engine_lease(const EngineFence& fence, DurationMs ttl_ms,
+                                        TimeMs now) = 0;
+  // Gives a held lease up (the run then needs a driver); not held: no-op.
+  virtual Status release_engine_lease(const EngineFence& fence) = 0;
+  // Pending or running runs with no live engine lease at `now`, oldest
+  // first: the runs a daemon starts drivers for.
+  virtual Result<std::vector<WorkflowRun>> workflow_runs_without_driver(TimeMs now, int limit) = 0;
+  // Reserves an attempt of a step for the driver holding `fence`, in one
+  // transaction (docs/workflows.md, "Attempts"):
+  // - existing: an attempt with request.dispatch_id exists: it is returned,
+  //   nothing changes (a repeated request never runs a step twice);
+  // - busy: the step's current attempt is running, its lease live and its
+  //   holder not known dead: it is returned, nothing changes;
+  // - reclaimed: the current attempt is running but its lease expired at
+  //   `now` (or holder_dead): it becomes abandoned ("the attempt's
+  //   supervisor died" / "lease expired"), `recovered` is journaled, and a
+  //   new attempt is reserved as below;
+  // - reserved: the step is pending: attempt number attempts + 1 is written
+  //   running under a fresh claim token for request.claimant with a lease
+  //   from now; the step becomes running (started_at set on its first
+  //   attempt) and `step_started` is journaled {attempt, dispatch_id}.
+  // A finished step, a dispatch id that is not the next attempt's, or a
+  // step with no attempts left is a conflict; a lease not live a conflict
+  // ("engine lease lost"); nothing changes then.
+  virtual Result<Reservation> reserve_step_attempt(const EngineFence& fence,
+                                                   const StepReserve& request, TimeMs now) = 0;
+  // Applies a driver's decisions in one transaction, fenced by its lease:
+  // every step change only from its `from` status (a mismatch: a conflict,
+  // nothing written), events appended in order with the next sequences,
+  // and with `finish` the run finished (finished_at = now, error, lease
+  // released). A finished run or a lease not live: a conflict, nothing
+  // written.
+  virtual Status advance_workflow_run(const EngineFence& fence, const WorkflowAdvance& advance,
+                                      TimeMs now) = 0;
+  // Asks the run's driver to cancel it: cancel_requested set on a pending
+  // or running run. The run as it is afterwards (a finished one unchanged);
+  // not_found for no run.
+  virtual Result<WorkflowRun> request_workflow_cancel(const std::string& run_id, TimeMs now) = 0;
+
+  // A step attempt's supervisor: the same guards as the run methods above
+  // (claimant, token, running, live lease), on the attempt `claim.run_id`
+  // (its dispatch id). Finalizing stores the outcome and the step's outputs
+  // (a JSON object of strings); the driver then advances the step.
+  virtual Status record_attempt_supervisor(const Claim& claim, const ProcessIdentity& supervisor,
+                                           TimeMs now) = 0;
+  virtual Status record_attempt_process(const Claim& claim, const ProcessIdentity& target,
+                                        std::optional<int> pgid, const ProcessIdentity& supervisor,
+                                        TimeMs now) = 0;
+  virtual Status heartbeat_attempt(const Claim& claim, DurationMs lease_ms, TimeMs now) = 0;
+  virtual Status finalize_attempt(const Claim& claim, const RunOutcome& outcome,
+                                  const std::string& outputs_json, TimeMs now) = 0;
 
   // The daemon lease.
   virtual Result<std::optional<DaemonLease>> acquire_daemon_lease(const ProcessIdentity& holder,

@@ -124,6 +124,90 @@ class ForwardingStore : public Store {
   Result<std::vector<Cooldown>> active_cooldowns(TimeMs now) override {
     return inner_.active_cooldowns(now);
   }
+  Result<Workflow> create_workflow(const WorkflowSpec& spec, const std::string& id,
+                                   TimeMs now) override {
+    return inner_.create_workflow(spec, id, now);
+  }
+  Result<std::optional<Workflow>> get_workflow(const std::string& id) override {
+    return inner_.get_workflow(id);
+  }
+  Result<Workflow> resolve_workflow(const std::string& text, std::optional<int> version) override {
+    return inner_.resolve_workflow(text, version);
+  }
+  Result<std::vector<Workflow>> list_workflows(bool all_versions) override {
+    return inner_.list_workflows(all_versions);
+  }
+  Result<PublishedRun> publish_workflow_run(const NewWorkflowRun& run, const PublishHooks& hooks,
+                                            TimeMs now) override {
+    return inner_.publish_workflow_run(run, hooks, now);
+  }
+  Result<std::optional<WorkflowRun>> get_workflow_run(const std::string& id) override {
+    return inner_.get_workflow_run(id);
+  }
+  Result<WorkflowRun> resolve_workflow_run(const std::string& text) override {
+    return inner_.resolve_workflow_run(text);
+  }
+  Result<std::vector<WorkflowRun>> list_workflow_runs(const WorkflowRunFilter& filter) override {
+    return inner_.list_workflow_runs(filter);
+  }
+  Result<std::int64_t> count_workflow_runs(const WorkflowRunFilter& filter) override {
+    return inner_.count_workflow_runs(filter);
+  }
+  Result<std::vector<StepRun>> list_step_runs(const std::string& run_id) override {
+    return inner_.list_step_runs(run_id);
+  }
+  Result<std::vector<StepAttempt>> list_step_attempts(const std::string& run_id) override {
+    return inner_.list_step_attempts(run_id);
+  }
+  Result<std::optional<StepAttempt>> get_step_attempt(const std::string& dispatch_id) override {
+    return inner_.get_step_attempt(dispatch_id);
+  }
+  Result<std::vector<WorkflowEvent>> list_workflow_events(const std::string& run_id,
+                                                          std::int64_t after_sequence,
+                                                          int limit) override {
+    return inner_.list_workflow_events(run_id, after_sequence, limit);
+  }
+  Result<std::optional<EngineFence>> acquire_engine_lease(const std::string& run_id,
+                                                          const std::string& driver,
+                                                          DurationMs ttl_ms, TimeMs now) override {
+    return inner_.acquire_engine_lease(run_id, driver, ttl_ms, now);
+  }
+  Status heartbeat_engine_lease(const EngineFence& fence, DurationMs ttl_ms, TimeMs now) override {
+    return inner_.heartbeat_engine_lease(fence, ttl_ms, now);
+  }
+  Status release_engine_lease(const EngineFence& fence) override {
+    return inner_.release_engine_lease(fence);
+  }
+  Result<std::vector<WorkflowRun>> workflow_runs_without_driver(TimeMs now, int limit) override {
+    return inner_.workflow_runs_without_driver(now, limit);
+  }
+  Result<Reservation> reserve_step_attempt(const EngineFence& fence, const StepReserve& request,
+                                           TimeMs now) override {
+    return inner_.reserve_step_attempt(fence, request, now);
+  }
+  Status advance_workflow_run(const EngineFence& fence, const WorkflowAdvance& advance,
+                              TimeMs now) override {
+    return inner_.advance_workflow_run(fence, advance, now);
+  }
+  Result<WorkflowRun> request_workflow_cancel(const std::string& run_id, TimeMs now) override {
+    return inner_.request_workflow_cancel(run_id, now);
+  }
+  Status record_attempt_supervisor(const Claim& claim, const ProcessIdentity& supervisor,
+                                   TimeMs now) override {
+    return inner_.record_attempt_supervisor(claim, supervisor, now);
+  }
+  Status record_attempt_process(const Claim& claim, const ProcessIdentity& target,
+                                std::optional<int> pgid, const ProcessIdentity& supervisor,
+                                TimeMs now) override {
+    return inner_.record_attempt_process(claim, target, pgid, supervisor, now);
+  }
+  Status heartbeat_attempt(const Claim& claim, DurationMs lease_ms, TimeMs now) override {
+    return inner_.heartbeat_attempt(claim, lease_ms, now);
+  }
+  Status finalize_attempt(const Claim& claim, const RunOutcome& outcome,
+                          const std::string& outputs_json, TimeMs now) override {
+    return inner_.finalize_attempt(claim, outcome, outputs_json, now);
+  }
   Status register_runner(const RunnerRecord& runner, TimeMs now) override {
     return inner_.register_runner(runner, now);
   }

@@ -89,7 +89,45 @@ class SqlStore : public Store {
                                    const std::string& reason, TimeMs now) override;
   Result<std::vector<Cooldown>> active_cooldowns(TimeMs now) override;
 
+  Result<Workflow> create_workflow(const WorkflowSpec& spec, const std::string& id,
+                                   TimeMs now) override;
+  Result<std::optional<Workflow>> get_workflow(const std::string& id) override;
+  Result<Workflow> resolve_workflow(const std::string& text, std::optional<int> version) override;
+  Result<std::vector<Workflow>> list_workflows(bool all_versions) override;
+  Result<PublishedRun> publish_workflow_run(const NewWorkflowRun& run, const PublishHooks& hooks,
+                                            TimeMs now) override;
+  Result<std::optional<WorkflowRun>> get_workflow_run(const std::string& id) override;
+  Result<WorkflowRun> resolve_workflow_run(const std::string& text) override;
+  Result<std::vector<WorkflowRun>> list_workflow_runs(const WorkflowRunFilter& filter) override;
+  Result<std::int64_t> count_workflow_runs(const WorkflowRunFilter& filter) override;
+  Result<std::vector<StepRun>> list_step_runs(const std::string& run_id) override;
+  Result<std::vector<StepAttempt>> list_step_attempts(const std::string& run_id) override;
+  Result<std::optional<StepAttempt>> get_step_attempt(const std::string& dispatch_id) override;
+  Result<std::vector<WorkflowEvent>> list_workflow_events(const std::string& run_id,
+                                                          std::int64_t after_sequence,
+                                                          int limit) override;
+  Result<std::optional<EngineFence>> acquire_engine_lease(const std::string& run_id,
+                                                          const std::string& driver,
+                                                          DurationMs ttl_ms, TimeMs now) override;
+  Status heartbeat_engine_lease(const EngineFence& fence, DurationMs ttl_ms, TimeMs now) override;
+  Status release_engine_lease(const EngineFence& fence) override;
+  Result<std::vector<WorkflowRun>> workflow_runs_without_driver(TimeMs now, int limit) override;
+  Result<Reservation> reserve_step_attempt(const EngineFence& fence, const StepReserve& request,
+                                           TimeMs now) override;
+  Status advance_workflow_run(const EngineFence& fence, const WorkflowAdvance& advance,
+                              TimeMs now) override;
+  Result<WorkflowRun> request_workflow_cancel(const std::string& run_id, TimeMs now) override;
+  Status record_attempt_supervisor(const Claim& claim, const ProcessIdentity& supervisor,
+                                   TimeMs now) override;
+  Status record_attempt_process(const Claim& claim, const ProcessIdentity& target,
+                                std::optional<int> pgid, const ProcessIdentity& supervisor,
+                                TimeMs now) override;
+  Status heartbeat_attempt(const Claim& claim, DurationMs lease_ms, TimeMs now) override;
+  Status finalize_attempt(const Claim& claim, const RunOutcome& outcome,
+                          const std::string& outputs_json, TimeMs now) override;
+
   Status register_runner(const RunnerRecord& runner, TimeMs now) override;
+
   Status heartbeat_runner(const std::string& id, TimeMs now) override;
   Status remove_runner(const std::string& id) override;
   Result<std::vector<RunnerRecord>> list_runners() override;
