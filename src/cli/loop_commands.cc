@@ -26,6 +26,7 @@
 #include "core/loop_transitions.h"
 #include "core/text.h"
 #include "engine/wake.h"
+#include "exec/fresh_id.h"
 #include "exec/supervisor.h"
 #include "store/regular_file.h"
 #include "store/secrets.h"
@@ -43,12 +44,8 @@ std::vector<std::string> short_ids(const std::vector<Loop>& loops) {
   return distinct_prefixes(ids);
 }
 
-std::string new_loop_id(TimeMs now) {
-  std::random_device device;
-  std::array<std::uint8_t, 10> bytes{};
-  for (auto& byte : bytes) byte = std::uint8_t(device());
-  return make_id(now, bytes);
-}
+std::string new_loop_id(TimeMs now) { return fresh_id(now); }
+
 
 // An agent's prompt file must be a readable, non-empty regular file of at
 // most 1 MiB now (read without blocking, so a FIFO cannot hang `add`); it is

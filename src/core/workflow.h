@@ -189,6 +189,9 @@ struct WorkflowEvent {
   TimeMs created_at = 0;
 };
 
+// Attempts summed by phase, phases in order of first appearance.
+std::vector<PhaseAccounting> account_attempts(const std::vector<StepAttempt>& attempts);
+
 // The dispatch id of a step's attempt.
 std::string dispatch_id(const std::string& run_id, const std::string& step_id, int attempt);
 
