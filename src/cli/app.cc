@@ -24,7 +24,6 @@
 #include "cli/service_command.h"
 #include "cli/status_command.h"
 #include "cli/workflow_commands.h"
-
 #include "core/text.h"
 #include "exec/clock.h"
 
@@ -54,7 +53,7 @@ struct Arguments {
   RunArgs run;
   NextInArgs next_in;
   ServiceArgs service;
-    DaemonArgs daemon;
+  DaemonArgs daemon;
   WorkflowArgs workflow;
   std::string log_step;  // logs --step
 };
@@ -186,7 +185,7 @@ void add_run_commands(CLI::App& app, Arguments& args, Command& command) {
   CLI::App* logs = app.add_subcommand("logs", "Print a run's log (or a loop's newest run's)");
   logs->add_option("RUN_OR_LOOP", args.run.run, "run id or id prefix, or a loop")->required();
   logs->add_flag("--stderr", args.run.stderr_stream, "the stderr log instead of stdout");
-    logs->add_flag("--follow,-f", args.run.follow, "keep printing until the run finishes");
+  logs->add_flag("--follow,-f", args.run.follow, "keep printing until the run finishes");
   logs->add_option("--step", args.log_step, "a step's log of the workflow run RUN");
   logs->callback([&] {
     command = [&args](const Context& c) -> Result<int> {
@@ -206,8 +205,8 @@ void add_run_commands(CLI::App& app, Arguments& args, Command& command) {
 }
 
 // A workflow subcommand whose callback runs `run` with the workflow args.
-CLI::App* add_workflow_command(CLI::App* group, const char* name, const char* help,
-                               WorkflowArgs& a, Command& command,
+CLI::App* add_workflow_command(CLI::App* group, const char* name, const char* help, WorkflowArgs& a,
+                               Command& command,
                                Result<int> (*run)(const WorkflowArgs&, const Context&)) {
   CLI::App* sub = group->add_subcommand(name, help);
   sub->callback(
@@ -250,8 +249,8 @@ void add_workflow_commands(CLI::App& app, Arguments& args, Command& command) {
   runs->add_option("--status", a.status, "pending|running|succeeded|failed|cancelled");
   add_number(
       runs, "--limit", [&a](int n) { a.limit = n; }, "at most N runs (default 100)");
-  CLI::App* show_run = add_workflow_command(workflow, "show-run", "Show a workflow run", a,
-                                            command, show_workflow_run_command);
+  CLI::App* show_run = add_workflow_command(workflow, "show-run", "Show a workflow run", a, command,
+                                            show_workflow_run_command);
   show_run->add_option("RUN", a.run, "workflow run id or id prefix")->required();
   CLI::App* cancel = add_workflow_command(workflow, "cancel", "Cancel a workflow run", a, command,
                                           cancel_workflow_run_command);
@@ -453,9 +452,8 @@ int run(int argc, char** argv) {
   add_daemon_command(app, args.daemon, command);
   add_daemon_tools(app, args, command);
   add_cron_commands(app, args, command);
-    add_schedule_commands(app, args, command);
+  add_schedule_commands(app, args, command);
   add_workflow_commands(app, args, command);
-
 
   const std::vector<std::string> arguments(argv + std::min(argc, 1), argv + argc);
   try {

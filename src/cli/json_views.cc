@@ -60,7 +60,7 @@ nlohmann::json target_json(const Target& target) {
     json["args"] = std::vector<std::string>(target.argv.begin() + (target.argv.empty() ? 0 : 1),
                                             target.argv.end());
   }
-    if (target.type == TargetType::kWorkflow) {
+  if (target.type == TargetType::kWorkflow) {
     json.erase("shell");
     json.erase("command");
     json.erase("args");

@@ -12,7 +12,6 @@
 #include "core/schedule.h"
 #include "core/workflow.h"
 
-
 namespace orrery::cli {
 
 // {type, expression | every_ms, anchor | at | min_ms, max_ms, timezone, jitter_ms}

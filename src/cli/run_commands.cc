@@ -103,7 +103,6 @@ std::string read_log(const std::string& path) {
 
 namespace {
 
-
 // Follows one log file across rotations: the file is read through a
 // descriptor kept open; when the path names another file (another inode),
 // the old one is read to its end before the new one is read from its start.

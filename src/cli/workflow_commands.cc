@@ -14,9 +14,11 @@
 #include "cli/run_commands.h"
 #include "cli/store_access.h"
 #include "core/duration.h"
+#include "core/limits.h"
 #include "core/text.h"
 #include "core/workflow_spec.h"
 #include "engine/workflow_driver.h"
+#include "exec/claim_keeper.h"
 #include "exec/clock.h"
 #include "exec/fresh_id.h"
 #include "exec/process_identity.h"
@@ -65,7 +67,8 @@ Status check_prompt_files(const WorkflowSpec& spec) {
     if (!step.target.agent || step.target.agent->prompt_file.empty()) continue;
     const std::string& path = step.target.agent->prompt_file;
     auto file = read_regular_file(path, kMaxPromptFileBytes);
-    if (!file) return usage_error("step '" + step.id + "': the prompt file " + file.error().message);
+    if (!file)
+      return usage_error("step '" + step.id + "': the prompt file " + file.error().message);
     if (!file->has_value())
       return usage_error("step '" + step.id + "': the prompt file " + path + " does not exist");
   }
@@ -104,10 +107,11 @@ void print_workflow(const Context& context, const Workflow& workflow) {
     std::string depends;
     for (const std::string& dependency : step.depends_on)
       depends += (depends.empty() ? "" : ",") + dependency;
-    std::string what = step.target.agent ? std::string("agent ") +
-                                               provider_name(step.target.agent->provider)
-                       : step.target.shell ? step.target.command_line
-                                           : step.target.argv.empty() ? "" : step.target.argv[0];
+    std::string what = step.target.agent
+                           ? std::string("agent ") + provider_name(step.target.agent->provider)
+                       : step.target.shell        ? step.target.command_line
+                       : step.target.argv.empty() ? ""
+                                                  : step.target.argv[0];
     rows.push_back({step.id, what, depends.empty() ? "-" : depends,
                     step.timeout_ms ? format_duration(*step.timeout_ms) : "-",
                     std::to_string(step.retries), step.continue_on_failure ? "yes" : "no"});
@@ -210,7 +214,9 @@ Result<WorkflowRun> drive_or_follow(const OpenedStore& opened, const Context& co
   DriverOptions options;
   options.location = {opened.home, context.globals.db};
   if (!context.globals.json) {
-    options.on_progress = [&] { (void)print_new_events(*opened.store, run_id, last, *context.out); };
+    options.on_progress = [&] {
+      (void)print_new_events(*opened.store, run_id, last, *context.out);
+    };
   }
   const SystemProcessProbe probe;
   auto driven = drive_workflow_run(*opened.store, probe, run_id, options);
@@ -220,22 +226,6 @@ Result<WorkflowRun> drive_or_follow(const OpenedStore& opened, const Context& co
   }
   if (driven.error().code != ErrorCode::kConflict) return driven.error();
   return follow_run(*opened.store, context, run_id, last);
-}
-
-// Starts `orrery drive-workflow RUN` detached, for a run nobody waits on.
-Status start_detached_driver(const OpenedStore& opened, const Context& context,
-                             const std::string& run_id) {
-  SupervisorLaunch launch;
-  launch.executable = self_executable();
-  launch.global_args = {"--home", opened.home};
-  launch.db = context.globals.db;
-  launch.command = "drive-workflow";
-  launch.run_id = run_id;
-  launch.log_path = workflow_run_directory(opened.home, run_id) + "/driver.log";
-  launch.detach = true;
-  auto started = start_supervisor(launch);
-  if (!started) return started.error();
-  return Ok{};
 }
 
 Result<Workflow> resolve(Store& store, const WorkflowArgs& args) {
@@ -285,8 +275,7 @@ Result<int> list_workflows_command(const WorkflowArgs& args, const Context& cont
   for (const Workflow& workflow : *workflows) {
     rows.push_back({workflow.id.substr(0, 12), workflow.name, std::to_string(workflow.version),
                     std::to_string(workflow.spec.steps.size()),
-                    format_relative(workflow.created_at, context.now),
-                    workflow.spec.description});
+                    format_relative(workflow.created_at, context.now), workflow.spec.description});
   }
   print_table(*context.out, {"ID", "NAME", "VERSION", "STEPS", "CREATED", "DESCRIPTION"}, rows);
   return kExitOk;
@@ -303,8 +292,8 @@ Result<int> show_workflow_command(const WorkflowArgs& args, const Context& conte
 
 Result<int> run_workflow_command(const WorkflowArgs& args, const Context& context) {
   if (args.max_parallel < 1 || args.max_parallel > kMaxParallelSteps) {
-    return usage_error("--max-parallel " + std::to_string(args.max_parallel) +
-                       ": expected 1 to " + std::to_string(kMaxParallelSteps));
+    return usage_error("--max-parallel " + std::to_string(args.max_parallel) + ": expected 1 to " +
+                       std::to_string(kMaxParallelSteps));
   }
   if (args.idempotency_key.size() > 200 || !is_valid_utf8(args.idempotency_key))
     return usage_error("--idempotency-key: expected at most 200 bytes of UTF-8 text");
@@ -337,7 +326,8 @@ Result<int> run_workflow_command(const WorkflowArgs& args, const Context& contex
   const WorkflowRun& run = published->run;
   if (!args.wait) {
     if (!published->existed && !is_finished(run.status)) {
-      if (auto started = start_detached_driver(*opened, context, run.id); !started) {
+      const StoreLocation location{opened->home, context.globals.db};
+      if (auto started = start_detached_driver(location, run.id); !started) {
         std::cerr << "orrery: the run waits for a daemon: " << started.error().message << '\n';
       }
     }
@@ -468,8 +458,8 @@ Result<int> workflow_events_command(const WorkflowArgs& args, const Context& con
   }
   std::vector<std::vector<std::string>> rows;
   for (const WorkflowEvent& event : all) {
-    rows.push_back({std::to_string(event.sequence), format_time(event.created_at),
-                    event.event_type, event.step_id.empty() ? "-" : event.step_id,
+    rows.push_back({std::to_string(event.sequence), format_time(event.created_at), event.event_type,
+                    event.step_id.empty() ? "-" : event.step_id,
                     event.payload_json == "{}" ? "" : event.payload_json});
   }
   print_table(*context.out, {"SEQ", "TIME", "EVENT", "STEP", "DETAILS"}, rows);
@@ -502,19 +492,21 @@ Result<int> supervise_step_command(const WorkflowArgs& args, const Context& cont
   return kExitOk;
 }
 
-Result<int> show_step_log(const std::string& run_text, const std::string& step,
-                          bool stderr_stream, const Context& context) {
+Result<int> show_step_log(const std::string& run_text, const std::string& step, bool stderr_stream,
+                          const Context& context) {
   auto opened = open_store(context);
   if (!opened) return opened.error();
   auto run = opened->store->resolve_workflow_run(run_text);
   if (!run) return run.error();
   auto steps = opened->store->list_step_runs(run->id);
   if (!steps) return steps.error();
-  const bool known = std::any_of(steps->begin(), steps->end(),
-                                 [&](const StepRun& candidate) { return candidate.step_id == step; });
+  const bool known = std::any_of(steps->begin(), steps->end(), [&](const StepRun& candidate) {
+    return candidate.step_id == step;
+  });
   if (!known) {
     std::string names;
-    for (const StepRun& candidate : *steps) names += (names.empty() ? "" : ", ") + candidate.step_id;
+    for (const StepRun& candidate : *steps)
+      names += (names.empty() ? "" : ", ") + candidate.step_id;
     return not_found_error("workflow run " + run->id + " has no step '" + terminal_text(step) +
                            "'; its steps: " + names);
   }
@@ -522,9 +514,9 @@ Result<int> show_step_log(const std::string& run_text, const std::string& step,
   const std::string text =
       read_log(step_directory(opened->home, run->id, step) + "/" + stream + ".log");
   if (context.globals.json) {
-    *context.out << json_text({{"run_id", run->id}, {"step_id", step}, {"stream", stream},
-                               {"text", text}})
-                 << '\n';
+    *context.out
+        << json_text({{"run_id", run->id}, {"step_id", step}, {"stream", stream}, {"text", text}})
+        << '\n';
   } else {
     *context.out << text;
   }

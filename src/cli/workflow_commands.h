@@ -20,12 +20,12 @@ struct WorkflowArgs {
   bool wait = false;                 // run
   std::string idempotency_key;       // run
   int max_parallel = kDefaultParallelSteps;
-  std::string loop_run;              // run (internal): the loop run that starts it
-  std::string run;                   // show-run, cancel, events, drive-workflow
-  std::string status;                // runs
-  int limit = 100;                   // runs
-  bool follow = false;               // events
-  int token_fd = -1;                 // supervise-step, drive-workflow
+  std::string loop_run;  // run (internal): the loop run that starts it
+  std::string run;       // show-run, cancel, events, drive-workflow
+  std::string status;    // runs
+  int limit = 100;       // runs
+  bool follow = false;   // events
+  int token_fd = -1;     // supervise-step, drive-workflow
 };
 
 Result<int> create_workflow_command(const WorkflowArgs& args, const Context& context);

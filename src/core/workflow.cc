@@ -4,7 +4,6 @@
 
 #include "core/enum_names.h"
 
-
 namespace orrery {
 namespace {
 

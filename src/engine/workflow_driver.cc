@@ -39,8 +39,8 @@ struct Watched {
 
 class Driver {
  public:
-  Driver(Store& store, const ProcessProbe& probe, const DriverOptions& options,
-         EngineFence fence, Workflow workflow)
+  Driver(Store& store, const ProcessProbe& probe, const DriverOptions& options, EngineFence fence,
+         Workflow workflow)
       : store_(store),
         probe_(probe),
         options_(options),
@@ -180,8 +180,8 @@ class Driver {
   // A new attempt for a step whose supervisor died; its target's group is
   // killed first, so two attempts never run at once.
   Status reclaim(const StepAttempt& orphan, bool cancel) {
-    const bool known_dead = watched_.count(orphan.dispatch_id) > 0 ||
-                            (orphan.supervisor && on_this_host(orphan));
+    const bool known_dead =
+        watched_.count(orphan.dispatch_id) > 0 || (orphan.supervisor && on_this_host(orphan));
     if (on_this_host(orphan)) (void)kill_leftover_group(orphan.pgid, orphan.target, probe_);
     unwatch(orphan.dispatch_id);
     StepReserve request = reserve_request(orphan.step_id, orphan.attempt + 1);
@@ -190,14 +190,15 @@ class Driver {
     if (!reservation) return reservation.error();
     if (reservation->answer == ReserveAnswer::kBusy) return Ok{};  // its lease still runs
     if (options_.on_progress) options_.on_progress();
-    if (cancel) return finish_unstarted(reservation->attempt, RunStatus::kCancelled,
-                                        "the run was cancelled");
+    if (cancel)
+      return finish_unstarted(reservation->attempt, RunStatus::kCancelled, "the run was cancelled");
     return launch(reservation->attempt);
   }
 
   Status start_step(const std::vector<StepRun>& steps, const std::string& step_id) {
-    auto step = std::find_if(steps.begin(), steps.end(),
-                             [&](const StepRun& candidate) { return candidate.step_id == step_id; });
+    auto step = std::find_if(steps.begin(), steps.end(), [&](const StepRun& candidate) {
+      return candidate.step_id == step_id;
+    });
     if (step == steps.end()) return internal_error("no step '" + step_id + "' in the run");
     auto reservation = store_.reserve_step_attempt(
         fence_, reserve_request(step_id, step->attempts + 1), wall_clock_now());
@@ -249,8 +250,8 @@ class Driver {
   Status finish_unstarted(const StepAttempt& attempt, RunStatus status, const std::string& why) {
     RunOutcome outcome;
     outcome.status = status;
-    outcome.error = status == RunStatus::kCancelled ? why
-                                                    : "the supervisor could not start: " + why;
+    outcome.error =
+        status == RunStatus::kCancelled ? why : "the supervisor could not start: " + why;
     const Claim claim{attempt.dispatch_id, attempt.claimed_by, attempt.claim_token};
     auto finished = store_.finalize_attempt(claim, outcome, "{}", wall_clock_now());
     if (!finished && finished.error().code != ErrorCode::kConflict) return finished.error();
@@ -309,6 +310,22 @@ class Driver {
 
 }  // namespace
 
+Status start_detached_driver(const StoreLocation& location, const std::string& run_id) {
+  const std::string dir = workflow_run_directory(location.home, run_id);
+  if (auto made = prepare_data_dir(dir); !made) return made;
+  SupervisorLaunch launch;
+  launch.executable = self_executable();
+  launch.global_args = {"--home", location.home};
+  launch.db = location.db;
+  launch.command = "drive-workflow";
+  launch.run_id = run_id;
+  launch.log_path = dir + "/driver.log";
+  launch.detach = true;
+  auto started = start_supervisor(launch);
+  if (!started) return started.error();
+  return Ok{};
+}
+
 std::string driver_name() { return "drive@" + host_name() + ":" + std::to_string(getpid()); }
 
 Result<WorkflowRun> drive_workflow_run(Store& store, const ProcessProbe& probe,
@@ -319,9 +336,9 @@ Result<WorkflowRun> drive_workflow_run(Store& store, const ProcessProbe& probe,
   if (is_finished((*run)->status)) return **run;
   auto workflow = store.get_workflow((*run)->workflow_id);
   if (!workflow) return workflow.error();
-  if (!workflow->has_value())
-    return not_found_error("the workflow of run " + run_id + " is gone");
-  auto fence = store.acquire_engine_lease(run_id, driver_name(), options.lease_ms, wall_clock_now());
+  if (!workflow->has_value()) return not_found_error("the workflow of run " + run_id + " is gone");
+  auto fence =
+      store.acquire_engine_lease(run_id, driver_name(), options.lease_ms, wall_clock_now());
   if (!fence) {
     if (fence.error().code == ErrorCode::kConflict) {  // finished meanwhile
       auto after = store.get_workflow_run(run_id);
@@ -333,6 +350,13 @@ Result<WorkflowRun> drive_workflow_run(Store& store, const ProcessProbe& probe,
     auto holder = store.get_workflow_run(run_id);
     const std::string who = holder && holder->has_value() ? (*holder)->driver : "another driver";
     return conflict_error("workflow run " + run_id + " is driven by " + who);
+  }
+  // A run whose loop run has ended (its supervisor died, recovery abandoned
+  // it) is not resumed but cancelled: the loop's retry starts a new one.
+  if (!(*run)->loop_run_id.empty()) {
+    auto loop_run = store.get_run((*run)->loop_run_id);
+    if (loop_run && (!loop_run->has_value() || is_terminal((*loop_run)->status)))
+      (void)store.request_workflow_cancel(run_id, wall_clock_now());
   }
   Driver driver(store, probe, options, **fence, **workflow);
   return driver.drive();

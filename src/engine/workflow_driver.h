@@ -36,6 +36,10 @@ struct DriverOptions {
   std::function<void()> on_progress;
 };
 
+// Starts `orrery drive-workflow RUN` in a new session, for a run no process
+// drives (its output goes to the run's driver.log).
+Status start_detached_driver(const StoreLocation& location, const std::string& run_id);
+
 // The driver's claimant name: drive@HOST:PID.
 std::string driver_name();
 

@@ -13,7 +13,7 @@ int supervisor_busy_timeout_ms(DurationMs lease_ms) {
 }
 
 ClaimKeeper::ClaimKeeper(Store& store, Env& env, Claim claim, DurationMs lease_ms,
-                                                  TimeMs lease_expires_at, std::string run_dir, WallClock wall_clock,
+                         TimeMs lease_expires_at, std::string run_dir, WallClock wall_clock,
                          Work work)
     : store_(store),
       env_(env),
@@ -24,7 +24,7 @@ ClaimKeeper::ClaimKeeper(Store& store, Env& env, Claim claim, DurationMs lease_m
       run_dir_(std::move(run_dir)),
       wall_clock_(std::move(wall_clock)),
       next_beat_(Clock::now() + interval_),
-            backoff_(kFirstBackoff),
+      backoff_(kFirstBackoff),
       work_(work) {}
 
 bool ClaimKeeper::lease_outlasts(std::chrono::milliseconds wait) const {
@@ -39,7 +39,7 @@ ClaimKeeper::Beat ClaimKeeper::give_up(Beat beat, Error reason) {
 
 ClaimKeeper::Beat ClaimKeeper::beat() {
   const TimeMs sent = wall_clock_();
-    auto renewed = work_ == Work::kLoopRun ? store_.heartbeat_run(claim_, lease_ms_, sent)
+  auto renewed = work_ == Work::kLoopRun ? store_.heartbeat_run(claim_, lease_ms_, sent)
                                          : store_.heartbeat_attempt(claim_, lease_ms_, sent);
   if (renewed) {
     lease_end_ = sent + lease_ms_;  // what the store holds now
@@ -73,12 +73,11 @@ Status ClaimKeeper::write_within_lease(const std::function<Status(TimeMs)>& writ
 
 Status ClaimKeeper::record_process(const ProcessIdentity& target, int pgid,
                                    const ProcessIdentity& supervisor) {
-  return write_within_lease(
-            [&](TimeMs now) {
-        return work_ == Work::kLoopRun
-                   ? store_.record_process(claim_, target, pgid, supervisor, now)
-                   : store_.record_attempt_process(claim_, target, pgid, supervisor, now);
-      });
+  return write_within_lease([&](TimeMs now) {
+    return work_ == Work::kLoopRun
+               ? store_.record_process(claim_, target, pgid, supervisor, now)
+               : store_.record_attempt_process(claim_, target, pgid, supervisor, now);
+  });
 }
 
 Status ClaimKeeper::finish(const RunOutcome& outcome, const std::string& outputs_json) {
@@ -89,8 +88,8 @@ Status ClaimKeeper::finish(const RunOutcome& outcome, const std::string& outputs
   });
   if (written) return written;
   if (work_ == Work::kStepAttempt) {
-    return Error{written.error().code, written.error().message +
-                                           "; the step's driver gives it a new attempt"};
+    return Error{written.error().code,
+                 written.error().message + "; the step's driver gives it a new attempt"};
   }
   auto kept = keep_outcome(env_, run_dir_, {claim_.token, finished_at, outcome});
   const std::string where =

@@ -24,7 +24,6 @@ void kill_target_group(const Run& run, const ProcessProbe& probe, RecoveryReport
   if (kill_leftover_group(run.pgid, run.target, probe)) report.killed_groups.push_back(*run.pgid);
 }
 
-
 Result<std::optional<Run>> reread(Store& store, const std::string& id) { return store.get_run(id); }
 
 // Finishes a running run whose supervisor is dead; false when the run

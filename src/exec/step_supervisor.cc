@@ -14,6 +14,7 @@ namespace {
 struct StepContext {
   StepAttempt attempt;
   WorkflowRun run;
+  WorkflowSpec spec;
   WorkflowStep step;
   std::vector<StepRun> steps;
 };
@@ -30,17 +31,21 @@ Result<StepContext> read_context(Store& store, const StepSuperviseRequest& reque
   context.attempt = **attempt;
   auto run = store.get_workflow_run(context.attempt.run_id);
   if (!run) return run.error();
-  if (!run->has_value()) return not_found_error("the workflow run of " + request.dispatch_id + " is gone");
+  if (!run->has_value())
+    return not_found_error("the workflow run of " + request.dispatch_id + " is gone");
   context.run = **run;
   auto workflow = store.get_workflow(context.run.workflow_id);
   if (!workflow) return workflow.error();
-  if (!workflow->has_value()) return not_found_error("the workflow of " + request.dispatch_id + " is gone");
+  if (!workflow->has_value())
+    return not_found_error("the workflow of " + request.dispatch_id + " is gone");
   const auto& steps = (*workflow)->spec.steps;
   auto step = std::find_if(steps.begin(), steps.end(), [&](const WorkflowStep& candidate) {
     return candidate.id == context.attempt.step_id;
   });
-  if (step == steps.end()) return not_found_error("the step of " + request.dispatch_id + " is gone");
+  if (step == steps.end())
+    return not_found_error("the step of " + request.dispatch_id + " is gone");
   context.step = *step;
+  context.spec = (*workflow)->spec;
   auto step_runs = store.list_step_runs(context.run.id);
   if (!step_runs) return step_runs.error();
   context.steps = std::move(*step_runs);
@@ -75,12 +80,9 @@ SupervisedJob step_job(const StepSuperviseRequest& request, const StepContext& c
 // The values file of the steps finished so far, and an empty ORRERY_OUTPUT.
 Status write_step_files(Env& env, const SupervisedJob& job, const StepContext& context,
                         const std::string& steps_path) {
-  std::vector<StepRun> finished;
-  for (const StepRun& step : context.steps) {
-    if (is_finished(step.status)) finished.push_back(step);
-  }
   if (auto made = prepare_data_dir(job.dir); !made) return made;
-  if (auto written = write_file_atomically(env, steps_path, steps_document(finished), 0600);
+  if (auto written =
+          write_file_atomically(env, steps_path, steps_document(context.spec, context.steps), 0600);
       !written)
     return written;
   return write_file_atomically(env, job.outputs_path, "", 0600);

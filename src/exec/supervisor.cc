@@ -20,12 +20,11 @@
 #include "core/limits.h"
 #include "core/output_tail.h"
 #include "core/run_environment.h"
+#include "core/step_values.h"
 #include "core/stream_scrubber.h"
 #include "core/text.h"
 #include "core/usage.h"
 #include "core/usage_limit.h"
-#include "core/step_values.h"
-
 #include "engine/wake.h"
 #include "exec/claim_keeper.h"
 #include "exec/clock.h"
@@ -33,7 +32,7 @@
 #include "exec/process_identity.h"
 #include "exec/spawn.h"
 #include "exec/stop_signals.h"
-
+#include "exec/supervisor_start.h"
 #include "store/data_dir.h"
 #include "store/regular_file.h"
 #include "store/secrets.h"
@@ -112,8 +111,8 @@ class Supervision {
         env_(env),
         job_(job),
         setup_(setup),
-        keeper_(store, env, job.claim, job.lease_ms, job.lease_expires_at, job.dir,
-                wall_clock_now, job.work),
+        keeper_(store, env, job.claim, job.lease_ms, job.lease_expires_at, job.dir, wall_clock_now,
+                job.work),
         out_(scrubber_),
         err_(scrubber_) {}
 
@@ -134,7 +133,7 @@ class Supervision {
       child_ = -1;
       return conclude_failed("cannot record the target process: " + recorded.error().message);
     }
-        if (auto released = release(held, job_.target.cwd, invocation->argv[0]); !released) {
+    if (auto released = release(held, job_.target.cwd, invocation->argv[0]); !released) {
       child_ = -1;
       return conclude_failed(released.error().message);
     }
@@ -148,7 +147,7 @@ class Supervision {
   }
 
  private:
-    Status prepare() {
+  Status prepare() {
     if (auto made = prepare_data_dir(job_.dir); !made) return made;
     for (auto [stream, name] : {std::pair{&out_, "/stdout.log"}, std::pair{&err_, "/stderr.log"}}) {
       stream->log = std::make_unique<LogFile>(env_, job_.dir + name, log_limit());
@@ -189,7 +188,7 @@ class Supervision {
   }
 
   static StopCause cancelled_by(int signal) {
-        return {RunStatus::kCancelled,
+    return {RunStatus::kCancelled,
             std::string("the supervisor received ") + stop_signal_name(signal)};
   }
 
@@ -238,7 +237,7 @@ class Supervision {
   // The event loop: output, the child's exit, signals, heartbeats, timeouts.
   void watch() {
     const Clock::time_point started = Clock::now();
-        const Clock::time_point deadline =
+    const Clock::time_point deadline =
         job_.timeout_ms ? plus(started, *job_.timeout_ms) : Clock::time_point::max();
     Clock::time_point idle_since = started;
     std::optional<Clock::time_point> drain_until;
@@ -246,14 +245,13 @@ class Supervision {
       const Clock::time_point now = Clock::now();
       if (reaped_ && drain_until && now >= *drain_until) break;
       keep_claim();
-            const Clock::time_point idle_deadline = job_.idle_timeout_ms
-                                                  ? plus(idle_since, *job_.idle_timeout_ms)
-                                                  : Clock::time_point::max();
+      const Clock::time_point idle_deadline =
+          job_.idle_timeout_ms ? plus(idle_since, *job_.idle_timeout_ms) : Clock::time_point::max();
       if (!reaped_) {
         if (auto failed = log_failure()) {
           stop(*failed);
         } else if (now >= deadline) {
-                    stop({RunStatus::kTimedOut, "timed out after " + format_duration(*job_.timeout_ms)});
+          stop({RunStatus::kTimedOut, "timed out after " + format_duration(*job_.timeout_ms)});
         } else if (now >= idle_deadline) {
           stop({RunStatus::kTimedOut, "no output for " + format_duration(*job_.idle_timeout_ms)});
         }
@@ -345,7 +343,7 @@ class Supervision {
     // files keep the bytes as they came (docs/storage.md, "Stored text").
     outcome.stdout_tail = storable_text(out_.tail.text());
     outcome.stderr_tail = storable_text(err_.tail.text());
-        if (job_.target.agent)
+    if (job_.target.agent)
       outcome.usage = parse_usage(job_.target.agent->provider, outcome.stdout_tail);
     if (WIFEXITED(status_)) outcome.exit_code = WEXITSTATUS(status_);
     if (WIFSIGNALED(status_)) outcome.signal = WTERMSIG(status_);
@@ -370,13 +368,13 @@ class Supervision {
   // A failed agent run stopped by its provider's limit: the account cools
   // down, and the run does not use up an attempt (docs/execution.md).
   void note_usage_limit(RunOutcome& outcome) {
-        if (!job_.target.agent || outcome.status != RunStatus::kFailed) return;
+    if (!job_.target.agent || outcome.status != RunStatus::kFailed) return;
     const AgentTarget& agent = *job_.target.agent;
     const TimeMs now = wall_clock_now();
     const auto hit =
         classify_usage_limit(agent.provider, outcome.stdout_tail + "\n" + outcome.stderr_tail, now);
     if (!hit) return;
-        const std::string& account = job_.cooldown_account;
+    const std::string& account = job_.cooldown_account;
     auto cooldown = store_.record_cooldown(account, hit->reset_at, hit->pattern, now);
     if (!cooldown) {  // the outcome still counts; the cooldown is lost
       outcome.error += "; the usage limit could not be recorded: " + cooldown.error().message;
@@ -396,7 +394,7 @@ class Supervision {
     outcome.error = scrubber_.scrub(cause.reason);
     return conclude(outcome);
   }
-    Status conclude(const RunOutcome& outcome) {
+  Status conclude(const RunOutcome& outcome) {
     if (job_.outputs_path.empty()) return keeper_.finish(outcome);
     RunOutcome with_outputs = outcome;
     auto outputs = read_outputs(with_outputs);
@@ -472,6 +470,30 @@ Status check_secrets_present(const std::string& home, const Loop& loop,
   return Ok{};
 }
 
+// A workflow target runs as `orrery workflow run W --wait` under the run's
+// supervisor: its driver is the target, so the loop's timeout, cancel and
+// logs apply to the whole workflow run, linked to this run; one workflow run
+// per attempt (docs/workflows.md, "Loops that run workflows").
+Target workflow_command(const SuperviseRequest& request, const Loop& loop, const Run& run) {
+  Target command = loop.target;
+  command.type = TargetType::kCommand;
+  command.shell = false;
+  command.argv = {self_executable(),
+                  "--home",
+                  request.home,
+                  "workflow",
+                  "run",
+                  loop.target.workflow_id,
+                  "--input",
+                  loop.target.input_json,
+                  "--wait",
+                  "--loop-run",
+                  run.id,
+                  "--idempotency-key",
+                  "loop-run:" + run.id + ":" + std::to_string(run.attempt)};
+  return command;
+}
+
 SupervisedJob loop_run_job(const SuperviseRequest& request, const Loop& loop, const Run& run) {
   SupervisedJob job;
   job.claim = Claim{run.id, run.claimed_by, request.token};
@@ -485,6 +507,7 @@ SupervisedJob loop_run_job(const SuperviseRequest& request, const Loop& loop, co
   job.attempt = run.attempt;
   job.started_at = run.started_at.value_or(wall_clock_now());
   job.cooldown_account = cooldown_account(loop.target);
+  if (loop.target.type == TargetType::kWorkflow) job.target = workflow_command(request, loop, run);
   return job;
 }
 
@@ -500,7 +523,7 @@ Status supervise(Store& store, const SuperviseRequest& request, Env& env) {
   auto loop = store.get_loop((*run)->loop_id);
   if (!loop) return loop.error();
   if (!loop->has_value()) return not_found_error("the loop of run " + request.run_id + " is gone");
-    const SupervisedJob job = loop_run_job(request, **loop, **run);
+  const SupervisedJob job = loop_run_job(request, **loop, **run);
   const JobSetup setup = [&](const std::vector<EnvVar>& inherited) -> Result<JobEnvironment> {
     auto secrets = read_loop_secrets(request.home, (*loop)->id);
     if (!secrets) return secrets.error();

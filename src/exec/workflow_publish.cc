@@ -15,19 +15,18 @@ namespace {
 std::string manifest_text(const WorkflowRun& run, const std::vector<StepRun>& steps) {
   nlohmann::json step_ids = nlohmann::json::array();
   for (const StepRun& step : steps) step_ids.push_back(step.step_id);
-  const nlohmann::json manifest{
-      {"run_id", run.id},
-      {"workflow_id", run.workflow_id},
-      {"workflow_name", run.workflow_name},
-      {"workflow_version", run.workflow_version},
-      {"input", nlohmann::json::parse(run.input_json, nullptr, false)},
-      {"idempotency_key", run.idempotency_key},
-      {"loop_id", run.loop_id},
-      {"loop_run_id", run.loop_run_id},
-      {"cwd", run.cwd},
-      {"max_parallel", run.max_parallel},
-      {"steps", step_ids},
-      {"created_at", format_time(run.created_at)}};
+  const nlohmann::json manifest{{"run_id", run.id},
+                                {"workflow_id", run.workflow_id},
+                                {"workflow_name", run.workflow_name},
+                                {"workflow_version", run.workflow_version},
+                                {"input", nlohmann::json::parse(run.input_json, nullptr, false)},
+                                {"idempotency_key", run.idempotency_key},
+                                {"loop_id", run.loop_id},
+                                {"loop_run_id", run.loop_run_id},
+                                {"cwd", run.cwd},
+                                {"max_parallel", run.max_parallel},
+                                {"steps", step_ids},
+                                {"created_at", format_time(run.created_at)}};
   return manifest.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
@@ -63,12 +62,12 @@ NewWorkflowRun new_run(const WorkflowRunRequest& request, TimeMs now) {
 
 Result<std::string> check_workflow_input(std::string_view text) {
   if (std::int64_t(text.size()) > kMaxWorkflowInputBytes) {
-    return usage_error("--input is " + std::to_string(text.size()) +
-                       " bytes; at most " + std::to_string(kMaxWorkflowInputBytes) +
-                       " bytes are accepted");
+    return usage_error("--input is " + std::to_string(text.size()) + " bytes; at most " +
+                       std::to_string(kMaxWorkflowInputBytes) + " bytes are accepted");
   }
   const nlohmann::json input = nlohmann::json::parse(text, nullptr, false);
-  if (input.is_discarded()) return usage_error("--input is not valid JSON: expected an object like {\"key\": \"value\"}");
+  if (input.is_discarded())
+    return usage_error("--input is not valid JSON: expected an object like {\"key\": \"value\"}");
   if (!input.is_object())
     return usage_error("--input must be a JSON object like {\"key\": \"value\"}, not " +
                        std::string(input.type_name()));

@@ -100,7 +100,7 @@ std::string encode_target(const Target& target) {
                       {"cwd", target.cwd},
                       {"env", pairs_json(target.env)},
                       {"secret_env", target.secret_env}};
-    if (target.agent) json["agent"] = agent_target_json(*target.agent);
+  if (target.agent) json["agent"] = agent_target_json(*target.agent);
   if (target.type == TargetType::kWorkflow) {
     json["workflow_id"] = target.workflow_id;
     json["input"] = target.input_json;
@@ -125,7 +125,7 @@ Result<Target> decode_target(const std::string& text) {
     if (json.contains("agent")) {
       auto agent = agent_from(json.at("agent"));
       if (!agent) return agent.error();
-            target.agent = std::move(*agent);
+      target.agent = std::move(*agent);
     }
     if (target.type == TargetType::kWorkflow) {
       target.workflow_id = json.at("workflow_id").get<std::string>();
