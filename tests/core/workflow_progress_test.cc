@@ -23,7 +23,7 @@ WorkflowStep step(std::string id, Ids depends_on = {}, bool continue_on_failure 
                   int retries = 0) {
   WorkflowStep s;
   s.id = std::move(id);
-  s.target.command = "true";
+  s.target.argv = {"true"};
   s.depends_on = std::move(depends_on);
   s.continue_on_failure = continue_on_failure;
   s.retries = retries;
