@@ -326,6 +326,9 @@ Result<AttemptSettlement> settle_attempt(const StepRun& step, const StepAttempt&
   if (attempt.step_id != step.step_id || attempt.run_id != step.run_id)
     return internal_error("attempt " + attempt.dispatch_id + " is not one of step " +
                           quoted_id(step.step_id));
+  if (!step.dispatch_id.empty() && attempt.dispatch_id != step.dispatch_id)
+    return internal_error("attempt " + attempt.dispatch_id + " is not the current attempt " +
+                          step.dispatch_id + " of step " + quoted_id(step.step_id));
   if (!is_terminal(attempt.status))
     return internal_error("attempt " + attempt.dispatch_id + " is " +
                           run_status_name(attempt.status) + ": it has not finished");

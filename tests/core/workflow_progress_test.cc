@@ -605,6 +605,9 @@ TEST(SettleAttempt, AFinishingAttemptCarriesItsOutcomeToTheStep) {
   ASSERT_TRUE(settled.ok());
   EXPECT_EQ(settled->change, (StepDecision{"build", StepStatus::kRunning, StepStatus::kFailed, 5000,
                                            7, "exit status 7", R"({"k":"v"})"}));
+  StepRun current = running_step(1, 1);
+  current.dispatch_id = a.dispatch_id;
+  EXPECT_TRUE(settle_attempt(current, a, false, kNow).ok());
   a.finished_at.reset();
   settled = settle_attempt(running_step(1, 1), a, false, kNow);
   EXPECT_EQ(settled->change.finished_at, kNow);
@@ -623,7 +626,10 @@ TEST(SettleAttempt, SettlingWhatCannotBeSettledIsAnInternalError) {
   other.step_id = "test";
   StepAttempt other_run = finished_attempt(RunStatus::kFailed, 1, 1);
   other_run.run_id = "run2";
+  StepRun newer = running_step(2, 2);
+  newer.dispatch_id = dispatch_id("run1", "build", 2);
   const std::pair<StepRun, StepAttempt> cases[] = {
+      {newer, finished_attempt(RunStatus::kFailed, 1, 1)},
       {pending, finished_attempt(RunStatus::kFailed, 1, 1)},
       {running_step(1, 2), finished_attempt(RunStatus::kRunning, 1, std::nullopt)},
       {running_step(1, 2), finished_attempt(RunStatus::kQueued, 1, std::nullopt)},
