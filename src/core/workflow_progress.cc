@@ -113,10 +113,10 @@ std::optional<std::string> blocking_reason(const WorkflowStep& dependency, StepS
 }
 
 // The sentence that names a step's failure in its run's error.
-std::string failure_sentence(const StepRun& step) {
+std::string failure_sentence(const StepRun& step, StepStatus status) {
   const std::string name = "step " + quoted_id(step.step_id);
   const std::string detail = step.error.empty() ? "" : ": " + step.error;
-  switch (step.status) {
+  switch (status) {
     case StepStatus::kTimedOut:
       if (step.error.rfind("timed out", 0) == 0) return name + " " + step.error;
       return name + " timed out" + detail;
@@ -131,19 +131,24 @@ std::string failure_sentence(const StepRun& step) {
   }
 }
 
-// The run as the plan sees it: spec steps, their records (updated as the
+// The run as the plan sees it: spec steps, their records and their statuses
 // plan decides) and the spec index of every step id.
 struct RunView {
   const WorkflowSpec& spec;
-  std::vector<StepRun> records;  // spec order
-  std::unordered_map<std::string, size_t> index;
+  std::vector<const StepRun*> records;  // spec order
+  std::vector<StepStatus> status;       // spec order, updated as the plan decides
+  std::unordered_map<std::string_view, size_t> index;
 
   const WorkflowStep& dependency(const std::string& id) const { return spec.steps[index.at(id)]; }
-  StepStatus status_of(const std::string& id) const { return records[index.at(id)].status; }
+  StepStatus status_of(const std::string& id) const { return status[index.at(id)]; }
 };
 
 Result<RunView> view_of(const WorkflowSpec& spec, const std::vector<StepRun>& steps) {
-  RunView view{spec, std::vector<StepRun>(spec.steps.size()), {}};
+  RunView view{spec,
+               std::vector<const StepRun*>(spec.steps.size()),
+               std::vector<StepStatus>(spec.steps.size()),
+               {}};
+  view.index.reserve(spec.steps.size());
   for (size_t i = 0; i < spec.steps.size(); ++i) view.index.emplace(spec.steps[i].id, i);
   std::vector<bool> seen(spec.steps.size(), false);
   for (const StepRun& step : steps) {
@@ -153,7 +158,8 @@ Result<RunView> view_of(const WorkflowSpec& spec, const std::vector<StepRun>& st
     if (seen[found->second])
       return internal_error("workflow run step " + quoted_id(step.step_id) + " has two records");
     seen[found->second] = true;
-    view.records[found->second] = step;
+    view.records[found->second] = &step;
+    view.status[found->second] = step.status;
   }
   for (size_t i = 0; i < spec.steps.size(); ++i) {
     if (!seen[i])
@@ -201,20 +207,25 @@ std::vector<size_t> dependency_order(const RunView& view) {
 
 void finish_step(RunView& view, Progress& progress, size_t i, StepStatus to,
                  const std::string& reason, TimeMs now) {
-  StepRun& record = view.records[i];
+  const std::string& id = view.spec.steps[i].id;
   progress.changes.push_back(
-      StepDecision{record.step_id, record.status, to, now, std::nullopt, reason, std::nullopt});
-  progress.events.push_back(JournalEntry{std::string("step_") + step_status_name(to),
-                                         record.step_id,
+      StepDecision{id, view.status[i], to, now, std::nullopt, reason, std::nullopt});
+  progress.events.push_back(JournalEntry{std::string("step_") + step_status_name(to), id,
                                          JsonObject().text("reason", reason).str()});
-  record.status = to;
-  record.finished_at = now;
-  record.error = reason;
+  view.status[i] = to;
+}
+
+bool blocks_any(const RunView& view) {
+  for (size_t i = 0; i < view.status.size(); ++i) {
+    if (blocking_reason(view.spec.steps[i], view.status[i])) return true;
+  }
+  return false;
 }
 
 void skip_blocked_steps(RunView& view, Progress& progress, TimeMs now) {
+  if (!blocks_any(view)) return;
   for (const size_t i : dependency_order(view)) {
-    if (view.records[i].status != StepStatus::kPending) continue;
+    if (view.status[i] != StepStatus::kPending) continue;
     for (const std::string& dependency : view.spec.steps[i].depends_on) {
       const std::optional<std::string> reason =
           blocking_reason(view.dependency(dependency), view.status_of(dependency));
@@ -227,27 +238,25 @@ void skip_blocked_steps(RunView& view, Progress& progress, TimeMs now) {
 }
 
 void cancel_pending_steps(RunView& view, Progress& progress, TimeMs now) {
-  for (size_t i = 0; i < view.records.size(); ++i) {
-    if (view.records[i].status == StepStatus::kPending)
+  for (size_t i = 0; i < view.status.size(); ++i) {
+    if (view.status[i] == StepStatus::kPending)
       finish_step(view, progress, i, StepStatus::kCancelled, "the run was cancelled", now);
-    else if (view.records[i].status == StepStatus::kRunning)
-      progress.stop.push_back(view.records[i].step_id);
+    else if (view.status[i] == StepStatus::kRunning)
+      progress.stop.push_back(view.spec.steps[i].id);
   }
 }
 
 void choose_ready_steps(const RunView& view, Progress& progress, int max_parallel) {
-  const auto running =
-      std::count_if(view.records.begin(), view.records.end(),
-                    [](const StepRun& s) { return s.status == StepStatus::kRunning; });
+  const auto running = std::count(view.status.begin(), view.status.end(), StepStatus::kRunning);
   auto room = max_parallel - running;
-  for (size_t i = 0; i < view.records.size() && room > 0; ++i) {
-    if (view.records[i].status != StepStatus::kPending) continue;
+  for (size_t i = 0; i < view.status.size() && room > 0; ++i) {
+    if (view.status[i] != StepStatus::kPending) continue;
     const std::vector<std::string>& dependencies = view.spec.steps[i].depends_on;
     const bool ready = std::all_of(dependencies.begin(), dependencies.end(), [&](const auto& id) {
       return lets_dependents_run(view.dependency(id), view.status_of(id));
     });
     if (!ready) continue;
-    progress.ready.push_back(view.records[i].step_id);
+    progress.ready.push_back(view.spec.steps[i].id);
     --room;
   }
 }
@@ -255,25 +264,27 @@ void choose_ready_steps(const RunView& view, Progress& progress, int max_paralle
 void finish_run(const RunView& view, Progress& progress, bool cancel_requested) {
   std::vector<std::string> failed;
   std::vector<std::string> allowed;
-  const StepRun* first_failure = nullptr;
-  const StepRun* first_skip = nullptr;
-  for (size_t i = 0; i < view.records.size(); ++i) {
-    const StepRun& record = view.records[i];
-    if (is_allowed_failure(view.spec.steps[i], record.status)) {
-      allowed.push_back(record.step_id);
+  std::optional<size_t> first_failure;
+  std::optional<size_t> first_skip;
+  for (size_t i = 0; i < view.status.size(); ++i) {
+    const StepStatus status = view.status[i];
+    const std::string& id = view.spec.steps[i].id;
+    if (is_allowed_failure(view.spec.steps[i], status)) {
+      allowed.push_back(id);
       continue;
     }
-    if (is_failure(record.status)) failed.push_back(record.step_id);
-    if (!first_failure && (is_failure(record.status) || record.status == StepStatus::kCancelled))
-      first_failure = &record;
-    if (!first_skip && record.status == StepStatus::kSkipped) first_skip = &record;
+    if (is_failure(status)) failed.push_back(id);
+    if (!first_failure && (is_failure(status) || status == StepStatus::kCancelled))
+      first_failure = i;
+    if (!first_skip && status == StepStatus::kSkipped) first_skip = i;
   }
   if (cancel_requested) {
     progress.finish = WorkflowRunStatus::kCancelled;
     progress.error = "the run was cancelled";
   } else if (first_failure || first_skip) {
     progress.finish = WorkflowRunStatus::kFailed;
-    progress.error = failure_sentence(first_failure ? *first_failure : *first_skip);
+    const size_t i = first_failure ? *first_failure : *first_skip;
+    progress.error = failure_sentence(*view.records[i], view.status[i]);
   } else {
     progress.finish = WorkflowRunStatus::kSucceeded;
     std::string list;
@@ -301,9 +312,8 @@ Result<Progress> plan_progress(const WorkflowSpec& spec, const std::vector<StepR
     skip_blocked_steps(*view, progress, now);
     choose_ready_steps(*view, progress, max_parallel);
   }
-  const bool all_finished =
-      std::all_of(view->records.begin(), view->records.end(),
-                  [](const StepRun& step) { return is_finished(step.status); });
+  const bool all_finished = std::all_of(view->status.begin(), view->status.end(),
+                                        [](StepStatus status) { return is_finished(status); });
   if (all_finished) finish_run(*view, progress, cancel_requested);
   return progress;
 }
@@ -316,6 +326,9 @@ Result<AttemptSettlement> settle_attempt(const StepRun& step, const StepAttempt&
   if (attempt.step_id != step.step_id || attempt.run_id != step.run_id)
     return internal_error("attempt " + attempt.dispatch_id + " is not one of step " +
                           quoted_id(step.step_id));
+  if (!step.dispatch_id.empty() && attempt.dispatch_id != step.dispatch_id)
+    return internal_error("attempt " + attempt.dispatch_id + " is not the current attempt " +
+                          step.dispatch_id + " of step " + quoted_id(step.step_id));
   if (!is_terminal(attempt.status))
     return internal_error("attempt " + attempt.dispatch_id + " is " +
                           run_status_name(attempt.status) + ": it has not finished");

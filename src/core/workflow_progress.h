@@ -86,7 +86,8 @@ struct AttemptSettlement {
 // Settles `step` (running) with its finished attempt `attempt` (any
 // terminal attempt status). The attempt's finish time is the step's, or
 // `now` when it has none. A step that is not running, or an attempt that is
-// not finished or not the step's, is an internal error.
+// not finished, not the step's, or not its current one (the step's
+// dispatch_id, when set), is an internal error.
 Result<AttemptSettlement> settle_attempt(const StepRun& step, const StepAttempt& attempt,
                                          bool cancel_requested, TimeMs now);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,7 +24,7 @@ WorkflowStep step(std::string id, Ids depends_on = {}, bool continue_on_failure 
                   int retries = 0) {
   WorkflowStep s;
   s.id = std::move(id);
-  s.target.command = "true";
+  s.target.argv = {"true"};
   s.depends_on = std::move(depends_on);
   s.continue_on_failure = continue_on_failure;
   s.retries = retries;
@@ -605,6 +606,9 @@ TEST(SettleAttempt, AFinishingAttemptCarriesItsOutcomeToTheStep) {
   ASSERT_TRUE(settled.ok());
   EXPECT_EQ(settled->change, (StepDecision{"build", StepStatus::kRunning, StepStatus::kFailed, 5000,
                                            7, "exit status 7", R"({"k":"v"})"}));
+  StepRun current = running_step(1, 1);
+  current.dispatch_id = a.dispatch_id;
+  EXPECT_TRUE(settle_attempt(current, a, false, kNow).ok());
   a.finished_at.reset();
   settled = settle_attempt(running_step(1, 1), a, false, kNow);
   EXPECT_EQ(settled->change.finished_at, kNow);
@@ -623,7 +627,10 @@ TEST(SettleAttempt, SettlingWhatCannotBeSettledIsAnInternalError) {
   other.step_id = "test";
   StepAttempt other_run = finished_attempt(RunStatus::kFailed, 1, 1);
   other_run.run_id = "run2";
+  StepRun newer = running_step(2, 2);
+  newer.dispatch_id = dispatch_id("run1", "build", 2);
   const std::pair<StepRun, StepAttempt> cases[] = {
+      {newer, finished_attempt(RunStatus::kFailed, 1, 1)},
       {pending, finished_attempt(RunStatus::kFailed, 1, 1)},
       {running_step(1, 2), finished_attempt(RunStatus::kRunning, 1, std::nullopt)},
       {running_step(1, 2), finished_attempt(RunStatus::kQueued, 1, std::nullopt)},
@@ -663,6 +670,168 @@ TEST(WorkflowProgress, ARetriedStepRunsAgainAndItsRunFailsOnceRetriesRunOut) {
   const Progress done = plan(spec, records);
   EXPECT_EQ(event_types(done), Ids({"step_skipped:test", "failed:"}));
   EXPECT_EQ(done.error, "step 'build' failed: exit status 1");
+}
+
+// ---- Random runs ----
+
+// Drives random DAGs to their end the way a driver does — plan, start the
+// ready steps, end one running attempt at random, settle it — and checks
+// the rules on every plan: steps start only after dependencies that let
+// them, never more than max_parallel run, every skipped step has a
+// blocking dependency, the run ends once and only when every step is
+// finished, with the status the rules give, and its terminal event last.
+class RandomRun {
+ public:
+  explicit RandomRun(unsigned seed) : random_(seed) {
+    const int n = 1 + int(random_() % 25);
+    std::vector<WorkflowStep> steps;
+    for (int i = 0; i < n; ++i) {
+      Ids depends_on;
+      for (int j = 0; j < i; ++j) {
+        if (random_() % 4 == 0) depends_on.push_back("s" + std::to_string(j));
+      }
+      steps.push_back(
+          step("s" + std::to_string(i), depends_on, random_() % 3 == 0, int(random_() % 3)));
+    }
+    // Any spec order: the rules do not depend on it.
+    std::shuffle(steps.begin(), steps.end(), random_);
+    spec_ = spec_of(steps);
+    records_ = records_of(spec_);
+    max_parallel_ = 1 + int(random_() % 5);
+    cancel_after_ = random_() % 3 == 0 ? int(random_() % 10) : -1;
+  }
+
+  void drive() {
+    for (int round = 0; round < 10'000; ++round) {
+      const bool cancel = cancel_after_ >= 0 && round >= cancel_after_;
+      const Progress p = plan(spec_, records_, max_parallel_, cancel);
+      check_skips(p);
+      apply_decisions(records_, p.changes);
+      check_events(p);
+      if (p.finish) {
+        check_finish(p, cancel);
+        return;
+      }
+      for (const std::string& id : p.ready) start(id);
+      EXPECT_LE(running().size(), size_t(max_parallel_));
+      const Ids now_running = running();
+      ASSERT_FALSE(now_running.empty()) << "no step runs, none is ready and the run goes on";
+      end_attempt(now_running[random_() % now_running.size()], cancel);
+    }
+    FAIL() << "the run never ended";
+  }
+
+ private:
+  const WorkflowStep& spec_step(const std::string& id) const {
+    for (const WorkflowStep& s : spec_.steps) {
+      if (s.id == id) return s;
+    }
+    return spec_.steps.front();
+  }
+
+  Ids running() const {
+    Ids ids;
+    for (const StepRun& r : records_) {
+      if (r.status == StepStatus::kRunning) ids.push_back(r.step_id);
+    }
+    return ids;
+  }
+
+  bool lets_run(const std::string& dependency) {
+    const StepStatus status = record(records_, dependency).status;
+    return status == StepStatus::kSucceeded ||
+           (spec_step(dependency).continue_on_failure &&
+            (status == StepStatus::kFailed || status == StepStatus::kTimedOut));
+  }
+
+  void start(const std::string& id) {
+    StepRun& r = record(records_, id);
+    ASSERT_EQ(r.status, StepStatus::kPending) << id;
+    for (const std::string& dependency : spec_step(id).depends_on)
+      EXPECT_TRUE(lets_run(dependency)) << id << " started after " << dependency;
+    r.status = StepStatus::kRunning;
+    r.attempts += 1;
+    r.dispatch_id = dispatch_id(r.run_id, id, r.attempts);
+  }
+
+  void end_attempt(const std::string& id, bool cancel) {
+    static constexpr RunStatus kEnds[] = {RunStatus::kSucceeded, RunStatus::kSucceeded,
+                                          RunStatus::kFailed,    RunStatus::kTimedOut,
+                                          RunStatus::kAbandoned, RunStatus::kCancelled};
+    StepRun& r = record(records_, id);
+    StepAttempt a;
+    a.run_id = r.run_id;
+    a.step_id = id;
+    a.attempt = r.attempts;
+    a.dispatch_id = r.dispatch_id;
+    a.status = kEnds[random_() % std::size(kEnds)];
+    if (a.status == RunStatus::kFailed) a.exit_code = 1;
+    if (a.status == RunStatus::kSucceeded) a.exit_code = 0;
+    const Result<AttemptSettlement> settled = settle_attempt(r, a, cancel, kNow);
+    ASSERT_TRUE(settled.ok()) << settled.error().message;
+    EXPECT_EQ(settled->retry,
+              !cancel && r.attempts < r.max_attempts &&
+                  (a.status == RunStatus::kFailed || a.status == RunStatus::kTimedOut ||
+                   a.status == RunStatus::kAbandoned));
+    apply_decisions(records_, {settled->change});
+  }
+
+  void check_skips(const Progress& p) {
+    auto after = records_;
+    for (const StepDecision& change : p.changes) {
+      apply_decisions(after, {change});
+      if (change.to != StepStatus::kSkipped) continue;
+      bool blocked = false;
+      for (const std::string& dependency : spec_step(change.step_id).depends_on) {
+        const StepStatus status = record(after, dependency).status;
+        blocked |= status == StepStatus::kSkipped || status == StepStatus::kCancelled ||
+                   ((status == StepStatus::kFailed || status == StepStatus::kTimedOut) &&
+                    !spec_step(dependency).continue_on_failure);
+      }
+      EXPECT_TRUE(blocked) << change.step_id << " skipped without a blocking dependency";
+    }
+  }
+
+  void check_events(const Progress& p) {
+    for (size_t i = 0; i < p.events.size(); ++i) {
+      const bool terminal = p.events[i].step_id.empty();
+      EXPECT_EQ(terminal, p.finish && i + 1 == p.events.size()) << p.events[i].event_type;
+      EXPECT_TRUE(json::accept(p.events[i].payload_json)) << p.events[i].payload_json;
+    }
+  }
+
+  void check_finish(const Progress& p, bool cancel) {
+    bool only_allowed_failures = true;
+    for (const StepRun& r : records_) {
+      ASSERT_TRUE(is_finished(r.status)) << r.step_id;
+      if (r.status != StepStatus::kSucceeded && !lets_run(r.step_id)) only_allowed_failures = false;
+    }
+    const WorkflowRunStatus expected = cancel                  ? WorkflowRunStatus::kCancelled
+                                       : only_allowed_failures ? WorkflowRunStatus::kSucceeded
+                                                               : WorkflowRunStatus::kFailed;
+    EXPECT_EQ(*p.finish, expected);
+    EXPECT_EQ(p.events.back().event_type, workflow_run_status_name(expected));
+    // Planning again changes nothing and ends the run the same way.
+    const Progress again = plan(spec_, records_, max_parallel_, cancel);
+    EXPECT_TRUE(again.changes.empty());
+    EXPECT_TRUE(again.ready.empty());
+    EXPECT_EQ(again.finish, p.finish);
+    EXPECT_EQ(again.error, p.error);
+  }
+
+  std::mt19937 random_;
+  WorkflowSpec spec_;
+  std::vector<StepRun> records_;
+  int max_parallel_ = 1;
+  int cancel_after_ = -1;
+};
+
+TEST(WorkflowProgress, RandomRunsFollowTheRules) {
+  for (unsigned seed = 1; seed <= 300; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    RandomRun(seed).drive();
+    if (HasFatalFailure()) return;
+  }
 }
 
 }  // namespace
