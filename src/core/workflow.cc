@@ -75,6 +75,11 @@ StepStatus step_status_of(RunStatus attempt_status) {
   }
 }
 
+std::string step_account(const WorkflowStep& step) {
+  if (!step.target.agent || step.account.empty()) return cooldown_account(step.target);
+  return std::string(provider_name(step.target.agent->provider)) + ":" + step.account;
+}
+
 std::vector<PhaseAccounting> account_attempts(const std::vector<StepAttempt>& attempts) {
   std::vector<PhaseAccounting> phases;
   for (const StepAttempt& attempt : attempts) {

@@ -124,10 +124,35 @@ class Driver {
     for (const StepAttempt& orphan : orphans) {
       if (auto reclaimed = reclaim(orphan, cancel); !reclaimed) return reclaimed.error();
     }
+        auto cooling = cooling_accounts(progress->ready, now);
+    if (!cooling) return cooling.error();
     for (const std::string& step_id : progress->ready) {
+      if (cooling->count(step_account(spec_step(step_id))) > 0) continue;  // waits it out
       if (auto started = start_step(*steps, step_id); !started) return started.error();
     }
     return false;
+  }
+
+  const WorkflowStep& spec_step(const std::string& step_id) const {
+    for (const WorkflowStep& step : workflow_.spec.steps) {
+      if (step.id == step_id) return step;
+    }
+    return workflow_.spec.steps.front();  // plan_progress only names steps of the spec
+  }
+
+  // The accounts of agent steps about to start that are cooling down after
+  // a usage limit: their steps wait, as loop runs do (docs/execution.md).
+  Result<std::set<std::string>> cooling_accounts(const std::vector<std::string>& ready,
+                                                 TimeMs now) {
+    std::set<std::string> accounts;
+    const bool any_agent = std::any_of(ready.begin(), ready.end(), [&](const std::string& id) {
+      return !step_account(spec_step(id)).empty();
+    });
+    if (!any_agent) return accounts;
+    auto cooldowns = store_.active_cooldowns(now);
+    if (!cooldowns) return cooldowns.error();
+    for (const Cooldown& cooldown : *cooldowns) accounts.insert(cooldown.account);
+    return accounts;
   }
 
   static void add_change(WorkflowAdvance& advance, const StepDecision& decision) {

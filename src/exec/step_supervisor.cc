@@ -52,10 +52,7 @@ Result<StepContext> read_context(Store& store, const StepSuperviseRequest& reque
   return context;
 }
 
-std::string account_of(const WorkflowStep& step) {
-  if (!step.target.agent || step.account.empty()) return cooldown_account(step.target);
-  return std::string(provider_name(step.target.agent->provider)) + ":" + step.account;
-}
+
 
 SupervisedJob step_job(const StepSuperviseRequest& request, const StepContext& context) {
   const StepAttempt& attempt = context.attempt;
@@ -72,7 +69,7 @@ SupervisedJob step_job(const StepSuperviseRequest& request, const StepContext& c
   job.timeout_ms = context.step.timeout_ms;
   job.attempt = attempt.attempt;
   job.started_at = attempt.started_at;
-  job.cooldown_account = account_of(context.step);
+  job.cooldown_account = step_account(context.step);
   job.outputs_path = job.dir + "/output." + std::to_string(attempt.attempt);
   return job;
 }
