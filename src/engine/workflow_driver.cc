@@ -124,7 +124,7 @@ class Driver {
     for (const StepAttempt& orphan : orphans) {
       if (auto reclaimed = reclaim(orphan, cancel); !reclaimed) return reclaimed.error();
     }
-        auto cooling = cooling_accounts(progress->ready, now);
+    auto cooling = cooling_accounts(progress->ready, now);
     if (!cooling) return cooling.error();
     for (const std::string& step_id : progress->ready) {
       if (cooling->count(step_account(spec_step(step_id))) > 0) continue;  // waits it out
