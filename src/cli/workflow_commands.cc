@@ -8,7 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "cli/env_settings.h"
 #include "cli/exit_codes.h"
+
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/run_commands.h"
@@ -207,12 +209,25 @@ Result<WorkflowRun> follow_run(Store& store, const Context& context, const std::
   }
 }
 
+// The engine lease a driver takes: ORRERY_ENGINE_LEASE_MS, 1 s to 1 h,
+// default 30 s (docs/workflows.md).
+Result<DriverOptions> driver_options(const OpenedStore& opened, const Context& context) {
+  DriverOptions options;
+  options.location = {opened.home, context.globals.db};
+  auto lease = milliseconds_from_env("ORRERY_ENGINE_LEASE_MS", 1000, 3'600'000,
+                                     kDefaultEngineLeaseMs);
+  if (!lease) return lease.error();
+  options.lease_ms = *lease;
+  return options;
+}
+
 // Drives the run here, or follows it when another driver holds it.
 Result<WorkflowRun> drive_or_follow(const OpenedStore& opened, const Context& context,
                                     const std::string& run_id) {
   std::int64_t last = 0;
-  DriverOptions options;
-  options.location = {opened.home, context.globals.db};
+  auto configured = driver_options(opened, context);
+  if (!configured) return configured.error();
+  DriverOptions& options = *configured;
   if (!context.globals.json) {
     options.on_progress = [&] {
       (void)print_new_events(*opened.store, run_id, last, *context.out);
@@ -470,10 +485,10 @@ Result<int> drive_workflow_command(const WorkflowArgs& args, const Context& cont
   (void)read_token_fd(args.token_fd);  // the launcher's pipe; a driver has no claim token
   auto opened = open_store(context);
   if (!opened) return opened.error();
-  DriverOptions options;
-  options.location = {opened->home, context.globals.db};
+    auto options = driver_options(*opened, context);
+  if (!options) return options.error();
   const SystemProcessProbe probe;
-  auto driven = drive_workflow_run(*opened->store, probe, args.run, options);
+  auto driven = drive_workflow_run(*opened->store, probe, args.run, *options);
   if (!driven) {
     // Another driver holds it: nothing to do here.
     if (driven.error().code == ErrorCode::kConflict) return kExitOk;
