@@ -106,7 +106,7 @@ class Home:
         """{step id: (reserved ms, finished ms)} of the run's first attempts."""
         db = sqlite3.connect(os.path.join(self.home, "orrery.db"), timeout=30)
         try:
-            rows = db.execute("SELECT step_id, started_at, finished_at FROM step_attempts "
+            rows = db.execute("SELECT step_id, started_at, finished_at FROM workflow_attempts "
                               "WHERE run_id = ? AND attempt = 1", (run_id,)).fetchall()
         finally:
             db.close()
@@ -126,6 +126,24 @@ def orrery_execs(binary, steps):
     start = time.monotonic()
     for _ in range(steps):
         subprocess.run([binary, "--version"], capture_output=True, check=True)
+    return time.monotonic() - start
+
+
+def atomic_writes(directory, count):
+    """Seconds for COUNT files written as orrery writes a step's files: a
+    temporary file, fsync, rename, fsync of the directory (exec/env.cc)."""
+    start = time.monotonic()
+    for i in range(count):
+        path = os.path.join(directory, f"file.{i}")
+        temporary = path + ".tmp"
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.write(fd, b"{}")
+        os.fsync(fd)
+        os.close(fd)
+        os.rename(temporary, path)
+        dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        os.fsync(dir_fd)
+        os.close(dir_fd)
     return time.monotonic() - start
 
 
@@ -199,6 +217,9 @@ def main():
                 add(f"parallel {width}", home.run("parallel", width)[0])
             add("single", home.run("single", 1)[0])
             add("orrery --version", orrery_execs(binary, steps))
+            scratch = os.path.join(tmp, "scratch")
+            os.makedirs(scratch, exist_ok=True)
+            add("atomic writes", atomic_writes(scratch, 2 * steps))
 
     median = {name: statistics.median(values) for name, values in samples.items()}
     print(f"machine: {os.cpu_count()} cores, {cpu_model()}, {platform.release()}")
@@ -222,6 +243,10 @@ def main():
           f"{marginal:.2f} ms")
     print(f"`orrery --version` exec'd {steps} times: {1000 * median['orrery --version']:.0f} ms "
           f"({1000 * median['orrery --version'] / steps:.2f} ms each)")
+    print(f"2 x {steps} files written atomically (temporary, fsync, rename, fsync of the "
+          f"directory), as a step's supervisor writes ORRERY_STEPS and ORRERY_OUTPUT: "
+          f"{1000 * median['atomic writes']:.0f} ms "
+          f"({1000 * median['atomic writes'] / steps:.2f} ms per step)")
     print()
     print(f"chain, per step (medians over {len(gaps['supervisor'])} steps, ms):")
     labels = {"reserve": "step_started -> attempt reserved",
