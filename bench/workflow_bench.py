@@ -16,9 +16,11 @@ Per-step overhead = (workflow time - floor time) / STEPS. Every figure is the
 median of REPEATS runs (default 5); the ratio is workflow time / floor time.
 
 Also measured, to split the time: a 1-step workflow (the fixed cost of one
-`workflow run --wait`: process start, store, run creation, the end) and
-STEPS sequential `orrery --version` (what exec'ing the binary costs, which every
-step's supervisor pays). After each chain run its journal and step attempts
+`workflow run --wait`: process start, store, run creation, the end); STEPS
+sequential `orrery --version` (what exec'ing the binary costs, which every step's
+supervisor pays) and `orrery workflow ls` (the same with the store opened and
+read); 2 x STEPS files written as a step's supervisor writes its two files
+(temporary, fsync, rename, fsync of the directory). After each chain run its journal and step attempts
 give where a step's time goes:
   step_started -> attempt reserved     the driver reserving the attempt
   reserved -> attempt finished         the supervisor: exec'd, opens the store,
@@ -122,10 +124,11 @@ def floor_parallel(steps, parallel):
     return timed(["sh", "-c", f"seq {steps} | xargs -P {parallel} -n 1 {TRUE}"])[0]
 
 
-def orrery_execs(binary, steps):
+def orrery_execs(binary, steps, *args):
+    """Seconds for STEPS sequential `orrery ARGS`."""
     start = time.monotonic()
     for _ in range(steps):
-        subprocess.run([binary, "--version"], capture_output=True, check=True)
+        subprocess.run([binary, *args], capture_output=True, check=True)
     return time.monotonic() - start
 
 
@@ -216,7 +219,9 @@ def main():
                 add(f"floor parallel {width}", floor_parallel(steps, width))
                 add(f"parallel {width}", home.run("parallel", width)[0])
             add("single", home.run("single", 1)[0])
-            add("orrery --version", orrery_execs(binary, steps))
+            add("orrery --version", orrery_execs(binary, steps, "--version"))
+            add("orrery workflow ls", orrery_execs(binary, steps, "--home", home.home,
+                                                   "workflow", "ls"))
             scratch = os.path.join(tmp, "scratch")
             os.makedirs(scratch, exist_ok=True)
             add("atomic writes", atomic_writes(scratch, 2 * steps))
@@ -243,6 +248,9 @@ def main():
           f"{marginal:.2f} ms")
     print(f"`orrery --version` exec'd {steps} times: {1000 * median['orrery --version']:.0f} ms "
           f"({1000 * median['orrery --version'] / steps:.2f} ms each)")
+    print(f"`orrery --home H workflow ls` (the binary, the store opened, one read) exec'd "
+          f"{steps} times: {1000 * median['orrery workflow ls']:.0f} ms "
+          f"({1000 * median['orrery workflow ls'] / steps:.2f} ms each)")
     print(f"2 x {steps} files written atomically (temporary, fsync, rename, fsync of the "
           f"directory), as a step's supervisor writes ORRERY_STEPS and ORRERY_OUTPUT: "
           f"{1000 * median['atomic writes']:.0f} ms "
