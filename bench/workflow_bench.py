@@ -30,6 +30,7 @@ give where a step's time goes:
   step_succeeded -> next step_started  between steps (the same round)
 
 Usage: bench/workflow_bench.py BUILD/orrery [REPEATS] [--steps N] [--parallel 4,16]
+                                [--dir DIR]
 """
 import argparse
 import json
@@ -191,6 +192,9 @@ def main():
     parser.add_argument("repeats", nargs="?", type=int, default=5)
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--parallel", default="4,16")
+    parser.add_argument("--dir", default=None,
+                        help="where the fresh data directory is made (default: the system's "
+                             "temporary directory); e.g. a tmpfs, to see what fsync costs")
     args = parser.parse_args()
     binary = os.path.abspath(args.binary)
     steps = args.steps
@@ -203,7 +207,7 @@ def main():
 
     gaps = {}
     edges = {}
-    with tempfile.TemporaryDirectory(prefix="orrery-wfbench-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="orrery-wfbench-", dir=args.dir) as tmp:
         home = Home(binary, tmp, steps)
         home.run("single", 1)  # warm the page cache and the database file
         for _ in range(args.repeats):
@@ -228,6 +232,7 @@ def main():
 
     median = {name: statistics.median(values) for name, values in samples.items()}
     print(f"machine: {os.cpu_count()} cores, {cpu_model()}, {platform.release()}")
+    print(f"data directory in {args.dir or tempfile.gettempdir()}")
     print(f"workflows of {steps} steps of `true`; medians of {args.repeats} runs (ms)")
     print()
     print("| workflow | orrery | floor (same run) | ratio | per-step overhead | runs |")
