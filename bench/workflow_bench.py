@@ -196,6 +196,9 @@ def main():
                         help="where the fresh data directory is made (default: the system's "
                              "temporary directory); e.g. a tmpfs, to see what fsync costs")
     args = parser.parse_args()
+    if not 2 <= args.steps <= 1000 or args.repeats < 1:
+        parser.error("--steps must be 2 to 1000 (a spec holds at most 1,000 steps) "
+                     "and REPEATS at least 1")
     binary = os.path.abspath(args.binary)
     steps = args.steps
     widths = [int(p) for p in args.parallel.split(",")]
