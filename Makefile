@@ -49,6 +49,7 @@ bench: deps
 	for b in build/release/bench/*_bench; do \
 		[ $$b = build/release/bench/pg_claims_bench ] || taskset -c 0 $$b $(BENCH_FLAGS) || exit 1; \
 	done
+	python3 bench/workflow_bench.py build/release/orrery
 
 # Claims on PostgreSQL beside the raw-SQL floor (docs/benchmarks.md): 20,000 jobs,
 # 1, 4 and 8 clients, medians of 3 runs unless PG_BENCH_FLAGS says otherwise.

@@ -26,13 +26,17 @@ std::string nesting_message() {
 class TreeBuilder {
  public:
   // Where the value being added goes, for messages: "steps[2].target".
+  // Appended piece by piece: g++ 12 at -O3 warns (-Wrestrict) on "[" + std::string.
   std::string path() const {
     std::string text;
     for (const Frame& frame : stack_) {
       if (frame.value->is_array()) {
-        text += "[" + std::to_string(frame.value->size()) + "]";
+        text += '[';
+        text += std::to_string(frame.value->size());
+        text += ']';
       } else if (frame.has_key) {
-        text += (text.empty() ? "" : ".") + visible(frame.key);
+        if (!text.empty()) text += '.';
+        text += visible(frame.key);
       }
     }
     return text;
