@@ -24,6 +24,7 @@
 #include "exec/clock.h"
 #include "exec/fresh_id.h"
 #include "exec/process_identity.h"
+#include "exec/run_launch.h"
 #include "exec/step_supervisor.h"
 #include "exec/supervisor_start.h"
 #include "exec/workflow_publish.h"
@@ -195,12 +196,35 @@ Result<DriverOptions> driver_options(const OpenedStore& opened, const Context& c
   return options;
 }
 
+// A fork server for step supervisors (docs/workflows.md, "Running a
+// step"), started before the database is opened: no connection may cross a
+// fork. Null when it cannot start: supervisors are exec'd then.
+std::optional<SupervisorForker> step_forker(const Globals& globals) {
+  auto forker = SupervisorForker::start([globals] {
+    return prepare_forked_work(
+        globals, [](Store& store, const std::string& home, const ForkRequest& request) -> Status {
+          if (auto log = start_in_run_log(request.run_dir); !log) {
+            RunOutcome outcome;
+            outcome.status = RunStatus::kFailed;
+            outcome.error = "the supervisor could not start: " + log.error().message;
+            (void)store.finalize_attempt({request.run_id, request.claimed_by, request.token},
+                                         outcome, "{}", wall_clock_now());
+            return log.error();
+          }
+          return supervise_step(store, {home, request.run_id, request.token});
+        });
+  });
+  if (!forker) return std::nullopt;
+  return std::move(*forker);
+}
+
 // Drives the run here, or follows it when another driver holds it.
 Result<WorkflowRun> drive_or_follow(const OpenedStore& opened, const Context& context,
-                                    const std::string& run_id) {
+                                    const std::string& run_id, SupervisorForker* forker = nullptr) {
   auto configured = driver_options(opened, context);
   if (!configured) return configured.error();
   DriverOptions& options = *configured;
+  options.forker = forker;
   LiveRunView view(*opened.store, run_id, *context.out, context.out_is_tty, context.globals.json);
   options.on_progress = [&] { (void)view.update(wall_clock_now()); };
   const SystemProcessProbe probe;
@@ -288,6 +312,8 @@ Result<int> run_workflow_command(const WorkflowArgs& args, const Context& contex
     if (!checked) return checked.error();
     input = std::move(*checked);
   }
+    std::optional<SupervisorForker> forker =
+      args.wait ? step_forker(context.globals) : std::nullopt;
   auto opened = open_store(context);
   if (!opened) return opened.error();
   Store& store = *opened->store;
@@ -323,7 +349,7 @@ Result<int> run_workflow_command(const WorkflowArgs& args, const Context& contex
   }
   if (!context.globals.json && published->existed)
     *context.out << "existing workflow run " << run.id << '\n';
-  auto finished = drive_or_follow(*opened, context, run.id);
+  auto finished = drive_or_follow(*opened, context, run.id, forker ? &*forker : nullptr);
   if (!finished) return finished.error();
   if (!context.globals.json) *context.out << '\n';
   auto printed = print_run(store, context, *finished);
@@ -453,10 +479,12 @@ Result<int> workflow_events_command(const WorkflowArgs& args, const Context& con
 
 Result<int> drive_workflow_command(const WorkflowArgs& args, const Context& context) {
   (void)read_token_fd(args.token_fd);  // the launcher's pipe; a driver has no claim token
+  std::optional<SupervisorForker> forker = step_forker(context.globals);
   auto opened = open_store(context);
   if (!opened) return opened.error();
   auto options = driver_options(*opened, context);
   if (!options) return options.error();
+  options->forker = forker ? &*forker : nullptr;
   const SystemProcessProbe probe;
   auto driven = drive_workflow_run(*opened->store, probe, args.run, *options);
   if (!driven) {

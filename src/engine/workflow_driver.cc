@@ -252,6 +252,23 @@ class Driver {
   Status launch(const StepAttempt& attempt) {
     const std::string& home = options_.location.home;
     const std::string dir = step_directory(home, attempt.run_id, attempt.step_id);
+    const Claim claim{attempt.dispatch_id, attempt.claimed_by, attempt.claim_token};
+    if (options_.forker != nullptr && !options_.forker->server_gone()) {
+      const DurationMs lease =
+          attempt.lease_expires_at.value_or(attempt.started_at) - attempt.started_at;
+      auto forked = options_.forker->fork_supervisor(
+          {attempt.dispatch_id, attempt.claimed_by, attempt.claim_token, dir, lease});
+      if (forked) {
+        // If the supervisor finished already, its claim is gone: nothing to add.
+        (void)store_.record_attempt_supervisor(claim, {forked->pid, forked->started_at},
+                                               wall_clock_now());
+        watched_[attempt.dispatch_id] = Watched{forked->pid, forked->pidfd, false};
+        return Ok{};
+      }
+      if (!options_.forker->server_gone())
+        return finish_unstarted(attempt, RunStatus::kFailed, forked.error().message);
+      // The server died: this step's supervisor, and the next ones, are exec'd.
+    }
     if (auto made = prepare_data_dir(dir); !made)
       return finish_unstarted(attempt, RunStatus::kFailed, made.error().message);
     SupervisorLaunch launch;
@@ -265,7 +282,6 @@ class Driver {
     launch.detach = true;
     auto pid = start_supervisor(launch);
     if (!pid) return finish_unstarted(attempt, RunStatus::kFailed, pid.error().message);
-    const Claim claim{attempt.dispatch_id, attempt.claimed_by, attempt.claim_token};
     // If the supervisor finished already, its claim is gone: nothing to add.
     (void)store_.record_attempt_supervisor(claim, {*pid, process_start_time(*pid)},
                                            wall_clock_now());
