@@ -78,7 +78,10 @@ Status check_keys(const json& object, std::initializer_list<const char*> accepte
     for (const char* name : accepted) {
       known = known || key == name;
       list += (list.empty() ? "" : ", ") + std::string(name);
-      if (key.size() <= 64 && edit_distance(key, name) <= 2) closest = name;
+      if (key.size() <= 64) {
+        const size_t distance = edit_distance(key, name);
+        if (distance <= 2 && distance * 3 <= std::string_view(name).size()) closest = name;
+      }
     }
     if (known) continue;
     return usage_error(where + (where.empty() ? "" : ": ") + "unknown key '" + visible(key) + "'" +
@@ -531,8 +534,9 @@ Status spec_steps(const json& tree, const std::string& base_dir, WorkflowSpec& s
   for (size_t i = 0; i < shown; ++i) path += spec.steps[cycle[i]].id + " → ";
   if (shown < cycle.size()) path += "… (" + std::to_string(cycle.size() - shown) + " more) → ";
   path += spec.steps[cycle.front()].id;
-  return usage_error(step_where(spec.steps[cycle.front()].id, cycle.front()) +
-                     "is on a dependency cycle: " + path + " (each step depends on the next)");
+  const std::string where = step_where(spec.steps[cycle.front()].id, cycle.front());
+  return usage_error(where.substr(0, where.size() - 2) + " is on a dependency cycle: " + path +
+                     " (each step depends on the next)");
 }
 
 Result<WorkflowSpec> spec_from_tree(const json& tree, const std::string& base_dir) {
