@@ -152,6 +152,11 @@ Result<std::vector<EnvVar>> env_field(const json& target, const std::string& whe
     if (!checked) return checked.error();
     auto pair = parse_assignment(key + "=" + *checked, (where + "env").c_str());
     if (!pair) return pair.error();
+    if (pair->first != key) {
+      return usage_error(where + "env: '" + visible(key) +
+                         "' is not a valid environment variable name (letters, digits, _; not "
+                         "starting with a digit)");
+    }
     env.push_back(std::move(*pair));
   }
   return env;

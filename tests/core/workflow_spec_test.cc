@@ -224,6 +224,14 @@ TEST(WorkflowSpec, CommandTargets) {
                                                "env": {"1A": "v"}})"))),
             "step 'a' (steps[0]): target.env '1A=v': '1A' is not a valid environment variable "
             "name (letters, digits, _; not starting with a digit)");
+  for (const char* name : {"A=B", "=", "A B"}) {
+    EXPECT_NE(error_of(parse_json(one_target(std::string(R"({"type": "command", "command": "x",
+                                                             "env": {")") +
+                                             name + R"(": "v"}})")))
+                  .find("is not a valid environment variable name"),
+              std::string::npos)
+        << name;
+  }
 }
 
 TEST(WorkflowSpec, TargetTypes) {
@@ -588,8 +596,20 @@ TEST(WorkflowSpec, DeepNestingIsRefusedWithoutRecursion) {
                   .find("the spec nests arrays and objects more than 64 deep at line 2"),
               std::string::npos);
     std::string blocks = "steps:\n";
-    for (int i = 0; i < std::min(depth, 1000); ++i) blocks += "- ";
+    std::string maps = "name: ";
+    for (int i = 0; i < depth; ++i) {
+      blocks += "- ";
+      maps += "{a: ";
+    }
     EXPECT_NE(error_of(parse_yaml(blocks + "x\n")).find("more than 64 deep"), std::string::npos);
+    EXPECT_NE(error_of(parse_yaml(maps + "x" + std::string(size_t(depth), '}') + "\n"))
+                  .find("more than 64 deep"),
+              std::string::npos);
+    std::string objects;
+    for (int i = 0; i < depth; ++i) objects += "{\"a\": ";
+    EXPECT_NE(error_of(parse_json(objects + "1" + std::string(size_t(depth), '}')))
+                  .find("more than 64 deep"),
+              std::string::npos);
   }
   // Within the limit, the nesting reaches validation.
   const std::string arrays = std::string(61, '[') + std::string(61, ']');
