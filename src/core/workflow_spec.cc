@@ -150,13 +150,14 @@ Result<std::vector<EnvVar>> env_field(const json& target, const std::string& whe
   for (const auto& [key, text] : value->items()) {
     auto checked = text_value(text, where + "env." + visible(key));
     if (!checked) return checked.error();
-    auto pair = parse_assignment(key + "=" + *checked, (where + "env").c_str());
-    if (!pair) return pair.error();
-    if (pair->first != key) {
+    // parse_assignment splits at the first '=': a name with one is refused here.
+    if (key.empty() || key.find('=') != std::string::npos) {
       return usage_error(where + "env: '" + visible(key) +
                          "' is not a valid environment variable name (letters, digits, _; not "
                          "starting with a digit)");
     }
+    auto pair = parse_assignment(key + "=" + *checked, (where + "env").c_str());
+    if (!pair) return pair.error();
     env.push_back(std::move(*pair));
   }
   return env;
