@@ -32,9 +32,12 @@ class TreeBuilder {
       const Frame& frame = stack_[i];
       const bool child_open = i + 1 < stack_.size();
       if (frame.value->is_array()) {
-        text += "[" + std::to_string(frame.value->size() - (child_open ? 1 : 0)) + "]";
+        text += '[';
+        text += std::to_string(frame.value->size() - (child_open ? 1 : 0));
+        text += ']';
       } else if (child_open || frame.has_key) {
-        text += (text.empty() ? "" : ".") + visible(frame.key);
+        if (!text.empty()) text += '.';
+        text += visible(frame.key);
       }
     }
     return text;

@@ -636,8 +636,9 @@ json shown_target(const Target& target) {
 }  // namespace
 
 SpecFormat spec_format_of(std::string_view path, std::string_view text) {
-  const size_t dot = path.rfind('.');
-  std::string extension(dot == std::string_view::npos ? "" : path.substr(dot + 1));
+  const std::string_view file = path.substr(path.rfind('/') + 1);  // npos + 1 is 0
+  const size_t dot = file.rfind('.');
+  std::string extension(dot == std::string_view::npos ? "" : file.substr(dot + 1));
   std::transform(extension.begin(), extension.end(), extension.begin(),
                  [](unsigned char c) { return char(std::tolower(c)); });
   if (extension == "json") return SpecFormat::kJson;

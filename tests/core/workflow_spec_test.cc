@@ -66,6 +66,8 @@ TEST(SpecFormat, ByExtensionThenByFirstByte) {
   EXPECT_EQ(spec_format_of("a.yml", "{}"), SpecFormat::kYaml);
   EXPECT_EQ(spec_format_of("a.spec", "  \n {\"name\": 1}"), SpecFormat::kJson);
   EXPECT_EQ(spec_format_of("spec", "name: x"), SpecFormat::kYaml);
+  EXPECT_EQ(spec_format_of("specs.json/nightly", "name: x"), SpecFormat::kYaml);
+  EXPECT_EQ(spec_format_of("specs.yaml/nightly", "{\"name\": 1}"), SpecFormat::kJson);
   EXPECT_EQ(spec_format_of("spec", ""), SpecFormat::kYaml);
 }
 
