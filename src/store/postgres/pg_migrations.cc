@@ -151,6 +151,116 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
 $$;
 )sql";
 
+// Workflows (docs/workflows.md, "Storage"): versioned specs, their runs,
+// each run's steps, the steps' append-only attempts and the run's
+// append-only event journal. A run's steps, attempts and events go with it.
+constexpr const char* kVersion7 = R"sql(
+CREATE TABLE workflows (
+  id TEXT COLLATE "C" PRIMARY KEY,
+  name TEXT COLLATE "C" NOT NULL,
+  version BIGINT NOT NULL,
+  status TEXT COLLATE "C" NOT NULL,
+  description TEXT COLLATE "C" NOT NULL DEFAULT '',
+  goal TEXT COLLATE "C" NOT NULL DEFAULT '',
+  spec TEXT COLLATE "C" NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (name, version)
+);
+
+CREATE TABLE workflow_runs (
+  id TEXT COLLATE "C" PRIMARY KEY,
+  workflow_id TEXT COLLATE "C" NOT NULL REFERENCES workflows(id),
+  workflow_name TEXT COLLATE "C" NOT NULL,
+  workflow_version BIGINT NOT NULL,
+  status TEXT COLLATE "C" NOT NULL,
+  input_json TEXT COLLATE "C" NOT NULL DEFAULT '{}',
+  idempotency_key TEXT COLLATE "C" NOT NULL DEFAULT '',
+  loop_id TEXT COLLATE "C" NOT NULL DEFAULT '',
+  loop_run_id TEXT COLLATE "C" NOT NULL DEFAULT '',
+  cwd TEXT COLLATE "C" NOT NULL DEFAULT '',
+  max_parallel BIGINT NOT NULL,
+  driver TEXT COLLATE "C" NOT NULL DEFAULT '',
+  driver_token TEXT COLLATE "C" NOT NULL DEFAULT '',
+  driver_generation BIGINT NOT NULL DEFAULT 0,
+  driver_lease_expires_at BIGINT,
+  cancel_requested BIGINT NOT NULL DEFAULT 0,
+  error TEXT COLLATE "C" NOT NULL DEFAULT '',
+  created_at BIGINT NOT NULL,
+  started_at BIGINT,
+  finished_at BIGINT,
+  updated_at BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX workflow_runs_idempotency ON workflow_runs(workflow_name, idempotency_key)
+  WHERE idempotency_key != '';
+CREATE INDEX workflow_runs_created ON workflow_runs(created_at, id);
+CREATE INDEX workflow_runs_name_created ON workflow_runs(workflow_name, created_at, id);
+CREATE INDEX workflow_runs_status_created ON workflow_runs(status, created_at, id);
+CREATE INDEX workflow_runs_unfinished ON workflow_runs(created_at, id)
+  WHERE status IN ('pending', 'running');
+
+CREATE TABLE workflow_steps (
+  run_id TEXT COLLATE "C" NOT NULL REFERENCES workflow_runs(id) ON DELETE CASCADE,
+  step_id TEXT COLLATE "C" NOT NULL,
+  sequence BIGINT NOT NULL,
+  status TEXT COLLATE "C" NOT NULL,
+  attempts BIGINT NOT NULL DEFAULT 0,
+  max_attempts BIGINT NOT NULL,
+  dispatch_id TEXT COLLATE "C" NOT NULL DEFAULT '',
+  started_at BIGINT,
+  finished_at BIGINT,
+  exit_code BIGINT,
+  error TEXT COLLATE "C" NOT NULL DEFAULT '',
+  outputs_json TEXT COLLATE "C" NOT NULL DEFAULT '{}',
+  updated_at BIGINT NOT NULL,
+  PRIMARY KEY (run_id, step_id),
+  UNIQUE (run_id, sequence)
+);
+
+CREATE TABLE workflow_attempts (
+  dispatch_id TEXT COLLATE "C" PRIMARY KEY,
+  run_id TEXT COLLATE "C" NOT NULL,
+  step_id TEXT COLLATE "C" NOT NULL,
+  attempt BIGINT NOT NULL,
+  phase TEXT COLLATE "C" NOT NULL DEFAULT 'execute',
+  status TEXT COLLATE "C" NOT NULL,
+  claimed_by TEXT COLLATE "C" NOT NULL DEFAULT '',
+  claim_token TEXT COLLATE "C" NOT NULL DEFAULT '',
+  host TEXT COLLATE "C" NOT NULL DEFAULT '',
+  lease_expires_at BIGINT,
+  supervisor_pid BIGINT,
+  supervisor_started_at BIGINT,
+  pid BIGINT,
+  process_started_at BIGINT,
+  pgid BIGINT,
+  started_at BIGINT NOT NULL,
+  finished_at BIGINT,
+  exit_code BIGINT,
+  signal BIGINT,
+  error TEXT COLLATE "C" NOT NULL DEFAULT '',
+  stdout TEXT COLLATE "C" NOT NULL DEFAULT '',
+  stderr TEXT COLLATE "C" NOT NULL DEFAULT '',
+  outputs_json TEXT COLLATE "C" NOT NULL DEFAULT '{}',
+  input_tokens BIGINT,
+  output_tokens BIGINT,
+  cost_usd DOUBLE PRECISION,
+  usage_limited BIGINT NOT NULL DEFAULT 0,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (run_id, step_id, attempt),
+  FOREIGN KEY (run_id, step_id) REFERENCES workflow_steps(run_id, step_id) ON DELETE CASCADE
+);
+
+CREATE TABLE workflow_events (
+  run_id TEXT COLLATE "C" NOT NULL REFERENCES workflow_runs(id) ON DELETE CASCADE,
+  sequence BIGINT NOT NULL,
+  event_type TEXT COLLATE "C" NOT NULL,
+  step_id TEXT COLLATE "C" NOT NULL DEFAULT '',
+  payload_json TEXT COLLATE "C" NOT NULL DEFAULT '{}',
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (run_id, sequence)
+);
+)sql";
+
 // Taken for the migrating transaction: "orrery" in its first six bytes.
 constexpr std::int64_t kMigrationLock = 0x6f72726572790001;
 
@@ -259,6 +369,7 @@ const std::vector<Migration>& migrations() {
       {4, "loops, runs, the daemon lease and cooldowns", kVersion4},
       {5, "runs on several hosts: the host of each run, the runners", kVersion5},
       {6, "runners: pending runs and cancel requests", kVersion6},
+      {7, "workflows: specs, runs, steps, attempts and events", kVersion7},
 
   };
   return list;

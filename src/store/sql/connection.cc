@@ -25,6 +25,11 @@ std::string_view subject_of(std::string_view sql) {
       {"loops", "loops"},
       {"runs", "runs"},
       {"runners", "runners"},
+      {"workflows", "workflows"},
+      {"workflow_runs", "workflow runs"},
+      {"workflow_steps", "workflow steps"},
+      {"workflow_attempts", "step attempts"},
+      {"workflow_events", "workflow events"},
       {"sqlite_master", "the schema"},
   };
   size_t best = std::string_view::npos;

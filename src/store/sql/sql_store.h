@@ -186,6 +186,9 @@ class SqlStore : public Store {
   using BindAt = std::function<void(sql::Statement&, TimeMs)>;
   Status guarded_run_update(const char* sql, const Claim& claim, TimeMs caller_now,
                             const BindAt& bind_rest, const char* action);
+  // The same for a step attempt, `claim.run_id` being its dispatch id.
+  Status guarded_attempt_update(const char* assignments, const Claim& claim, TimeMs caller_now,
+                                const BindAt& bind_rest, const char* action);
   Result<std::optional<DaemonLease>> read_daemon_lease(std::string_view lock);
   // Inside a write transaction: the lease row, locked for update.
   Result<std::optional<DaemonLease>> locked_daemon_lease();

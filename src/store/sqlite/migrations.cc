@@ -156,6 +156,116 @@ CREATE INDEX runs_pending ON runs(scheduled_for, id) WHERE status = 'pending';
 ALTER TABLE runs ADD COLUMN cancel_requested INTEGER NOT NULL DEFAULT 0;
 )sql";
 
+// Workflows (docs/workflows.md, "Storage"): versioned specs, their runs,
+// each run's steps, the steps' append-only attempts and the run's
+// append-only event journal. A run's steps, attempts and events go with it.
+constexpr const char* kWorkflows = R"sql(
+CREATE TABLE workflows (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  description TEXT NOT NULL DEFAULT '',
+  goal TEXT NOT NULL DEFAULT '',
+  spec TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  UNIQUE (name, version)
+);
+
+CREATE TABLE workflow_runs (
+  id TEXT PRIMARY KEY,
+  workflow_id TEXT NOT NULL REFERENCES workflows(id),
+  workflow_name TEXT NOT NULL,
+  workflow_version INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  input_json TEXT NOT NULL DEFAULT '{}',
+  idempotency_key TEXT NOT NULL DEFAULT '',
+  loop_id TEXT NOT NULL DEFAULT '',
+  loop_run_id TEXT NOT NULL DEFAULT '',
+  cwd TEXT NOT NULL DEFAULT '',
+  max_parallel INTEGER NOT NULL,
+  driver TEXT NOT NULL DEFAULT '',
+  driver_token TEXT NOT NULL DEFAULT '',
+  driver_generation INTEGER NOT NULL DEFAULT 0,
+  driver_lease_expires_at INTEGER,
+  cancel_requested INTEGER NOT NULL DEFAULT 0,
+  error TEXT NOT NULL DEFAULT '',
+  created_at INTEGER NOT NULL,
+  started_at INTEGER,
+  finished_at INTEGER,
+  updated_at INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX workflow_runs_idempotency ON workflow_runs(workflow_name, idempotency_key)
+  WHERE idempotency_key != '';
+CREATE INDEX workflow_runs_created ON workflow_runs(created_at, id);
+CREATE INDEX workflow_runs_name_created ON workflow_runs(workflow_name, created_at, id);
+CREATE INDEX workflow_runs_status_created ON workflow_runs(status, created_at, id);
+CREATE INDEX workflow_runs_unfinished ON workflow_runs(created_at, id)
+  WHERE status IN ('pending', 'running');
+
+CREATE TABLE workflow_steps (
+  run_id TEXT NOT NULL REFERENCES workflow_runs(id) ON DELETE CASCADE,
+  step_id TEXT NOT NULL,
+  sequence INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  max_attempts INTEGER NOT NULL,
+  dispatch_id TEXT NOT NULL DEFAULT '',
+  started_at INTEGER,
+  finished_at INTEGER,
+  exit_code INTEGER,
+  error TEXT NOT NULL DEFAULT '',
+  outputs_json TEXT NOT NULL DEFAULT '{}',
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (run_id, step_id),
+  UNIQUE (run_id, sequence)
+);
+
+CREATE TABLE workflow_attempts (
+  dispatch_id TEXT PRIMARY KEY,
+  run_id TEXT NOT NULL,
+  step_id TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  phase TEXT NOT NULL DEFAULT 'execute',
+  status TEXT NOT NULL,
+  claimed_by TEXT NOT NULL DEFAULT '',
+  claim_token TEXT NOT NULL DEFAULT '',
+  host TEXT NOT NULL DEFAULT '',
+  lease_expires_at INTEGER,
+  supervisor_pid INTEGER,
+  supervisor_started_at INTEGER,
+  pid INTEGER,
+  process_started_at INTEGER,
+  pgid INTEGER,
+  started_at INTEGER NOT NULL,
+  finished_at INTEGER,
+  exit_code INTEGER,
+  signal INTEGER,
+  error TEXT NOT NULL DEFAULT '',
+  stdout TEXT NOT NULL DEFAULT '',
+  stderr TEXT NOT NULL DEFAULT '',
+  outputs_json TEXT NOT NULL DEFAULT '{}',
+  input_tokens INTEGER,
+  output_tokens INTEGER,
+  cost_usd REAL,
+  usage_limited INTEGER NOT NULL DEFAULT 0,
+  updated_at INTEGER NOT NULL,
+  UNIQUE (run_id, step_id, attempt),
+  FOREIGN KEY (run_id, step_id) REFERENCES workflow_steps(run_id, step_id) ON DELETE CASCADE
+);
+
+CREATE TABLE workflow_events (
+  run_id TEXT NOT NULL REFERENCES workflow_runs(id) ON DELETE CASCADE,
+  sequence INTEGER NOT NULL,
+  event_type TEXT NOT NULL,
+  step_id TEXT NOT NULL DEFAULT '',
+  payload_json TEXT NOT NULL DEFAULT '{}',
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (run_id, sequence)
+);
+)sql";
+
 // The schema version and whether the file holds any table, read together
 // (one statement, one snapshot: another process's migration cannot fall
 // between the two).
@@ -243,6 +353,7 @@ const std::vector<Migration>& migrations() {
       {4, "the daemon: loop versions, settled runs, next-in choices, active-run indexes", kDaemon},
       {5, "runs on several hosts: the host of each run, the runners", kHosts},
       {6, "runners: pending runs and cancel requests", kRunners},
+      {7, "workflows: specs, runs, steps, attempts and events", kWorkflows},
 
   };
   return list;
