@@ -23,6 +23,7 @@
 #include "cli/schedule_commands.h"
 #include "cli/service_command.h"
 #include "cli/status_command.h"
+#include "cli/workflow_commands.h"
 #include "core/text.h"
 #include "exec/clock.h"
 
@@ -53,6 +54,8 @@ struct Arguments {
   NextInArgs next_in;
   ServiceArgs service;
   DaemonArgs daemon;
+  WorkflowArgs workflow;
+  std::string log_step;  // logs --step
 };
 
 // A repeatable option taking one value per occurrence: --env A=1 --env B=2.
@@ -183,7 +186,15 @@ void add_run_commands(CLI::App& app, Arguments& args, Command& command) {
   logs->add_option("RUN_OR_LOOP", args.run.run, "run id or id prefix, or a loop")->required();
   logs->add_flag("--stderr", args.run.stderr_stream, "the stderr log instead of stdout");
   logs->add_flag("--follow,-f", args.run.follow, "keep printing until the run finishes");
-  logs->callback([&] { command = [&args](const Context& c) { return show_logs(args.run, c); }; });
+  logs->add_option("--step", args.log_step, "a step's log of the workflow run RUN");
+  logs->callback([&] {
+    command = [&args](const Context& c) -> Result<int> {
+      if (args.log_step.empty()) return show_logs(args.run, c);
+      if (args.run.follow)
+        return usage_error("logs --step cannot --follow yet; use workflow events --follow");
+      return show_step_log(args.run.run, args.log_step, args.run.stderr_stream, c);
+    };
+  });
 
   CLI::App* supervise = app.add_subcommand("supervise", "");  // internal: hidden from help
   supervise->group("");
@@ -191,6 +202,74 @@ void add_run_commands(CLI::App& app, Arguments& args, Command& command) {
   supervise->add_option("--token-fd", args.run.token_fd)->required();
   supervise->callback(
       [&] { command = [&args](const Context& c) { return supervise_run(args.run, c); }; });
+}
+
+// A workflow subcommand whose callback runs `run` with the workflow args.
+CLI::App* add_workflow_command(CLI::App* group, const char* name, const char* help, WorkflowArgs& a,
+                               Command& command,
+                               Result<int> (*run)(const WorkflowArgs&, const Context&)) {
+  CLI::App* sub = group->add_subcommand(name, help);
+  sub->callback(
+      [&a, &command, run] { command = [&a, run](const Context& c) { return run(a, c); }; });
+  return sub;
+}
+
+void add_workflow_commands(CLI::App& app, Arguments& args, Command& command) {
+  WorkflowArgs& a = args.workflow;
+  CLI::App* workflow = app.add_subcommand("workflow", "Work with workflows: DAGs of steps");
+  CLI::App* create = add_workflow_command(workflow, "create",
+                                          "Store a spec file (JSON or YAML); a known name gets "
+                                          "a new version",
+                                          a, command, create_workflow_command);
+  create->add_option("FILE", a.file, "the spec file")->required();
+  CLI::App* ls =
+      add_workflow_command(workflow, "ls", "List workflows", a, command, list_workflows_command);
+  ls->add_flag("--all", a.all_versions, "every version, not only the newest");
+  CLI::App* show =
+      add_workflow_command(workflow, "show", "Show a workflow", a, command, show_workflow_command);
+  show->add_option("WORKFLOW", a.workflow, "workflow id, id prefix or name")->required();
+  add_number(
+      show, "--version", [&a](int n) { a.version = n; }, "this version of a name");
+  CLI::App* run = add_workflow_command(workflow, "run", "Start a run of a workflow", a, command,
+                                       run_workflow_command);
+  run->add_option("WORKFLOW", a.workflow, "workflow id, id prefix or name")->required();
+  add_number(
+      run, "--version", [&a](int n) { a.version = n; }, "this version of a name");
+  run->add_option("--input", a.input, "input as a JSON object (ORRERY_INPUT)");
+  run->add_flag("--wait", a.wait, "run it here and wait; exit 1 unless it succeeds");
+  run->add_option("--idempotency-key", a.idempotency_key,
+                  "a run already started with this key is returned instead");
+  add_number(
+      run, "--max-parallel", [&a](int n) { a.max_parallel = n; },
+      "steps at once, 1-256 (default 4)");
+  run->add_option("--loop-run", a.loop_run)->group("");  // internal: a loop's workflow target
+  CLI::App* runs = add_workflow_command(workflow, "runs", "List workflow runs, newest first", a,
+                                        command, list_workflow_runs_command);
+  runs->add_option("WORKFLOW", a.workflow, "only this workflow's runs");
+  runs->add_option("--status", a.status, "pending|running|succeeded|failed|cancelled");
+  add_number(
+      runs, "--limit", [&a](int n) { a.limit = n; }, "at most N runs (default 100)");
+  CLI::App* show_run = add_workflow_command(workflow, "show-run", "Show a workflow run", a, command,
+                                            show_workflow_run_command);
+  show_run->add_option("RUN", a.run, "workflow run id or id prefix")->required();
+  CLI::App* cancel = add_workflow_command(workflow, "cancel", "Cancel a workflow run", a, command,
+                                          cancel_workflow_run_command);
+  cancel->add_option("RUN", a.run, "workflow run id or id prefix")->required();
+  CLI::App* events = add_workflow_command(workflow, "events", "A workflow run's event journal", a,
+                                          command, workflow_events_command);
+  events->add_option("RUN", a.run, "workflow run id or id prefix")->required();
+  events->add_flag("--follow,-f", a.follow, "keep printing until the run finishes");
+
+  CLI::App* drive = add_workflow_command(&app, "drive-workflow", "", a, command,
+                                         drive_workflow_command);  // internal
+  drive->group("");
+  drive->add_option("RUN", a.run)->required();
+  drive->add_option("--token-fd", a.token_fd)->required();
+  CLI::App* step = add_workflow_command(&app, "supervise-step", "", a, command,
+                                        supervise_step_command);  // internal
+  step->group("");
+  step->add_option("DISPATCH", a.run)->required();
+  step->add_option("--token-fd", a.token_fd)->required();
 }
 
 void add_daemon_tools(CLI::App& app, Arguments& args, Command& command) {
@@ -374,6 +453,7 @@ int run(int argc, char** argv) {
   add_daemon_tools(app, args, command);
   add_cron_commands(app, args, command);
   add_schedule_commands(app, args, command);
+  add_workflow_commands(app, args, command);
 
   const std::vector<std::string> arguments(argv + std::min(argc, 1), argv + argc);
   try {

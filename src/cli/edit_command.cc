@@ -2,6 +2,7 @@
 
 #include "cli/loop_commands.h"
 #include "cli/store_access.h"
+#include "cli/workflow_target.h"
 #include "core/loop_edit.h"
 #include "engine/wake.h"
 #include "store/secrets.h"
@@ -34,6 +35,24 @@ Status store_edit(OpenedStore& opened, const Loop& before, const EditedLoop& edi
   return stored;
 }
 
+// A loop's workflow version moves only while none of its runs is running
+// (docs/workflows.md, "Loops that run workflows").
+Status check_workflow_move(Store& store, const Loop& before, const Loop& after) {
+  if (after.target.type != TargetType::kWorkflow) return Ok{};
+  if (before.target.type == TargetType::kWorkflow &&
+      before.target.workflow_id == after.target.workflow_id)
+    return Ok{};
+  RunFilter running;
+  running.loop_id = before.id;
+  running.status = RunStatus::kRunning;
+  running.limit = 1;
+  auto runs = store.list_runs(running);
+  if (!runs) return runs.error();
+  if (runs->empty()) return Ok{};
+  return conflict_error("loop " + before.name + " has a running run (" + runs->front().id +
+                        "); its workflow can change once the run has finished");
+}
+
 // Validates the edit of `loop` as read and stores it; a conflict when the
 // loop changed since it was read.
 Status apply_edit(OpenedStore& opened, const Loop& loop, const LoopSpec& given, TimeMs now) {
@@ -46,6 +65,9 @@ Status apply_edit(OpenedStore& opened, const Loop& loop, const LoopSpec& given, 
   auto edited = edit_loop(loop, secrets, given, now, TimeZone::local());
   if (!edited) return edited.error();
   if (auto files = check_target_files(edited->loop.target, given.base_dir); !files) return files;
+  if (auto resolved = resolve_workflow_target(*opened.store, edited->loop.target); !resolved)
+    return resolved;
+  if (auto moved = check_workflow_move(*opened.store, loop, edited->loop); !moved) return moved;
   return store_edit(opened, loop, *edited, secrets, now);
 }
 

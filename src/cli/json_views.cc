@@ -60,6 +60,13 @@ nlohmann::json target_json(const Target& target) {
     json["args"] = std::vector<std::string>(target.argv.begin() + (target.argv.empty() ? 0 : 1),
                                             target.argv.end());
   }
+  if (target.type == TargetType::kWorkflow) {
+    json.erase("shell");
+    json.erase("command");
+    json.erase("args");
+    json["workflow_id"] = target.workflow_id;
+    json["input"] = nlohmann::json::parse(target.input_json, nullptr, false);
+  }
   json["cwd"] = target.cwd.empty() ? nlohmann::json(nullptr) : nlohmann::json(target.cwd);
   json["env"] = pairs_object(target.env);
   json["secret_env"] = target.secret_env;  // names only: values never leave their file
@@ -130,6 +137,94 @@ nlohmann::json run_json(const Run& run, bool with_output) {
     json["stderr"] = run.stderr_tail;
   }
   return json;
+}
+
+nlohmann::json workflow_json(const Workflow& workflow, const std::string& steps_json) {
+  return {{"id", workflow.id},
+          {"name", workflow.name},
+          {"description", workflow.spec.description},
+          {"version", workflow.version},
+          {"status", workflow_status_name(workflow.status)},
+          {"goal", workflow.spec.goal.empty() ? nlohmann::json(nullptr)
+                                              : nlohmann::json(workflow.spec.goal)},
+          {"steps", nlohmann::json::parse(steps_json, nullptr, false)},
+          {"created_at", format_time(workflow.created_at)},
+          {"updated_at", format_time(workflow.updated_at)}};
+}
+
+namespace {
+
+nlohmann::json text_or_null(const std::string& text) {
+  return text.empty() ? nlohmann::json(nullptr) : nlohmann::json(text);
+}
+
+nlohmann::json accounting_json(const Accounting& totals) {
+  return {{"attempts", totals.attempts},
+          {"tokens", {{"input", totals.input_tokens}, {"output", totals.output_tokens}}},
+          {"cost_usd", totals.cost_usd}};
+}
+
+nlohmann::json step_run_json(const StepRun& step) {
+  return {{"step_id", step.step_id},
+          {"sequence", step.sequence},
+          {"status", step_status_name(step.status)},
+          {"attempts", step.attempts},
+          {"max_attempts", step.max_attempts},
+          {"started_at", optional_time(step.started_at)},
+          {"finished_at", optional_time(step.finished_at)},
+          {"duration_ms", step.started_at && step.finished_at
+                              ? nlohmann::json(*step.finished_at - *step.started_at)
+                              : nlohmann::json(nullptr)},
+          {"exit_code", optional_value(step.exit_code)},
+          {"error", text_or_null(step.error)},
+          {"outputs", nlohmann::json::parse(step.outputs_json, nullptr, false)}};
+}
+
+}  // namespace
+
+nlohmann::json workflow_run_json(const WorkflowRun& run, const std::vector<StepRun>& steps,
+                                 const std::vector<PhaseAccounting>& phases) {
+  nlohmann::json step_list = nlohmann::json::array();
+  for (const StepRun& step : steps) step_list.push_back(step_run_json(step));
+  Accounting total;
+  nlohmann::json by_phase = nlohmann::json::object();
+  for (const PhaseAccounting& phase : phases) {
+    by_phase[phase.phase] = accounting_json(phase.totals);
+    total.attempts += phase.totals.attempts;
+    total.input_tokens += phase.totals.input_tokens;
+    total.output_tokens += phase.totals.output_tokens;
+    total.cost_usd += phase.totals.cost_usd;
+  }
+  nlohmann::json accounting = accounting_json(total);
+  accounting["by_phase"] = by_phase;
+  return {{"id", run.id},
+          {"workflow_id", run.workflow_id},
+          {"workflow_name", run.workflow_name},
+          {"workflow_version", run.workflow_version},
+          {"loop_id", text_or_null(run.loop_id)},
+          {"loop_run_id", text_or_null(run.loop_run_id)},
+          {"status", workflow_run_status_name(run.status)},
+          {"idempotency_key", text_or_null(run.idempotency_key)},
+          {"input", nlohmann::json::parse(run.input_json, nullptr, false)},
+          {"cancel_requested", run.cancel_requested},
+          {"driver", text_or_null(run.driver)},
+          {"created_at", format_time(run.created_at)},
+          {"started_at", optional_time(run.started_at)},
+          {"finished_at", optional_time(run.finished_at)},
+          {"duration_ms", run.started_at && run.finished_at
+                              ? nlohmann::json(*run.finished_at - *run.started_at)
+                              : nlohmann::json(nullptr)},
+          {"error", text_or_null(run.error)},
+          {"steps", step_list},
+          {"accounting", accounting}};
+}
+
+nlohmann::json workflow_event_json(const WorkflowEvent& event) {
+  return {{"sequence", event.sequence},
+          {"event_type", event.event_type},
+          {"step_id", text_or_null(event.step_id)},
+          {"payload", nlohmann::json::parse(event.payload_json, nullptr, false)},
+          {"created_at", format_time(event.created_at)}};
 }
 
 nlohmann::json times_json(const std::vector<TimeMs>& times) {

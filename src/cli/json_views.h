@@ -10,6 +10,7 @@
 #include "core/result.h"
 #include "core/run.h"
 #include "core/schedule.h"
+#include "core/workflow.h"
 
 namespace orrery::cli {
 
@@ -19,6 +20,14 @@ nlohmann::json schedule_json(const Schedule& schedule);
 nlohmann::json loop_json(const Loop& loop);
 // The run document of docs/cli.md; with_output adds stdout and stderr.
 nlohmann::json run_json(const Run& run, bool with_output);
+// The workflow document of docs/workflows.md; `steps_json` is the spec's
+// steps as JSON text (core/workflow_spec.h workflow_steps_json).
+nlohmann::json workflow_json(const Workflow& workflow, const std::string& steps_json);
+// The workflow run document, with its steps and its attempts' accounting.
+nlohmann::json workflow_run_json(const WorkflowRun& run, const std::vector<StepRun>& steps,
+                                 const std::vector<PhaseAccounting>& phases);
+// {sequence, event_type, step_id, payload, created_at}
+nlohmann::json workflow_event_json(const WorkflowEvent& event);
 nlohmann::json times_json(const std::vector<TimeMs>& times);
 // {"error": {"code": …, "message": …}}
 nlohmann::json error_json(const Error& error);

@@ -18,6 +18,7 @@
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/store_access.h"
+#include "cli/workflow_target.h"
 #include "core/byte_size.h"
 #include "core/cron_describe.h"
 #include "core/duration.h"
@@ -26,6 +27,7 @@
 #include "core/loop_transitions.h"
 #include "core/text.h"
 #include "engine/wake.h"
+#include "exec/fresh_id.h"
 #include "exec/supervisor.h"
 #include "store/regular_file.h"
 #include "store/secrets.h"
@@ -43,12 +45,7 @@ std::vector<std::string> short_ids(const std::vector<Loop>& loops) {
   return distinct_prefixes(ids);
 }
 
-std::string new_loop_id(TimeMs now) {
-  std::random_device device;
-  std::array<std::uint8_t, 10> bytes{};
-  for (auto& byte : bytes) byte = std::uint8_t(device());
-  return make_id(now, bytes);
-}
+std::string new_loop_id(TimeMs now) { return fresh_id(now); }
 
 // An agent's prompt file must be a readable, non-empty regular file of at
 // most 1 MiB now (read without blocking, so a FIFO cannot hang `add`); it is
@@ -267,6 +264,8 @@ Result<int> add_loop(const LoopSpec& given, const Context& context) {
   }
   auto opened = open_store(context);
   if (!opened) return opened.error();
+  if (auto resolved = resolve_workflow_target(*opened->store, built->loop.target); !resolved)
+    return resolved.error();
   if (auto secrets = write_loop_secrets(opened->home, built->loop.id, built->secret_values);
       !secrets) {
     return secrets.error();

@@ -90,8 +90,8 @@ void copy_to_end(int fd, std::ostream& out) {
   }
 }
 
-// A whole stream's log: the rotated, older part (<name>.1) first, when there
-// is one, then the current file (docs/execution.md, "Logs").
+}  // namespace
+
 std::string read_log(const std::string& path) {
   std::ostringstream text;
   for (const std::string& part : {path + ".1", path}) {
@@ -100,6 +100,8 @@ std::string read_log(const std::string& path) {
   }
   return text.str();
 }
+
+namespace {
 
 // Follows one log file across rotations: the file is read through a
 // descriptor kept open; when the path names another file (another inode),

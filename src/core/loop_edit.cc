@@ -57,6 +57,9 @@ void agent_into(const AgentTarget& agent, LoopSpec& spec) {
 void target_into(const Target& target, const std::vector<EnvVar>& secrets, LoopSpec& spec) {
   if (target.agent) {
     agent_into(*target.agent, spec);
+  } else if (target.type == TargetType::kWorkflow) {
+    spec.workflow = target.workflow_id;
+    spec.input = target.input_json;
   } else if (target.shell) {
     spec.shell = target.command_line;
   } else {

@@ -220,12 +220,14 @@ Result<Target> build_target(const LoopSpec& spec) {
   }
   if (!spec.input.empty() && spec.workflow.empty()) return usage_error("--input needs --workflow");
   if (!spec.agent.empty()) return build_agent_target(spec);
-  if (!spec.workflow.empty()) {
-    return usage_error("--workflow " + spec.workflow +
-                       ": workflow targets are not available in this version of orrery yet");
-  }
   Target target;
-  if (!spec.shell.empty()) {
+  if (!spec.workflow.empty()) {
+    // A reference (NAME_OR_ID[@VERSION]) and the input as given: the command
+    // resolves and checks both against the store (docs/workflows.md).
+    target.type = TargetType::kWorkflow;
+    target.workflow_id = spec.workflow;
+    target.input_json = spec.input.empty() ? "{}" : spec.input;
+  } else if (!spec.shell.empty()) {
     target.shell = true;
     target.command_line = spec.shell;
   } else {

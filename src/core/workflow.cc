@@ -1,5 +1,7 @@
 #include "core/workflow.h"
 
+#include <algorithm>
+
 #include "core/enum_names.h"
 
 namespace orrery {
@@ -71,6 +73,26 @@ StepStatus step_status_of(RunStatus attempt_status) {
     default:
       return StepStatus::kFailed;  // failed, abandoned, skipped
   }
+}
+
+std::string step_account(const WorkflowStep& step) {
+  if (!step.target.agent || step.account.empty()) return cooldown_account(step.target);
+  return std::string(provider_name(step.target.agent->provider)) + ":" + step.account;
+}
+
+std::vector<PhaseAccounting> account_attempts(const std::vector<StepAttempt>& attempts) {
+  std::vector<PhaseAccounting> phases;
+  for (const StepAttempt& attempt : attempts) {
+    auto phase = std::find_if(phases.begin(), phases.end(),
+                              [&](const PhaseAccounting& p) { return p.phase == attempt.phase; });
+    if (phase == phases.end()) phase = phases.insert(phases.end(), {attempt.phase, {}});
+    Accounting& totals = phase->totals;
+    totals.attempts += 1;
+    totals.input_tokens += attempt.usage.input_tokens.value_or(0);
+    totals.output_tokens += attempt.usage.output_tokens.value_or(0);
+    totals.cost_usd += attempt.usage.cost_usd.value_or(0);
+  }
+  return phases;
 }
 
 std::string dispatch_id(const std::string& run_id, const std::string& step_id, int attempt) {

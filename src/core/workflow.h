@@ -189,6 +189,14 @@ struct WorkflowEvent {
   TimeMs created_at = 0;
 };
 
+// The usage-limit account a step's attempts count against: the target's
+// (core/loop.h cooldown_account), or provider:account when the step names
+// an account; empty for command steps.
+std::string step_account(const WorkflowStep& step);
+
+// Attempts summed by phase, phases in order of first appearance.
+std::vector<PhaseAccounting> account_attempts(const std::vector<StepAttempt>& attempts);
+
 // The dispatch id of a step's attempt.
 std::string dispatch_id(const std::string& run_id, const std::string& step_id, int attempt);
 

@@ -20,6 +20,7 @@
 #include "engine/sd_notify.h"
 #include "engine/suspend_detector.h"
 #include "engine/wake.h"
+#include "engine/workflow_drivers.h"
 #include "exec/clock.h"
 #include "exec/process_identity.h"
 #include "exec/supervisor.h"
@@ -146,6 +147,7 @@ class Daemon {
     log("lease " + lease_.lease_id + " " + how + " (generation " +
         std::to_string(lease_.generation) + ", ttl " + format_duration(options_.lease_ttl_ms) +
         ", pid " + std::to_string(getpid()) + ")");
+    start_workflow_drivers();
   }
 
   // This daemon's row among the runners (docs/daemon.md, "Runners"): what
@@ -313,7 +315,15 @@ class Daemon {
     expire_ = true;
     heartbeat_runner(wall_clock_now());
     look_for_work();
+    start_workflow_drivers();
     return Ok{};
+  }
+
+  // Workflow runs whose driver died get a new one (docs/workflows.md).
+  void start_workflow_drivers() {
+    if (options_.once) return;
+    drivers_.start_missing(store_, wall_clock_now(),
+                           [this](const std::string& line) { log(line); });
   }
 
   // A tick, the wake times after it, and the processes it asks for. A store
@@ -677,6 +687,8 @@ class Daemon {
   std::vector<Launched> exited_runs_;         // whose supervisor exited
   std::vector<PendingKill> kills_;
   DaemonResult result_;
+  WorkflowDriverStarter drivers_{options_.location};
+
   // Runners (docs/daemon.md, "Runners"): on a shared database only.
   bool scheduling_ = true;     // holds the lease; else a runner only
   std::string runner_labels_;  // the stored form, host= included

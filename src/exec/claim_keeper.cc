@@ -13,7 +13,8 @@ int supervisor_busy_timeout_ms(DurationMs lease_ms) {
 }
 
 ClaimKeeper::ClaimKeeper(Store& store, Env& env, Claim claim, DurationMs lease_ms,
-                         TimeMs lease_expires_at, std::string run_dir, WallClock wall_clock)
+                         TimeMs lease_expires_at, std::string run_dir, WallClock wall_clock,
+                         Work work)
     : store_(store),
       env_(env),
       claim_(std::move(claim)),
@@ -23,7 +24,8 @@ ClaimKeeper::ClaimKeeper(Store& store, Env& env, Claim claim, DurationMs lease_m
       run_dir_(std::move(run_dir)),
       wall_clock_(std::move(wall_clock)),
       next_beat_(Clock::now() + interval_),
-      backoff_(kFirstBackoff) {}
+      backoff_(kFirstBackoff),
+      work_(work) {}
 
 bool ClaimKeeper::lease_outlasts(std::chrono::milliseconds wait) const {
   return wall_clock_() + wait.count() < lease_end_;
@@ -37,7 +39,8 @@ ClaimKeeper::Beat ClaimKeeper::give_up(Beat beat, Error reason) {
 
 ClaimKeeper::Beat ClaimKeeper::beat() {
   const TimeMs sent = wall_clock_();
-  auto renewed = store_.heartbeat_run(claim_, lease_ms_, sent);
+  auto renewed = work_ == Work::kLoopRun ? store_.heartbeat_run(claim_, lease_ms_, sent)
+                                         : store_.heartbeat_attempt(claim_, lease_ms_, sent);
   if (renewed) {
     lease_end_ = sent + lease_ms_;  // what the store holds now
     next_beat_ = Clock::now() + interval_;
@@ -70,15 +73,24 @@ Status ClaimKeeper::write_within_lease(const std::function<Status(TimeMs)>& writ
 
 Status ClaimKeeper::record_process(const ProcessIdentity& target, int pgid,
                                    const ProcessIdentity& supervisor) {
-  return write_within_lease(
-      [&](TimeMs now) { return store_.record_process(claim_, target, pgid, supervisor, now); });
+  return write_within_lease([&](TimeMs now) {
+    return work_ == Work::kLoopRun
+               ? store_.record_process(claim_, target, pgid, supervisor, now)
+               : store_.record_attempt_process(claim_, target, pgid, supervisor, now);
+  });
 }
 
-Status ClaimKeeper::finish(const RunOutcome& outcome) {
+Status ClaimKeeper::finish(const RunOutcome& outcome, const std::string& outputs_json) {
   const TimeMs finished_at = wall_clock_();
-  const Status written =
-      write_within_lease([&](TimeMs now) { return store_.finalize_run(claim_, outcome, now); });
+  const Status written = write_within_lease([&](TimeMs now) {
+    return work_ == Work::kLoopRun ? store_.finalize_run(claim_, outcome, now)
+                                   : store_.finalize_attempt(claim_, outcome, outputs_json, now);
+  });
   if (written) return written;
+  if (work_ == Work::kStepAttempt) {
+    return Error{written.error().code,
+                 written.error().message + "; the step's driver gives it a new attempt"};
+  }
   auto kept = keep_outcome(env_, run_dir_, {claim_.token, finished_at, outcome});
   const std::string where =
       kept ? "the outcome is kept in " + kept_outcome_path(run_dir_) + " for `orrery recover`"

@@ -42,10 +42,14 @@ class ClaimKeeper {
   using Clock = std::chrono::steady_clock;
   using WallClock = std::function<TimeMs()>;
   enum class Beat { kRenewed, kRetrying, kLost, kExpired };
+  // Whose claim: a loop's run, or a workflow step's attempt (its dispatch id
+  // in claim.run_id; its outcome is not kept on disk: the driver gives the
+  // step a new attempt instead).
+  enum class Work { kLoopRun, kStepAttempt };
 
   // `lease_expires_at` is the lease the claim holds now (the run's).
   ClaimKeeper(Store& store, Env& env, Claim claim, DurationMs lease_ms, TimeMs lease_expires_at,
-              std::string run_dir, WallClock wall_clock);
+              std::string run_dir, WallClock wall_clock, Work work = Work::kLoopRun);
 
   const Claim& claim() const { return claim_; }
   // When the next heartbeat is due; never once the claim is lost or expired.
@@ -60,7 +64,7 @@ class ClaimKeeper {
   Status record_process(const ProcessIdentity& target, int pgid, const ProcessIdentity& supervisor);
   // Writes the outcome, with retries; keeps it in the run directory if that
   // fails. Returns the store's last error when the outcome was not written.
-  Status finish(const RunOutcome& outcome);
+  Status finish(const RunOutcome& outcome, const std::string& outputs_json = "{}");
 
  private:
   bool lease_outlasts(std::chrono::milliseconds wait) const;
@@ -80,6 +84,7 @@ class ClaimKeeper {
   Clock::time_point next_beat_;
   std::chrono::milliseconds backoff_;
   Error lost_;
+  Work work_;
 };
 
 inline constexpr std::chrono::milliseconds kFirstBackoff{50};

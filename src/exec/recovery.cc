@@ -19,14 +19,9 @@ namespace {
 // the target's own).
 void kill_target_group(const Run& run, const ProcessProbe& probe, RecoveryReport& report) {
   if (!run.pgid || *run.pgid <= 1) return;
-  const int group = *run.pgid;
   const auto& killed = report.killed_groups;
-  if (std::find(killed.begin(), killed.end(), group) != killed.end()) return;
-  const bool leader_is_target = run.target && probe.is_alive(*run.target);
-  const bool orphaned_group =
-      !probe.is_alive(ProcessIdentity{group, std::nullopt}) && ::kill(-group, 0) == 0;
-  if (!leader_is_target && !orphaned_group) return;
-  if (::kill(-group, SIGKILL) == 0) report.killed_groups.push_back(group);
+  if (std::find(killed.begin(), killed.end(), *run.pgid) != killed.end()) return;
+  if (kill_leftover_group(run.pgid, run.target, probe)) report.killed_groups.push_back(*run.pgid);
 }
 
 Result<std::optional<Run>> reread(Store& store, const std::string& id) { return store.get_run(id); }
@@ -85,6 +80,17 @@ Result<std::vector<Run>> running_runs(Store& store) {
 }
 
 }  // namespace
+
+bool kill_leftover_group(std::optional<int> pgid, const std::optional<ProcessIdentity>& target,
+                         const ProcessProbe& probe) {
+  if (!pgid || *pgid <= 1) return false;
+  const int group = *pgid;
+  const bool leader_is_target = target && probe.is_alive(*target);
+  const bool orphaned_group =
+      !probe.is_alive(ProcessIdentity{group, std::nullopt}) && ::kill(-group, 0) == 0;
+  if (!leader_is_target && !orphaned_group) return false;
+  return ::kill(-group, SIGKILL) == 0;
+}
 
 bool supervisor_gone(const Run& run, const ProcessProbe& probe, TimeMs now) {
   if (run.status != RunStatus::kRunning) return false;

@@ -46,6 +46,14 @@ struct RecoveryReport {
 // commit and the supervisor's start, a killed `trigger`) is gone.
 inline constexpr DurationMs kSupervisorStartGraceMs = 30'000;
 
+// Kills with SIGKILL what is left of a target whose supervisor is gone: the
+// recorded target itself (pid and start time match), or its group when the
+// group lives on without its leader (a group id is only ever created by a
+// process of that pid, and a pid is not reused while its group lives, so a
+// group without a living leader is the target's own). True when killed.
+bool kill_leftover_group(std::optional<int> pgid, const std::optional<ProcessIdentity>& target,
+                         const ProcessProbe& probe);
+
 // Whether a running run has nothing behind it: its recorded supervisor is
 // dead (pid and start time), or it never recorded one and its lease expired
 // or kSupervisorStartGraceMs passed since it was claimed.

@@ -20,6 +20,7 @@
 #include "core/limits.h"
 #include "core/output_tail.h"
 #include "core/run_environment.h"
+#include "core/step_values.h"
 #include "core/stream_scrubber.h"
 #include "core/text.h"
 #include "core/usage.h"
@@ -30,6 +31,8 @@
 #include "exec/log_file.h"
 #include "exec/process_identity.h"
 #include "exec/spawn.h"
+#include "exec/stop_signals.h"
+#include "exec/supervisor_start.h"
 #include "store/data_dir.h"
 #include "store/regular_file.h"
 #include "store/secrets.h"
@@ -59,35 +62,6 @@ std::vector<EnvVar> inherited_environment() {
   }
   return env;
 }
-
-// SIGTERM, SIGINT and SIGHUP, read from a signalfd while the supervisor
-// lives; the previous mask is restored when it ends.
-class StopSignals {
- public:
-  StopSignals() {
-    sigset_t set;
-    sigemptyset(&set);
-    for (int signal : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&set, signal);
-    pthread_sigmask(SIG_BLOCK, &set, &previous_);
-    fd_ = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-    std::signal(SIGPIPE, SIG_IGN);  // a target's closed pipe is an error, not a death
-  }
-  ~StopSignals() {
-    if (fd_ >= 0) close(fd_);
-    pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
-  }
-  int fd() const { return fd_; }
-  // The signal received, or 0.
-  int take() {
-    signalfd_siginfo info{};
-    if (fd_ < 0 || read(fd_, &info, sizeof info) != ssize_t(sizeof info)) return 0;
-    return int(info.ssi_signo);
-  }
-
- private:
-  sigset_t previous_;
-  int fd_ = -1;
-};
 
 // One output stream: its pipe, its log file, its scrubber and stored tail.
 struct OutputStream {
@@ -132,26 +106,23 @@ struct StopCause {
 
 class Supervision {
  public:
-  Supervision(Store& store, Env& env, const SuperviseRequest& request, Loop loop, Run run)
+  Supervision(Store& store, Env& env, const SupervisedJob& job, const JobSetup& setup)
       : store_(store),
         env_(env),
-        request_(request),
-        loop_(std::move(loop)),
-        run_(std::move(run)),
-        dir_(run_directory(request.home, run_.id)),
-        keeper_(store, env, Claim{run_.id, run_.claimed_by, request.token}, loop_.lease_ms,
-                run_.lease_expires_at.value_or(wall_clock_now() + loop_.lease_ms), dir_,
-                wall_clock_now),
+        job_(job),
+        setup_(setup),
+        keeper_(store, env, job.claim, job.lease_ms, job.lease_expires_at, job.dir, wall_clock_now,
+                job.work),
         out_(scrubber_),
         err_(scrubber_) {}
 
   Status run() {
     if (const int signal = signals_.take()) return conclude(cancelled_by(signal));
     if (auto prepared = prepare(); !prepared) return conclude_failed(prepared.error().message);
-    auto invocation = invocation_of(loop_.target);
+    auto invocation = invocation_of(job_.target);
     if (!invocation) return conclude_failed(invocation.error().message);
     auto spawned =
-        spawn_in_group(invocation->argv, environment_, loop_.target.cwd, invocation->stdin_text);
+        spawn_in_group(invocation->argv, environment_, job_.target.cwd, invocation->stdin_text);
     if (!spawned) return conclude_failed(spawned.error().message);
     // The record exists before the target can run (docs/execution.md).
     SpawnedProcess held = *spawned;
@@ -162,7 +133,7 @@ class Supervision {
       child_ = -1;
       return conclude_failed("cannot record the target process: " + recorded.error().message);
     }
-    if (auto released = release(held, loop_.target.cwd, invocation->argv[0]); !released) {
+    if (auto released = release(held, job_.target.cwd, invocation->argv[0]); !released) {
       child_ = -1;
       return conclude_failed(released.error().message);
     }
@@ -177,49 +148,31 @@ class Supervision {
 
  private:
   Status prepare() {
-    if (auto made = prepare_data_dir(dir_); !made) return made;
+    if (auto made = prepare_data_dir(job_.dir); !made) return made;
     for (auto [stream, name] : {std::pair{&out_, "/stdout.log"}, std::pair{&err_, "/stderr.log"}}) {
-      stream->log = std::make_unique<LogFile>(env_, dir_ + name, log_limit());
+      stream->log = std::make_unique<LogFile>(env_, job_.dir + name, log_limit());
       if (auto opened = stream->log->open(); !opened) return opened;
     }
     // Each attempt after the first starts both logs with a marker line.
-    if (run_.attempt > 1 || out_.log->has_output() || err_.log->has_output()) {
-      const TimeMs started = run_.started_at.value_or(wall_clock_now());
+    if (job_.attempt > 1 || out_.log->has_output() || err_.log->has_output()) {
       for (OutputStream* stream : {&out_, &err_}) {
-        if (auto marked = stream->log->mark_attempt(run_.attempt, started); !marked) return marked;
+        if (auto marked = stream->log->mark_attempt(job_.attempt, job_.started_at); !marked)
+          return marked;
       }
     }
-    auto secrets = read_loop_secrets(request_.home, loop_.id);
-    if (!secrets) return secrets.error();
-    if (auto complete = check_secrets_present(*secrets); !complete) return complete;
-    std::vector<std::string> values;
-    for (const auto& pair : *secrets) values.push_back(pair.second);
-    scrubber_ = Scrubber(values);
-    environment_ = run_environment(inherited_environment(), loop_, run_, request_.home, *secrets);
+    auto prepared = setup_(inherited_environment());
+    if (!prepared) return prepared.error();
+    scrubber_ = Scrubber(prepared->secret_values);
+    environment_ = std::move(prepared->environment);
     return Ok{};
   }
 
-  // The loop's limit per stream; a value no valid loop has means the default.
+  // The job's limit per stream; a value no valid loop has means the default.
   std::int64_t log_limit() const {
-    return loop_.log_limit_bytes > 0 ? loop_.log_limit_bytes : kDefaultLogLimitBytes;
+    return job_.log_limit_bytes > 0 ? job_.log_limit_bytes : kDefaultLogLimitBytes;
   }
 
   // What to start: the command as given, or the agent CLI with its prompt.
-  // Every --secret-env name of the loop has its value: a run never starts
-  // without a secret it was given (a removed or emptied secrets file).
-  Status check_secrets_present(const std::vector<EnvVar>& secrets) const {
-    for (const std::string& name : loop_.target.secret_env) {
-      const bool present = std::any_of(secrets.begin(), secrets.end(),
-                                       [&](const EnvVar& pair) { return pair.first == name; });
-      if (!present) {
-        return usage_error("the value of --secret-env " + name + " is missing from " +
-                           secrets_path(request_.home, loop_.id) +
-                           "; add the loop again with its --secret-env values");
-      }
-    }
-    return Ok{};
-  }
-
   static Result<AgentInvocation> invocation_of(const Target& target) {
     if (!target.agent) return AgentInvocation{target_argv(target), std::nullopt};
     std::string prompt = target.agent->prompt;
@@ -235,11 +188,8 @@ class Supervision {
   }
 
   static StopCause cancelled_by(int signal) {
-    const char* name = signal == SIGTERM  ? "SIGTERM"
-                       : signal == SIGINT ? "SIGINT"
-                       : signal == SIGHUP ? "SIGHUP"
-                                          : "a signal";
-    return {RunStatus::kCancelled, std::string("the supervisor received ") + name};
+    return {RunStatus::kCancelled,
+            std::string("the supervisor received ") + stop_signal_name(signal)};
   }
 
   void kill_group(int signal) {
@@ -288,23 +238,22 @@ class Supervision {
   void watch() {
     const Clock::time_point started = Clock::now();
     const Clock::time_point deadline =
-        loop_.timeout_ms ? plus(started, *loop_.timeout_ms) : Clock::time_point::max();
+        job_.timeout_ms ? plus(started, *job_.timeout_ms) : Clock::time_point::max();
     Clock::time_point idle_since = started;
     std::optional<Clock::time_point> drain_until;
     while (out_.pipe_fd >= 0 || err_.pipe_fd >= 0 || !reaped_) {
       const Clock::time_point now = Clock::now();
       if (reaped_ && drain_until && now >= *drain_until) break;
       keep_claim();
-      const Clock::time_point idle_deadline = loop_.idle_timeout_ms
-                                                  ? plus(idle_since, *loop_.idle_timeout_ms)
-                                                  : Clock::time_point::max();
+      const Clock::time_point idle_deadline =
+          job_.idle_timeout_ms ? plus(idle_since, *job_.idle_timeout_ms) : Clock::time_point::max();
       if (!reaped_) {
         if (auto failed = log_failure()) {
           stop(*failed);
         } else if (now >= deadline) {
-          stop({RunStatus::kTimedOut, "timed out after " + format_duration(*loop_.timeout_ms)});
+          stop({RunStatus::kTimedOut, "timed out after " + format_duration(*job_.timeout_ms)});
         } else if (now >= idle_deadline) {
-          stop({RunStatus::kTimedOut, "no output for " + format_duration(*loop_.idle_timeout_ms)});
+          stop({RunStatus::kTimedOut, "no output for " + format_duration(*job_.idle_timeout_ms)});
         }
       }
       if (kill_at_ && now >= *kill_at_) {  // the group, even once the target itself is gone
@@ -394,8 +343,8 @@ class Supervision {
     // files keep the bytes as they came (docs/storage.md, "Stored text").
     outcome.stdout_tail = storable_text(out_.tail.text());
     outcome.stderr_tail = storable_text(err_.tail.text());
-    if (loop_.target.agent)
-      outcome.usage = parse_usage(loop_.target.agent->provider, outcome.stdout_tail);
+    if (job_.target.agent)
+      outcome.usage = parse_usage(job_.target.agent->provider, outcome.stdout_tail);
     if (WIFEXITED(status_)) outcome.exit_code = WEXITSTATUS(status_);
     if (WIFSIGNALED(status_)) outcome.signal = WTERMSIG(status_);
     const std::optional<StopCause> cause = log_failure() ? log_failure() : stop_cause_;
@@ -419,13 +368,13 @@ class Supervision {
   // A failed agent run stopped by its provider's limit: the account cools
   // down, and the run does not use up an attempt (docs/execution.md).
   void note_usage_limit(RunOutcome& outcome) {
-    if (!loop_.target.agent || outcome.status != RunStatus::kFailed) return;
-    const AgentTarget& agent = *loop_.target.agent;
+    if (!job_.target.agent || outcome.status != RunStatus::kFailed) return;
+    const AgentTarget& agent = *job_.target.agent;
     const TimeMs now = wall_clock_now();
     const auto hit =
         classify_usage_limit(agent.provider, outcome.stdout_tail + "\n" + outcome.stderr_tail, now);
     if (!hit) return;
-    const std::string account = cooldown_account(loop_.target);
+    const std::string& account = job_.cooldown_account;
     auto cooldown = store_.record_cooldown(account, hit->reset_at, hit->pattern, now);
     if (!cooldown) {  // the outcome still counts; the cooldown is lost
       outcome.error += "; the usage limit could not be recorded: " + cooldown.error().message;
@@ -445,14 +394,35 @@ class Supervision {
     outcome.error = scrubber_.scrub(cause.reason);
     return conclude(outcome);
   }
-  Status conclude(const RunOutcome& outcome) { return keeper_.finish(outcome); }
+  Status conclude(const RunOutcome& outcome) {
+    if (job_.outputs_path.empty()) return keeper_.finish(outcome);
+    RunOutcome with_outputs = outcome;
+    auto outputs = read_outputs(with_outputs);
+    return keeper_.finish(with_outputs, outputs);
+  }
+
+  // A step's values (docs/workflows.md, "Passing values between steps"): the
+  // file it wrote to ORRERY_OUTPUT; one it wrote wrong fails the step.
+  std::string read_outputs(RunOutcome& outcome) const {
+    auto file = read_regular_file(job_.outputs_path, kMaxStepOutputBytes + 1);
+        Result<std::string> outputs = std::string("{}");
+    if (!file) {
+      outputs = Error{file.error().code, "ORRERY_OUTPUT: " + file.error().message};
+    } else if (file->has_value()) {
+      outputs = parse_step_outputs(scrubber_.scrub(**file));
+    }
+    if (outputs) return *outputs;
+    if (outcome.status == RunStatus::kSucceeded) {
+      outcome.status = RunStatus::kFailed;
+            outcome.error = outputs.error().message;
+    }
+    return "{}";
+  }
 
   Store& store_;
   Env& env_;
-  const SuperviseRequest& request_;
-  Loop loop_;
-  Run run_;
-  std::string dir_;
+  const SupervisedJob& job_;
+  const JobSetup& setup_;
   ClaimKeeper keeper_;
   StopSignals signals_;
   Scrubber scrubber_;
@@ -474,6 +444,75 @@ std::string run_directory(const std::string& home, const std::string& run_id) {
   return home + "/runs/" + run_id;
 }
 
+Status supervise_job(Store& store, const SupervisedJob& job, const JobSetup& setup, Env& env) {
+  // Orphans of the target become this process's children, so that they can
+  // be reaped and their group seen to end.
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  Supervision supervision(store, env, job, setup);
+  return supervision.run();
+}
+
+namespace {
+
+// Every --secret-env name of the loop has its value: a run never starts
+// without a secret it was given (a removed or emptied secrets file).
+Status check_secrets_present(const std::string& home, const Loop& loop,
+                             const std::vector<EnvVar>& secrets) {
+  for (const std::string& name : loop.target.secret_env) {
+    const bool present = std::any_of(secrets.begin(), secrets.end(),
+                                     [&](const EnvVar& pair) { return pair.first == name; });
+    if (!present) {
+      return usage_error("the value of --secret-env " + name + " is missing from " +
+                         secrets_path(home, loop.id) +
+                         "; add the loop again with its --secret-env values");
+    }
+  }
+  return Ok{};
+}
+
+// A workflow target runs as `orrery workflow run W --wait` under the run's
+// supervisor: its driver is the target, so the loop's timeout, cancel and
+// logs apply to the whole workflow run, linked to this run; one workflow run
+// per attempt (docs/workflows.md, "Loops that run workflows").
+Target workflow_command(const SuperviseRequest& request, const Loop& loop, const Run& run) {
+  Target command = loop.target;
+  command.type = TargetType::kCommand;
+  command.shell = false;
+  command.argv = {self_executable(),
+                  "--home",
+                  request.home,
+                  "workflow",
+                  "run",
+                  loop.target.workflow_id,
+                  "--input",
+                  loop.target.input_json,
+                  "--wait",
+                  "--loop-run",
+                  run.id,
+                  "--idempotency-key",
+                  "loop-run:" + run.id + ":" + std::to_string(run.attempt)};
+  return command;
+}
+
+SupervisedJob loop_run_job(const SuperviseRequest& request, const Loop& loop, const Run& run) {
+  SupervisedJob job;
+  job.claim = Claim{run.id, run.claimed_by, request.token};
+  job.dir = run_directory(request.home, run.id);
+  job.target = loop.target;
+  job.lease_ms = loop.lease_ms;
+  job.lease_expires_at = run.lease_expires_at.value_or(wall_clock_now() + loop.lease_ms);
+  job.timeout_ms = loop.timeout_ms;
+  job.idle_timeout_ms = loop.idle_timeout_ms;
+  job.log_limit_bytes = loop.log_limit_bytes;
+  job.attempt = run.attempt;
+  job.started_at = run.started_at.value_or(wall_clock_now());
+  job.cooldown_account = cooldown_account(loop.target);
+  if (loop.target.type == TargetType::kWorkflow) job.target = workflow_command(request, loop, run);
+  return job;
+}
+
+}  // namespace
+
 Status supervise(Store& store, const SuperviseRequest& request, Env& env) {
   auto run = store.get_run(request.run_id);
   if (!run) return run.error();
@@ -484,11 +523,18 @@ Status supervise(Store& store, const SuperviseRequest& request, Env& env) {
   auto loop = store.get_loop((*run)->loop_id);
   if (!loop) return loop.error();
   if (!loop->has_value()) return not_found_error("the loop of run " + request.run_id + " is gone");
-  // Orphans of the target become this process's children, so that they can
-  // be reaped and their group seen to end.
-  prctl(PR_SET_CHILD_SUBREAPER, 1);
-  Supervision supervision(store, env, request, **loop, **run);
-  Status done = supervision.run();
+  const SupervisedJob job = loop_run_job(request, **loop, **run);
+  const JobSetup setup = [&](const std::vector<EnvVar>& inherited) -> Result<JobEnvironment> {
+    auto secrets = read_loop_secrets(request.home, (*loop)->id);
+    if (!secrets) return secrets.error();
+    if (auto complete = check_secrets_present(request.home, **loop, *secrets); !complete)
+      return complete.error();
+    JobEnvironment prepared;
+    for (const auto& pair : *secrets) prepared.secret_values.push_back(pair.second);
+    prepared.environment = run_environment(inherited, **loop, **run, request.home, *secrets);
+    return prepared;
+  };
+  Status done = supervise_job(store, job, setup, env);
   notify_daemon(request.home);  // the run's end may start the next (docs/daemon.md)
   return done;
 }

@@ -19,9 +19,13 @@
 // is kept for recovery.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "core/result.h"
+#include "exec/claim_keeper.h"
 #include "exec/env.h"
 #include "store/store.h"
 
@@ -35,6 +39,39 @@ struct SuperviseRequest {
   std::string run_id;
   std::string token;
 };
+
+// One supervised process, from a loop's run or a workflow step's attempt.
+struct SupervisedJob {
+  Claim claim;  // run_id: the run's id, or the attempt's dispatch id
+  ClaimKeeper::Work work = ClaimKeeper::Work::kLoopRun;
+  std::string dir;  // where stdout.log and stderr.log go
+  Target target;
+  DurationMs lease_ms = 0;
+  TimeMs lease_expires_at = 0;
+  std::optional<DurationMs> timeout_ms;
+  std::optional<DurationMs> idle_timeout_ms;
+  std::int64_t log_limit_bytes = kDefaultLogLimitBytes;
+  int attempt = 1;
+  TimeMs started_at = 0;
+  std::string cooldown_account;  // an agent target's usage-limit account
+  // A step's ORRERY_OUTPUT file, read into the outcome's outputs (empty: none).
+  std::string outputs_path;
+};
+
+// The target's whole environment and the secret values scrubbed verbatim.
+struct JobEnvironment {
+  std::vector<EnvVar> environment;
+  std::vector<std::string> secret_values;
+};
+
+// Prepares the environment from the supervisor's own, once the logs are
+// open; an error fails the job with its message.
+using JobSetup = std::function<Result<JobEnvironment>(const std::vector<EnvVar>& inherited)>;
+
+// Supervises one job to its end (the rules above); the caller notifies
+// whoever waits for it.
+Status supervise_job(Store& store, const SupervisedJob& job, const JobSetup& setup,
+                     Env& env = system_env());
 
 // Runs the whole life of one run; returns once the run is finalized (or the
 // claim was lost, reported as a conflict). Blocks SIGTERM, SIGINT and SIGHUP

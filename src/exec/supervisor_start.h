@@ -21,7 +21,8 @@ namespace orrery {
 struct SupervisorLaunch {
   std::string executable;                // the orrery binary
   std::vector<std::string> global_args;  // e.g. --home H, before `supervise`
-  std::string run_id;
+    std::string command = "supervise";  // or "supervise-step" (a step's attempt)
+  std::string run_id;                 // the run's id, or the attempt's dispatch id
   std::string token;
   std::string log_path;  // the supervisor's own stdout and stderr
   bool detach = true;    // adopted by init (true), or a child of the caller to wait for

@@ -101,6 +101,10 @@ std::string encode_target(const Target& target) {
                       {"env", pairs_json(target.env)},
                       {"secret_env", target.secret_env}};
   if (target.agent) json["agent"] = agent_target_json(*target.agent);
+  if (target.type == TargetType::kWorkflow) {
+    json["workflow_id"] = target.workflow_id;
+    json["input"] = target.input_json;
+  }
   return json.dump();
 }
 
@@ -122,6 +126,10 @@ Result<Target> decode_target(const std::string& text) {
       auto agent = agent_from(json.at("agent"));
       if (!agent) return agent.error();
       target.agent = std::move(*agent);
+    }
+    if (target.type == TargetType::kWorkflow) {
+      target.workflow_id = json.at("workflow_id").get<std::string>();
+      target.input_json = json.at("input").get<std::string>();
     }
     return target;
   } catch (const nlohmann::json::exception& error) {

@@ -1,0 +1,390 @@
+#include "engine/workflow_driver.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "core/workflow_progress.h"
+#include "exec/clock.h"
+#include "exec/process_identity.h"
+#include "exec/recovery.h"
+#include "exec/step_supervisor.h"
+#include "exec/stop_signals.h"
+#include "exec/supervisor_start.h"
+#include "store/data_dir.h"
+
+namespace orrery {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The longest a round waits: how soon a cancel asked by another process is
+// seen, and how often an attempt with no supervisor to watch is looked at.
+constexpr std::chrono::milliseconds kMaxWait{1000};
+
+std::string host_name() { return SystemProcessProbe().host_name(); }
+
+// A supervisor the driver waits for, through a pidfd.
+struct Watched {
+  int pid = 0;
+  int pidfd = -1;
+  bool exited = false;
+};
+
+class Driver {
+ public:
+  Driver(Store& store, const ProcessProbe& probe, const DriverOptions& options, EngineFence fence,
+         Workflow workflow)
+      : store_(store),
+        probe_(probe),
+        options_(options),
+        fence_(std::move(fence)),
+        workflow_(std::move(workflow)),
+        host_(host_name()),
+        interval_(std::max<DurationMs>(options.lease_ms / 3, 100)),
+        next_beat_(Clock::now() + interval_) {}
+
+  ~Driver() {
+    for (auto& [id, watched] : watched_) {
+      if (watched.pidfd >= 0) close(watched.pidfd);
+    }
+  }
+
+  Result<WorkflowRun> drive() {
+    while (true) {
+      auto finished = round();
+      if (!finished) {
+        if (finished.error().code != ErrorCode::kUnavailable) return finished.error();
+        // A busy or unreachable database: try again while the lease lasts.
+      } else if (*finished) {
+        auto run = store_.get_workflow_run(fence_.run_id);
+        if (!run) return run.error();
+        if (!run->has_value()) return not_found_error("workflow run " + fence_.run_id + " is gone");
+        return **run;
+      }
+      if (auto beat = keep_lease(); !beat) return beat.error();
+      wait();
+    }
+  }
+
+ private:
+  // One round; true once the run is finished.
+  Result<bool> round() {
+    auto run = store_.get_workflow_run(fence_.run_id);
+    if (!run) return run.error();
+    if (!run->has_value()) return not_found_error("workflow run " + fence_.run_id + " is gone");
+    if (is_finished((*run)->status)) return true;
+    const bool cancel = (*run)->cancel_requested || cancel_;
+    auto steps = store_.list_step_runs(fence_.run_id);
+    if (!steps) return steps.error();
+    const TimeMs now = wall_clock_now();
+    WorkflowAdvance advance;
+    std::vector<StepAttempt> orphans;  // running attempts whose supervisor is gone
+    std::vector<StepDecision> settled;
+    for (const StepRun& step : *steps) {
+      if (step.status != StepStatus::kRunning) continue;
+      auto attempt = store_.get_step_attempt(step.dispatch_id);
+      if (!attempt) return attempt.error();
+      if (!attempt->has_value()) continue;  // reserved by a driver that died: reclaimed below
+      const StepAttempt& current = **attempt;
+      if (current.status != RunStatus::kRunning) {
+        auto settlement = settle_attempt(step, current, cancel, now);
+        if (!settlement) return settlement.error();
+        settled.push_back(settlement->change);
+        add_event(advance, settlement->event);
+        unwatch(current.dispatch_id);
+      } else if (holder_gone(current)) {
+        orphans.push_back(current);
+      } else if (cancel) {
+        stop(current);
+      }
+    }
+    apply_decisions(*steps, settled);
+    auto progress = plan_progress(workflow_.spec, *steps, (*run)->max_parallel, cancel, now);
+    if (!progress) return progress.error();
+    for (const StepDecision& change : settled) add_change(advance, change);
+    for (const StepDecision& change : progress->changes) add_change(advance, change);
+    for (const JournalEntry& event : progress->events) add_event(advance, event);
+    if (progress->finish) {
+      advance.finish = progress->finish;
+      advance.error = progress->error;
+    }
+    if (!advance.steps.empty() || !advance.events.empty() || advance.finish) {
+      if (auto written = store_.advance_workflow_run(fence_, advance, now); !written)
+        return written.error();
+      if (options_.on_progress) options_.on_progress();
+    }
+    if (advance.finish) return true;
+    for (const StepAttempt& orphan : orphans) {
+      if (auto reclaimed = reclaim(orphan, cancel); !reclaimed) return reclaimed.error();
+    }
+        auto cooling = cooling_accounts(progress->ready, now);
+    if (!cooling) return cooling.error();
+    for (const std::string& step_id : progress->ready) {
+      if (cooling->count(step_account(spec_step(step_id))) > 0) continue;  // waits it out
+      if (auto started = start_step(*steps, step_id); !started) return started.error();
+    }
+    return false;
+  }
+
+  const WorkflowStep& spec_step(const std::string& step_id) const {
+    for (const WorkflowStep& step : workflow_.spec.steps) {
+      if (step.id == step_id) return step;
+    }
+    return workflow_.spec.steps.front();  // plan_progress only names steps of the spec
+  }
+
+  // The accounts of agent steps about to start that are cooling down after
+  // a usage limit: their steps wait, as loop runs do (docs/execution.md).
+  Result<std::set<std::string>> cooling_accounts(const std::vector<std::string>& ready,
+                                                 TimeMs now) {
+    std::set<std::string> accounts;
+    const bool any_agent = std::any_of(ready.begin(), ready.end(), [&](const std::string& id) {
+      return !step_account(spec_step(id)).empty();
+    });
+    if (!any_agent) return accounts;
+    auto cooldowns = store_.active_cooldowns(now);
+    if (!cooldowns) return cooldowns.error();
+    for (const Cooldown& cooldown : *cooldowns) accounts.insert(cooldown.account);
+    return accounts;
+  }
+
+  static void add_change(WorkflowAdvance& advance, const StepDecision& decision) {
+    advance.steps.push_back({decision.step_id, decision.from, decision.to, decision.finished_at,
+                             decision.exit_code, decision.error, decision.outputs_json});
+  }
+  static void add_event(WorkflowAdvance& advance, const JournalEntry& entry) {
+    advance.events.push_back({entry.event_type, entry.step_id, entry.payload_json});
+  }
+
+  bool on_this_host(const StepAttempt& attempt) const {
+    return attempt.host.empty() || attempt.host == host_;
+  }
+
+  // Whether the attempt's supervisor is known to be gone: one this driver
+  // watched has exited, or the recorded one (pid and start time, on this
+  // host) is dead. One never recorded, or on another host, is left to its
+  // lease: reserving says busy until it expires.
+  bool holder_gone(const StepAttempt& attempt) {
+    auto found = watched_.find(attempt.dispatch_id);
+    if (found != watched_.end()) return found->second.exited;
+    if (!attempt.supervisor) return true;  // reserve answers busy while its lease lives
+    if (!on_this_host(attempt)) return true;
+    if (!probe_.is_alive(*attempt.supervisor)) return true;
+    watch(attempt.dispatch_id, attempt.supervisor->pid);  // a driver before this one started it
+    return false;
+  }
+
+  void watch(const std::string& dispatch, int pid) {
+    Watched watched{pid, int(syscall(SYS_pidfd_open, pid, 0)), false};
+    if (watched.pidfd < 0) watched.exited = true;  // gone already
+    watched_[dispatch] = watched;
+  }
+
+  void unwatch(const std::string& dispatch) {
+    auto found = watched_.find(dispatch);
+    if (found == watched_.end()) return;
+    if (found->second.pidfd >= 0) close(found->second.pidfd);
+    watched_.erase(found);
+  }
+
+  // A cancel: the step's supervisor gets SIGTERM (once) and finishes its
+  // attempt cancelled.
+  void stop(const StepAttempt& attempt) {
+    if (!stopped_.insert(attempt.dispatch_id).second) return;
+    if (attempt.supervisor && on_this_host(attempt) && probe_.is_alive(*attempt.supervisor))
+      ::kill(attempt.supervisor->pid, SIGTERM);
+  }
+
+  // A new attempt for a step whose supervisor died; its target's group is
+  // killed first, so two attempts never run at once.
+  Status reclaim(const StepAttempt& orphan, bool cancel) {
+    const bool known_dead =
+        watched_.count(orphan.dispatch_id) > 0 || (orphan.supervisor && on_this_host(orphan));
+    if (on_this_host(orphan)) (void)kill_leftover_group(orphan.pgid, orphan.target, probe_);
+    unwatch(orphan.dispatch_id);
+    StepReserve request = reserve_request(orphan.step_id, orphan.attempt + 1);
+    request.holder_dead = known_dead;
+    auto reservation = store_.reserve_step_attempt(fence_, request, wall_clock_now());
+    if (!reservation) return reservation.error();
+    if (reservation->answer == ReserveAnswer::kBusy) return Ok{};  // its lease still runs
+    if (options_.on_progress) options_.on_progress();
+    if (cancel)
+      return finish_unstarted(reservation->attempt, RunStatus::kCancelled, "the run was cancelled");
+    return launch(reservation->attempt);
+  }
+
+  Status start_step(const std::vector<StepRun>& steps, const std::string& step_id) {
+    auto step = std::find_if(steps.begin(), steps.end(), [&](const StepRun& candidate) {
+      return candidate.step_id == step_id;
+    });
+    if (step == steps.end()) return internal_error("no step '" + step_id + "' in the run");
+    auto reservation = store_.reserve_step_attempt(
+        fence_, reserve_request(step_id, step->attempts + 1), wall_clock_now());
+    if (!reservation) return reservation.error();
+    if (reservation->answer == ReserveAnswer::kBusy) return Ok{};
+    if (reservation->answer == ReserveAnswer::kExisting &&
+        reservation->attempt.status != RunStatus::kRunning)
+      return Ok{};  // finished already: settled next round
+    if (options_.on_progress) options_.on_progress();
+    return launch(reservation->attempt);
+  }
+
+  StepReserve reserve_request(const std::string& step_id, int attempt) const {
+    StepReserve request;
+    request.step_id = step_id;
+    request.dispatch_id = dispatch_id(fence_.run_id, step_id, attempt);
+    request.claimant = fence_.driver;
+    request.host = host_;
+    request.lease_ms = options_.step_lease_ms;
+    return request;
+  }
+
+  // Starts the attempt's supervisor and watches it; one that cannot start
+  // finishes the attempt failed at once.
+  Status launch(const StepAttempt& attempt) {
+    const std::string& home = options_.location.home;
+    const std::string dir = step_directory(home, attempt.run_id, attempt.step_id);
+    if (auto made = prepare_data_dir(dir); !made)
+      return finish_unstarted(attempt, RunStatus::kFailed, made.error().message);
+    SupervisorLaunch launch;
+    launch.executable = self_executable();
+    launch.global_args = {"--home", home};
+    launch.db = options_.location.db;
+    launch.command = "supervise-step";
+    launch.run_id = attempt.dispatch_id;
+    launch.token = attempt.claim_token;
+    launch.log_path = dir + "/supervisor.log";
+    launch.detach = true;
+    auto pid = start_supervisor(launch);
+    if (!pid) return finish_unstarted(attempt, RunStatus::kFailed, pid.error().message);
+    const Claim claim{attempt.dispatch_id, attempt.claimed_by, attempt.claim_token};
+    // If the supervisor finished already, its claim is gone: nothing to add.
+    (void)store_.record_attempt_supervisor(claim, {*pid, process_start_time(*pid)},
+                                           wall_clock_now());
+    watch(attempt.dispatch_id, *pid);
+    return Ok{};
+  }
+
+  Status finish_unstarted(const StepAttempt& attempt, RunStatus status, const std::string& why) {
+    RunOutcome outcome;
+    outcome.status = status;
+    outcome.error =
+        status == RunStatus::kCancelled ? why : "the supervisor could not start: " + why;
+    const Claim claim{attempt.dispatch_id, attempt.claimed_by, attempt.claim_token};
+    auto finished = store_.finalize_attempt(claim, outcome, "{}", wall_clock_now());
+    if (!finished && finished.error().code != ErrorCode::kConflict) return finished.error();
+    return Ok{};
+  }
+
+  Status keep_lease() {
+    if (Clock::now() < next_beat_) return Ok{};
+    auto beat = store_.heartbeat_engine_lease(fence_, options_.lease_ms, wall_clock_now());
+    if (!beat && beat.error().code == ErrorCode::kConflict) return beat.error();
+    next_beat_ = Clock::now() + (beat ? interval_ : std::chrono::milliseconds(100));
+    return Ok{};
+  }
+
+  // Sleeps until a watched supervisor exits, a stop signal comes, the lease
+  // is due or kMaxWait passes.
+  void wait() {
+    std::vector<pollfd> fds;
+    std::vector<Watched*> owners;
+    for (auto& [id, watched] : watched_) {
+      if (watched.exited || watched.pidfd < 0) continue;
+      fds.push_back({watched.pidfd, POLLIN, 0});
+      owners.push_back(&watched);
+    }
+    const size_t signal_index = fds.size();
+    if (signals_.fd() >= 0) fds.push_back({signals_.fd(), POLLIN, 0});
+    if (std::any_of(watched_.begin(), watched_.end(),
+                    [](const auto& entry) { return entry.second.exited; }))
+      return;  // an exit not yet acted on
+    const auto until_beat =
+        std::chrono::duration_cast<std::chrono::milliseconds>(next_beat_ - Clock::now());
+    const auto timeout = std::clamp(until_beat, std::chrono::milliseconds(0), kMaxWait);
+    if (::poll(fds.data(), fds.size(), int(timeout.count())) <= 0) return;
+    for (size_t i = 0; i < owners.size(); ++i) {
+      if (fds[i].revents != 0) owners[i]->exited = true;
+    }
+    if (signal_index < fds.size() && fds[signal_index].revents != 0 && signals_.take() != 0) {
+      cancel_ = true;
+      (void)store_.request_workflow_cancel(fence_.run_id, wall_clock_now());
+    }
+  }
+
+  Store& store_;
+  const ProcessProbe& probe_;
+  const DriverOptions& options_;
+  EngineFence fence_;
+  Workflow workflow_;
+  std::string host_;
+  std::chrono::milliseconds interval_;
+  Clock::time_point next_beat_;
+  StopSignals signals_;
+  std::map<std::string, Watched> watched_;  // by dispatch id
+  std::set<std::string> stopped_;           // dispatch ids sent SIGTERM
+  bool cancel_ = false;
+};
+
+}  // namespace
+
+Status start_detached_driver(const StoreLocation& location, const std::string& run_id) {
+  const std::string dir = workflow_run_directory(location.home, run_id);
+  if (auto made = prepare_data_dir(dir); !made) return made;
+  SupervisorLaunch launch;
+  launch.executable = self_executable();
+  launch.global_args = {"--home", location.home};
+  launch.db = location.db;
+  launch.command = "drive-workflow";
+  launch.run_id = run_id;
+  launch.log_path = dir + "/driver.log";
+  launch.detach = true;
+  auto started = start_supervisor(launch);
+  if (!started) return started.error();
+  return Ok{};
+}
+
+std::string driver_name() { return "drive@" + host_name() + ":" + std::to_string(getpid()); }
+
+Result<WorkflowRun> drive_workflow_run(Store& store, const ProcessProbe& probe,
+                                       const std::string& run_id, const DriverOptions& options) {
+  auto run = store.get_workflow_run(run_id);
+  if (!run) return run.error();
+  if (!run->has_value()) return not_found_error("no workflow run has the id '" + run_id + "'");
+  if (is_finished((*run)->status)) return **run;
+  auto workflow = store.get_workflow((*run)->workflow_id);
+  if (!workflow) return workflow.error();
+  if (!workflow->has_value()) return not_found_error("the workflow of run " + run_id + " is gone");
+  auto fence =
+      store.acquire_engine_lease(run_id, driver_name(), options.lease_ms, wall_clock_now());
+  if (!fence) {
+    if (fence.error().code == ErrorCode::kConflict) {  // finished meanwhile
+      auto after = store.get_workflow_run(run_id);
+      if (after && after->has_value()) return **after;
+    }
+    return fence.error();
+  }
+  if (!fence->has_value()) {
+    auto holder = store.get_workflow_run(run_id);
+    const std::string who = holder && holder->has_value() ? (*holder)->driver : "another driver";
+    return conflict_error("workflow run " + run_id + " is driven by " + who);
+  }
+  // A run whose loop run has ended (its supervisor died, recovery abandoned
+  // it) is not resumed but cancelled: the loop's retry starts a new one.
+  if (!(*run)->loop_run_id.empty()) {
+    auto loop_run = store.get_run((*run)->loop_run_id);
+    if (loop_run && (!loop_run->has_value() || is_terminal((*loop_run)->status)))
+      (void)store.request_workflow_cancel(run_id, wall_clock_now());
+  }
+  Driver driver(store, probe, options, **fence, **workflow);
+  return driver.drive();
+}
+
+}  // namespace orrery

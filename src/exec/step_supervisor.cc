@@ -1,0 +1,131 @@
+#include "exec/step_supervisor.h"
+
+#include <algorithm>
+
+#include "core/step_values.h"
+#include "exec/clock.h"
+#include "exec/supervisor.h"
+#include "store/data_dir.h"
+
+namespace orrery {
+namespace {
+
+// What a step attempt needs from the store, read before it starts.
+struct StepContext {
+  StepAttempt attempt;
+  WorkflowRun run;
+  WorkflowSpec spec;
+  WorkflowStep step;
+  std::vector<StepRun> steps;
+};
+
+Result<StepContext> read_context(Store& store, const StepSuperviseRequest& request) {
+  StepContext context;
+  auto attempt = store.get_step_attempt(request.dispatch_id);
+  if (!attempt) return attempt.error();
+  if (!attempt->has_value() || (*attempt)->status != RunStatus::kRunning ||
+      (*attempt)->claim_token != request.token) {
+    return conflict_error("step attempt " + request.dispatch_id +
+                          " is not running under this claim token");
+  }
+  context.attempt = **attempt;
+  auto run = store.get_workflow_run(context.attempt.run_id);
+  if (!run) return run.error();
+  if (!run->has_value())
+    return not_found_error("the workflow run of " + request.dispatch_id + " is gone");
+  context.run = **run;
+  auto workflow = store.get_workflow(context.run.workflow_id);
+  if (!workflow) return workflow.error();
+  if (!workflow->has_value())
+    return not_found_error("the workflow of " + request.dispatch_id + " is gone");
+  const auto& steps = (*workflow)->spec.steps;
+  auto step = std::find_if(steps.begin(), steps.end(), [&](const WorkflowStep& candidate) {
+    return candidate.id == context.attempt.step_id;
+  });
+  if (step == steps.end())
+    return not_found_error("the step of " + request.dispatch_id + " is gone");
+  context.step = *step;
+  context.spec = (*workflow)->spec;
+  auto step_runs = store.list_step_runs(context.run.id);
+  if (!step_runs) return step_runs.error();
+  context.steps = std::move(*step_runs);
+  return context;
+}
+
+
+
+SupervisedJob step_job(const StepSuperviseRequest& request, const StepContext& context) {
+  const StepAttempt& attempt = context.attempt;
+  SupervisedJob job;
+  job.claim = Claim{attempt.dispatch_id, attempt.claimed_by, request.token};
+  job.work = ClaimKeeper::Work::kStepAttempt;
+  job.dir = step_directory(request.home, attempt.run_id, attempt.step_id);
+  job.target = context.step.target;
+  if (job.target.cwd.empty()) job.target.cwd = context.run.cwd;
+  const DurationMs lease =
+      attempt.lease_expires_at ? *attempt.lease_expires_at - attempt.started_at : 0;
+  job.lease_ms = lease > 0 ? lease : kDefaultStepLeaseMs;
+  job.lease_expires_at = attempt.lease_expires_at.value_or(wall_clock_now() + job.lease_ms);
+  job.timeout_ms = context.step.timeout_ms;
+  job.attempt = attempt.attempt;
+  job.started_at = attempt.started_at;
+  job.cooldown_account = step_account(context.step);
+  job.outputs_path = job.dir + "/output." + std::to_string(attempt.attempt);
+  return job;
+}
+
+// The values file of the steps finished so far, and an empty ORRERY_OUTPUT.
+Status write_step_files(Env& env, const SupervisedJob& job, const StepContext& context,
+                        const std::string& steps_path) {
+  if (auto made = prepare_data_dir(job.dir); !made) return made;
+  if (auto written =
+          write_file_atomically(env, steps_path, steps_document(context.spec, context.steps), 0600);
+      !written)
+    return written;
+  return write_file_atomically(env, job.outputs_path, "", 0600);
+}
+
+}  // namespace
+
+std::string workflow_run_directory(const std::string& home, const std::string& run_id) {
+  return home + "/workflow-runs/" + run_id;
+}
+
+std::string step_directory(const std::string& home, const std::string& run_id,
+                           const std::string& step_id) {
+  return workflow_run_directory(home, run_id) + "/steps/" + step_id;
+}
+
+Status supervise_step(Store& store, const StepSuperviseRequest& request, Env& env) {
+  auto context = read_context(store, request);
+  if (!context) return context.error();
+  const SupervisedJob job = step_job(request, *context);
+  const std::string steps_path = job.dir + "/steps." + std::to_string(job.attempt) + ".json";
+  const WorkflowRun& run = context->run;
+  const JobSetup setup = [&](const std::vector<EnvVar>& inherited) -> Result<JobEnvironment> {
+    if (auto written = write_step_files(env, job, *context, steps_path); !written)
+      return written.error();
+    JobEnvironment prepared;
+    prepared.environment = inherited;
+    const std::vector<EnvVar> own{
+        {"ORRERY_HOME", request.home},
+        {"ORRERY_WORKFLOW_ID", run.workflow_id},
+        {"ORRERY_WORKFLOW_NAME", run.workflow_name},
+        {"ORRERY_WORKFLOW_RUN_ID", run.id},
+        {"ORRERY_STEP_ID", context->attempt.step_id},
+        {"ORRERY_ATTEMPT", std::to_string(job.attempt)},
+        {"ORRERY_INPUT", run.input_json},
+        {"ORRERY_OUTPUT", job.outputs_path},
+        {"ORRERY_STEPS", steps_path},
+    };
+    for (const EnvVar& pair : own) {
+      std::erase_if(prepared.environment,
+                    [&](const EnvVar& old) { return old.first == pair.first; });
+      prepared.environment.push_back(pair);
+    }
+    return prepared;
+  };
+  return supervise_job(store, job, setup, env);
+}
+
+}  // namespace orrery

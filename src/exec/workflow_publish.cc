@@ -1,0 +1,97 @@
+#include "exec/workflow_publish.h"
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "exec/env.h"
+#include "exec/fresh_id.h"
+#include "exec/step_supervisor.h"
+#include "store/data_dir.h"
+
+namespace orrery {
+namespace {
+
+std::string manifest_text(const WorkflowRun& run, const std::vector<StepRun>& steps) {
+  nlohmann::json step_ids = nlohmann::json::array();
+  for (const StepRun& step : steps) step_ids.push_back(step.step_id);
+  const nlohmann::json manifest{{"run_id", run.id},
+                                {"workflow_id", run.workflow_id},
+                                {"workflow_name", run.workflow_name},
+                                {"workflow_version", run.workflow_version},
+                                {"input", nlohmann::json::parse(run.input_json, nullptr, false)},
+                                {"idempotency_key", run.idempotency_key},
+                                {"loop_id", run.loop_id},
+                                {"loop_run_id", run.loop_run_id},
+                                {"cwd", run.cwd},
+                                {"max_parallel", run.max_parallel},
+                                {"steps", step_ids},
+                                {"created_at", format_time(run.created_at)}};
+  return manifest.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+NewWorkflowRun new_run(const WorkflowRunRequest& request, TimeMs now) {
+  NewWorkflowRun fresh;
+  WorkflowRun& run = fresh.run;
+  run.id = fresh_id(now);
+  run.workflow_id = request.workflow.id;
+  run.workflow_name = request.workflow.name;
+  run.workflow_version = request.workflow.version;
+  run.input_json = request.input_json;
+  run.idempotency_key = request.idempotency_key;
+  run.loop_id = request.loop_id;
+  run.loop_run_id = request.loop_run_id;
+  run.cwd = request.cwd;
+  run.max_parallel = request.max_parallel;
+  run.created_at = now;
+  run.updated_at = now;
+  int sequence = 0;
+  for (const WorkflowStep& step : request.workflow.spec.steps) {
+    StepRun record;
+    record.run_id = run.id;
+    record.step_id = step.id;
+    record.sequence = ++sequence;
+    record.max_attempts = step.retries + 1;
+    record.updated_at = now;
+    fresh.steps.push_back(record);
+  }
+  return fresh;
+}
+
+}  // namespace
+
+Result<std::string> check_workflow_input(std::string_view text) {
+  if (std::int64_t(text.size()) > kMaxWorkflowInputBytes) {
+    return usage_error("--input is " + std::to_string(text.size()) + " bytes; at most " +
+                       std::to_string(kMaxWorkflowInputBytes) + " bytes are accepted");
+  }
+  const nlohmann::json input = nlohmann::json::parse(text, nullptr, false);
+  if (input.is_discarded())
+    return usage_error("--input is not valid JSON: expected an object like {\"key\": \"value\"}");
+  if (!input.is_object())
+    return usage_error("--input must be a JSON object like {\"key\": \"value\"}, not " +
+                       std::string(input.type_name()));
+  return input.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string manifest_path(const std::string& home, const std::string& run_id) {
+  return workflow_run_directory(home, run_id) + "/manifest.json";
+}
+
+Result<PublishedRun> publish_workflow_run(Store& store, const std::string& home,
+                                          const WorkflowRunRequest& request, TimeMs now) {
+  const NewWorkflowRun fresh = new_run(request, now);
+  PublishHooks hooks;
+  hooks.before_commit = [&](const WorkflowRun& run) -> Status {
+    if (auto made = prepare_data_dir(workflow_run_directory(home, run.id)); !made) return made;
+    return write_file_atomically(system_env(), manifest_path(home, run.id),
+                                 manifest_text(run, fresh.steps), 0600);
+  };
+  hooks.after_rollback = [&](const WorkflowRun& run) {
+    ::unlink(manifest_path(home, run.id).c_str());
+    ::rmdir(workflow_run_directory(home, run.id).c_str());
+  };
+  return store.publish_workflow_run(fresh, hooks, now);
+}
+
+}  // namespace orrery
