@@ -5,7 +5,7 @@
 #include "core/ids.h"
 #include "store/sql/sql_store.h"
 #include "store/sql/workflow_rows.h"
-#include "store/sql/workflow_spec_json.h"
+#include "core/workflow_spec.h"
 
 namespace orrery {
 namespace {
@@ -51,7 +51,7 @@ Result<Workflow> SqlStore::create_workflow(const WorkflowSpec& spec, const std::
                                            TimeMs now) {
   if (id.empty()) return usage_error("a workflow id cannot be empty");
   if (spec.name.empty()) return usage_error("a workflow needs a name");
-  const std::string stored = sql::encode_stored_spec(spec);
+  const std::string stored = encode_workflow_spec(spec);
   auto transaction = sql::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
   bool inserted = false;

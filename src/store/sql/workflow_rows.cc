@@ -1,6 +1,6 @@
 #include "store/sql/workflow_rows.h"
 
-#include "store/sql/workflow_spec_json.h"
+#include "core/workflow_spec.h"
 
 namespace orrery::sql {
 namespace {
@@ -33,7 +33,7 @@ Result<Workflow> read_workflow(const Statement& row) {
   auto status = parse_stored_workflow_status(row.text(3));
   if (!status) return status.error();
   workflow.status = *status;
-  auto spec = decode_stored_spec(row.text(4));
+  auto spec = decode_workflow_spec(row.text(4));
   if (!spec)
     return Error{spec.error().code, "workflow " + workflow.id + ": " + spec.error().message};
   workflow.spec = std::move(*spec);
