@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "core/text.h"
 #include "core/workflow_progress.h"
 #include "exec/clock.h"
 #include "exec/process_identity.h"
@@ -124,7 +125,7 @@ class Driver {
     for (const StepAttempt& orphan : orphans) {
       if (auto reclaimed = reclaim(orphan, cancel); !reclaimed) return reclaimed.error();
     }
-        auto cooling = cooling_accounts(progress->ready, now);
+    auto cooling = cooling_accounts(progress->ready, now);
     if (!cooling) return cooling.error();
     for (const std::string& step_id : progress->ready) {
       if (cooling->count(step_account(spec_step(step_id))) > 0) continue;  // waits it out
@@ -382,6 +383,14 @@ Result<WorkflowRun> drive_workflow_run(Store& store, const ProcessProbe& probe,
     auto loop_run = store.get_run((*run)->loop_run_id);
     if (loop_run && (!loop_run->has_value() || is_terminal((*loop_run)->status)))
       (void)store.request_workflow_cancel(run_id, wall_clock_now());
+  }
+  // A driver before this one stopped without finishing the run: say so.
+  if (!(*run)->driver.empty()) {
+    WorkflowAdvance resumed;
+    resumed.events.push_back(
+        {"recovered", "", "{\"previous_driver\":" + json_quote((*run)->driver) + "}"});
+    if (auto written = store.advance_workflow_run(**fence, resumed, wall_clock_now()); !written)
+      return written.error();
   }
   Driver driver(store, probe, options, **fence, **workflow);
   return driver.drive();

@@ -52,8 +52,6 @@ Result<StepContext> read_context(Store& store, const StepSuperviseRequest& reque
   return context;
 }
 
-
-
 SupervisedJob step_job(const StepSuperviseRequest& request, const StepContext& context) {
   const StepAttempt& attempt = context.attempt;
   SupervisedJob job;

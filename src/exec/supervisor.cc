@@ -405,7 +405,7 @@ class Supervision {
   // file it wrote to ORRERY_OUTPUT; one it wrote wrong fails the step.
   std::string read_outputs(RunOutcome& outcome) const {
     auto file = read_regular_file(job_.outputs_path, kMaxStepOutputBytes + 1);
-        Result<std::string> outputs = std::string("{}");
+    Result<std::string> outputs = std::string("{}");
     if (!file) {
       outputs = Error{file.error().code, "ORRERY_OUTPUT: " + file.error().message};
     } else if (file->has_value()) {
@@ -414,7 +414,7 @@ class Supervision {
     if (outputs) return *outputs;
     if (outcome.status == RunStatus::kSucceeded) {
       outcome.status = RunStatus::kFailed;
-            outcome.error = outputs.error().message;
+      outcome.error = outputs.error().message;
     }
     return "{}";
   }
