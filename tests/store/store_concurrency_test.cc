@@ -1,7 +1,8 @@
 // The Store conformance suite, across processes: several processes, each
 // with its own store on the same place (a SQLite file, a PostgreSQL
 // database), race over slots, the daemon lease, fenced writes, cooldowns,
-// deletion, expiry, settlement and recovery; the guards of docs/storage.md
+// deletion, expiry, settlement and recovery, and over workflows' versions,
+// idempotency keys, engine leases and step reservations; the guards of docs/storage.md
 // hold on every backend ("Runs, claims and fencing", "Fencing", "Expiry",
 // "Settling a finished run", "Deleting a loop"), and no race ends in an
 // error that only says "try again" (a deadlock on PostgreSQL).
@@ -1046,6 +1047,236 @@ TEST_P(StoreConcurrency, FinishingAndRecoveringTheSameExpiredRunHaveExactlyOneWi
       }
     }
   }
+}
+
+// ---------------------------------------------------------------- workflows
+
+constexpr int kWorkflowRaces = 4;
+constexpr int kVersionsPerCreator = 10;
+constexpr int kDrivenRuns = 25;
+
+std::string race_id(int index, int serial) {
+  std::array<std::uint8_t, 10> bytes{};
+  bytes[0] = std::uint8_t(index);
+  bytes[1] = std::uint8_t(serial);
+  bytes[2] = std::uint8_t(serial >> 8);
+  bytes[9] = 0x5a;
+  return make_id(kNow, bytes);
+}
+
+WorkflowSpec one_step_spec(const std::string& name) {
+  WorkflowSpec spec;
+  spec.name = name;
+  WorkflowStep step;
+  step.id = "only";
+  step.target.argv = {"/bin/true"};
+  spec.steps.push_back(step);
+  return spec;
+}
+
+// Runs of a one-step workflow, published by the parent before a race.
+std::vector<WorkflowRun> publish_one_step_runs(Store& store, int count) {
+  auto workflow = store.create_workflow(one_step_spec("raced"), race_id(200, 0), kNow);
+  EXPECT_TRUE(workflow.ok()) << (workflow ? "" : workflow.error().message);
+  std::vector<WorkflowRun> runs;
+  for (int i = 0; workflow.ok() && i < count; ++i) {
+    NewWorkflowRun published;
+    published.run.id = race_id(201, i);
+    published.run.workflow_id = workflow->id;
+    StepRun step;
+    step.step_id = "only";
+    step.sequence = 1;
+    published.steps = {step};
+    auto result = store.publish_workflow_run(published, {}, kNow);
+    EXPECT_TRUE(result.ok()) << (result ? "" : result.error().message);
+    if (result.ok()) runs.push_back(result->run);
+  }
+  return runs;
+}
+
+TEST_P(StoreConcurrency, CreatorsRacingOnOneNameGetDistinctVersions) {
+  std::vector<ChildBody> bodies;
+  for (int index = 0; index < kWorkflowRaces; ++index) {
+    bodies.push_back([this, index](Store& store) {
+      std::vector<std::string> made;
+      for (int i = 0; i < kVersionsPerCreator; ++i) {
+        auto created = store.create_workflow(one_step_spec("shared"), race_id(index, i), kNow);
+        if (!created) return child_failed(61, "create: " + created.error().message);
+        made.push_back(created->id + " " + std::to_string(created->version));
+      }
+      return write_lines(file("versions-" + std::to_string(index)), made) ? 0 : 62;
+    });
+  }
+  ASSERT_NO_FATAL_FAILURE(race(bodies));
+  std::map<int, std::string> id_of_version;
+  for (int index = 0; index < kWorkflowRaces; ++index) {
+    for (const std::string& line : lines_of(file("versions-" + std::to_string(index)))) {
+      std::istringstream fields(line);
+      std::string id;
+      int version = 0;
+      fields >> id >> version;
+      EXPECT_TRUE(id_of_version.emplace(version, id).second) << "version " << version << " twice";
+    }
+  }
+  const int total = kWorkflowRaces * kVersionsPerCreator;
+  ASSERT_EQ(id_of_version.size(), size_t(total));
+  EXPECT_EQ(id_of_version.begin()->first, 1);
+  EXPECT_EQ(id_of_version.rbegin()->first, total);
+  auto stored = store_->list_workflows(true);
+  ASSERT_TRUE(stored.ok()) << stored.error().message;
+  ASSERT_EQ(stored->size(), size_t(total));
+  for (const Workflow& workflow : *stored) {
+    EXPECT_EQ(id_of_version[workflow.version], workflow.id) << workflow.version;
+  }
+}
+
+TEST_P(StoreConcurrency, DriversRacingForARunsEngineLeaseHaveExactlyOneWinner) {
+  const std::vector<WorkflowRun> runs = publish_one_step_runs(*store_, kDrivenRuns);
+  ASSERT_EQ(runs.size(), size_t(kDrivenRuns));
+  std::vector<ChildBody> bodies;
+  for (int index = 0; index < kWorkflowRaces; ++index) {
+    bodies.push_back([this, index, &runs](Store& store) {
+      const std::string driver = "drive@host:" + std::to_string(index);
+      std::vector<std::string> wins;
+      for (const WorkflowRun& run : runs) {
+        auto fence = store.acquire_engine_lease(run.id, driver, kMinute, kNow + 1);
+        if (!fence) return child_failed(71, "acquire: " + fence.error().message);
+        if (fence->has_value()) wins.push_back(run.id + " " + (*fence)->token);
+      }
+      return write_lines(file("drivers-" + std::to_string(index)), wins) ? 0 : 72;
+    });
+  }
+  ASSERT_NO_FATAL_FAILURE(race(bodies));
+  std::map<std::string, std::pair<std::string, std::string>> winner_of_run;  // driver, token
+  for (int index = 0; index < kWorkflowRaces; ++index) {
+    for (const std::string& line : lines_of(file("drivers-" + std::to_string(index)))) {
+      std::istringstream fields(line);
+      std::string run_id;
+      std::string token;
+      fields >> run_id >> token;
+      EXPECT_TRUE(
+          winner_of_run.emplace(run_id, std::pair{"drive@host:" + std::to_string(index), token})
+              .second)
+          << "run " << run_id << " was driven twice";
+    }
+  }
+  ASSERT_EQ(winner_of_run.size(), size_t(kDrivenRuns));
+  for (const WorkflowRun& run : runs) {
+    auto stored = store_->get_workflow_run(run.id);
+    ASSERT_TRUE(stored.ok() && stored->has_value());
+    EXPECT_EQ((*stored)->driver, winner_of_run[run.id].first) << run.id;
+    EXPECT_EQ((*stored)->driver_token, winner_of_run[run.id].second) << run.id;
+    EXPECT_EQ((*stored)->driver_token.substr(0, 3), "g1-") << run.id;
+    EXPECT_EQ((*stored)->status, WorkflowRunStatus::kRunning);
+  }
+}
+
+// Two processes of one driver (its fence shared) reserve the same steps at
+// once: each step gets one attempt row and one step_started; the other
+// process is answered with that attempt.
+TEST_P(StoreConcurrency, ReservationsRacingForOneStepWriteExactlyOneAttempt) {
+  const std::vector<WorkflowRun> runs = publish_one_step_runs(*store_, kDrivenRuns);
+  ASSERT_EQ(runs.size(), size_t(kDrivenRuns));
+  std::vector<EngineFence> fences;
+  for (const WorkflowRun& run : runs) {
+    auto fence = store_->acquire_engine_lease(run.id, "drive@host:1", kMinute, kNow);
+    ASSERT_TRUE(fence.ok() && fence->has_value());
+    fences.push_back(**fence);
+  }
+  std::vector<ChildBody> bodies;
+  for (int index = 0; index < kWorkflowRaces; ++index) {
+    bodies.push_back([this, index, &fences](Store& store) {
+      std::vector<std::string> answers;
+      for (const EngineFence& fence : fences) {
+        StepReserve request;
+        request.step_id = "only";
+        request.dispatch_id = dispatch_id(fence.run_id, "only", 1);
+        request.claimant = fence.driver;
+        request.host = "host";
+        auto reservation = store.reserve_step_attempt(fence, request, kNow + 1);
+        if (!reservation) return child_failed(81, "reserve: " + reservation.error().message);
+        answers.push_back(fence.run_id + " " + reserve_answer_name(reservation->answer) + " " +
+                          reservation->attempt.claim_token);
+      }
+      return write_lines(file("answers-" + std::to_string(index)), answers) ? 0 : 82;
+    });
+  }
+  ASSERT_NO_FATAL_FAILURE(race(bodies));
+  std::map<std::string, std::set<std::string>> tokens_of_run;
+  std::map<std::string, int> reserved_of_run;
+  for (int index = 0; index < kWorkflowRaces; ++index) {
+    for (const std::string& line : lines_of(file("answers-" + std::to_string(index)))) {
+      std::istringstream fields(line);
+      std::string run_id;
+      std::string answer;
+      std::string token;
+      fields >> run_id >> answer >> token;
+      EXPECT_TRUE(answer == "reserved" || answer == "existing") << line;
+      if (answer == "reserved") ++reserved_of_run[run_id];
+      tokens_of_run[run_id].insert(token);
+    }
+  }
+  for (const WorkflowRun& run : runs) {
+    EXPECT_EQ(reserved_of_run[run.id], 1) << run.id;
+    EXPECT_EQ(tokens_of_run[run.id].size(), 1u) << "one attempt's token, " << run.id;
+    auto attempts = store_->list_step_attempts(run.id);
+    ASSERT_TRUE(attempts.ok());
+    EXPECT_EQ(attempts->size(), 1u) << run.id;
+    auto journal = store_->list_workflow_events(run.id, 0, 100);
+    ASSERT_TRUE(journal.ok());
+    ASSERT_EQ(journal->size(), 2u) << run.id;
+    EXPECT_EQ(journal->back().event_type, "step_started");
+    EXPECT_EQ(journal->back().sequence, 2);
+  }
+}
+
+// Publishers racing with one idempotency key: one run is written, and
+// every publisher is given it.
+TEST_P(StoreConcurrency, PublishersRacingWithOneIdempotencyKeyGetOneRun) {
+  auto workflow = store_->create_workflow(one_step_spec("keyed"), race_id(210, 0), kNow);
+  ASSERT_TRUE(workflow.ok()) << workflow.error().message;
+  std::vector<ChildBody> bodies;
+  for (int index = 0; index < kWorkflowRaces; ++index) {
+    bodies.push_back([this, index, &workflow](Store& store) {
+      std::vector<std::string> answers;
+      for (int key = 0; key < kDrivenRuns; ++key) {
+        NewWorkflowRun published;
+        published.run.id = race_id(index, key);
+        published.run.workflow_id = workflow->id;
+        published.run.idempotency_key = "key-" + std::to_string(key);
+        StepRun step;
+        step.step_id = "only";
+        published.steps = {step};
+        auto result = store.publish_workflow_run(published, {}, kNow);
+        if (!result) return child_failed(91, "publish: " + result.error().message);
+        answers.push_back(std::to_string(key) + " " + result->run.id + " " +
+                          (result->existed ? "existed" : "new"));
+      }
+      return write_lines(file("published-" + std::to_string(index)), answers) ? 0 : 92;
+    });
+  }
+  ASSERT_NO_FATAL_FAILURE(race(bodies));
+  std::map<int, std::set<std::string>> runs_of_key;
+  std::map<int, int> new_of_key;
+  for (int index = 0; index < kWorkflowRaces; ++index) {
+    for (const std::string& line : lines_of(file("published-" + std::to_string(index)))) {
+      std::istringstream fields(line);
+      int key = -1;
+      std::string run_id;
+      std::string answer;
+      fields >> key >> run_id >> answer;
+      runs_of_key[key].insert(run_id);
+      if (answer == "new") ++new_of_key[key];
+    }
+  }
+  ASSERT_EQ(runs_of_key.size(), size_t(kDrivenRuns));
+  for (const auto& [key, run_ids] : runs_of_key) {
+    EXPECT_EQ(run_ids.size(), 1u) << "key " << key;
+    EXPECT_EQ(new_of_key[key], 1) << "key " << key;
+  }
+  auto count = store_->count_workflow_runs({});
+  ASSERT_TRUE(count.ok());
+  EXPECT_EQ(*count, kDrivenRuns);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreConcurrency, backends(), backend_name);

@@ -266,7 +266,8 @@ TEST_P(WorkflowRuns, EventsAreReadAfterASequenceUpToALimit) {
   const WorkflowRun run = publish_steps({"a", "b"});
   const EngineFence fence = drive(run);
   WorkflowAdvance advance;
-  for (int i = 0; i < 6; ++i) advance.events.push_back({"note", "a", "{\"i\":" + std::to_string(i) + "}"});
+  for (int i = 0; i < 6; ++i)
+    advance.events.push_back({"note", "a", "{\"i\":" + std::to_string(i) + "}"});
   ASSERT_TRUE(store_->advance_workflow_run(fence, advance, kNow + 1).ok());
   const auto all = events(run.id);
   ASSERT_EQ(all.size(), 7u);

@@ -116,7 +116,7 @@ TEST_P(WorkflowSpecs, ResolvingANameGivesItsNewestVersionOrTheOneAskedFor) {
 
 TEST_P(WorkflowSpecs, ResolvingUnknownTextIsNotFoundAndEmptyTextAUsageError) {
   add_workflow("build");
-  for (const std::string& text : {"nothing", "buil", "0123456789ab", "BUILD"}) {
+  for (std::string text : {"nothing", "buil", "0123456789ab", "BUILD"}) {
     EXPECT_TRUE(is_not_found(store_->resolve_workflow(text, std::nullopt))) << text;
     EXPECT_TRUE(is_not_found(store_->resolve_workflow(text, 1))) << text;
   }
@@ -139,8 +139,9 @@ TEST_P(WorkflowSpecs, ListingGivesEachNamesNewestOrEveryVersionByName) {
   };
   EXPECT_EQ(names(ok_value(store_->list_workflows(false))),
             (std::vector<std::string>{"alpha@2", "mid@1", "zeta@3"}));
-  EXPECT_EQ(names(ok_value(store_->list_workflows(true))),
-            (std::vector<std::string>{"alpha@2", "alpha@1", "mid@1", "zeta@3", "zeta@2", "zeta@1"}));
+  EXPECT_EQ(
+      names(ok_value(store_->list_workflows(true))),
+      (std::vector<std::string>{"alpha@2", "alpha@1", "mid@1", "zeta@3", "zeta@2", "zeta@1"}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, WorkflowSpecs, backends(), backend_name);

@@ -147,11 +147,11 @@ Result<std::vector<WorkflowRun>> SqlStore::workflow_runs_without_driver(TimeMs c
   if (!clocked) return clocked.error();
   // Reads the partial index workflow_runs_unfinished (created_at, id) of
   // pending and running runs, oldest first.
-  auto query = db_->prepare(
-      std::string("SELECT ") + sql::kWorkflowRunColumns + " FROM workflow_runs " +
-      db_->index_hint("workflow_runs_unfinished") +
-      "WHERE status IN ('pending', 'running') AND (driver_lease_expires_at IS NULL OR "
-      "driver_lease_expires_at <= ?1) ORDER BY created_at, id LIMIT ?2");
+  auto query =
+      db_->prepare(std::string("SELECT ") + sql::kWorkflowRunColumns + " FROM workflow_runs " +
+                   db_->index_hint("workflow_runs_unfinished") +
+                   "WHERE status IN ('pending', 'running') AND (driver_lease_expires_at IS NULL OR "
+                   "driver_lease_expires_at <= ?1) ORDER BY created_at, id LIMIT ?2");
   if (!query) return query.error();
   (*query)->bind(1, *clocked).bind(2, std::clamp(limit, 0, kMaxRowsPerRead));
   return sql::read_all(**query, sql::read_workflow_run);

@@ -44,7 +44,8 @@ Result<std::int64_t> count_abandoned(sql::Connection& db, const std::string& run
 
 Status check_reserve(const StepReserve& request) {
   if (request.step_id.empty()) return usage_error("reserving a step attempt needs the step's id");
-  if (request.dispatch_id.empty()) return usage_error("reserving a step attempt needs a dispatch id");
+  if (request.dispatch_id.empty())
+    return usage_error("reserving a step attempt needs a dispatch id");
   if (request.claimant.empty()) return usage_error("reserving a step attempt needs a claimant");
   if (request.lease_ms <= 0) {
     return usage_error("a step attempt's lease of " + std::to_string(request.lease_ms) +
@@ -80,8 +81,7 @@ Status check_finish_status(RunStatus status) {
 // step (two drivers, or one driver twice) take turns and the second sees
 // the first's attempt.
 Result<Reservation> SqlStore::reserve_step_attempt(const EngineFence& fence,
-                                                   const StepReserve& request,
-                                                   TimeMs caller_now) {
+                                                   const StepReserve& request, TimeMs caller_now) {
   if (auto valid = check_reserve(request); !valid) return valid.error();
   auto clocked = clock(caller_now);
   if (!clocked) return clocked.error();
@@ -101,8 +101,9 @@ Result<Reservation> SqlStore::reserve_step_attempt(const EngineFence& fence,
   }
   auto step = read_step(*db_, fence.run_id, request.step_id);
   if (!step) return step.error();
-  if (!step->has_value()) return not_found_error("workflow run " + fence.run_id +
-                                                 " has no step '" + request.step_id + "'");
+  if (!step->has_value())
+    return not_found_error("workflow run " + fence.run_id + " has no step '" + request.step_id +
+                           "'");
   if (is_finished((*step)->status)) {
     return conflict_error(of_step + " is " + step_status_name((*step)->status) +
                           ": a finished step never runs again");
@@ -125,8 +126,7 @@ Result<Reservation> SqlStore::reserve_step_attempt(const EngineFence& fence,
     if (!expired && !request.holder_dead) {
       return Reservation{ReserveAnswer::kBusy, held, std::nullopt};
     }
-    const std::string why =
-        request.holder_dead ? "the attempt's supervisor died" : "lease expired";
+    const std::string why = request.holder_dead ? "the attempt's supervisor died" : "lease expired";
     auto abandon = db_->prepare(
         "UPDATE workflow_attempts SET status = 'abandoned', finished_at = ?2, error = ?3, "
         "claim_token = '', lease_expires_at = NULL, updated_at = ?2 "
@@ -155,8 +155,10 @@ Result<Reservation> SqlStore::reserve_step_attempt(const EngineFence& fence,
   const int number = (*step)->attempts + 1;
   const std::string expected = dispatch_id(fence.run_id, request.step_id, number);
   if (request.dispatch_id != expected) {
-    return conflict_error("dispatch id " + request.dispatch_id + " is not that of the next "
-                          "attempt of " + of_step + " (" + expected + ")");
+    return conflict_error("dispatch id " + request.dispatch_id +
+                          " is not that of the next "
+                          "attempt of " +
+                          of_step + " (" + expected + ")");
   }
   auto abandoned = count_abandoned(*db_, fence.run_id, request.step_id);
   if (!abandoned) return abandoned.error();

@@ -5,7 +5,7 @@
 #include "core/ids.h"
 #include "store/sql/sql_store.h"
 #include "store/sql/workflow_rows.h"
-#include "store/sql/workflow_spec_json.h"
+#include "core/workflow_spec.h"
 
 namespace orrery {
 namespace {
@@ -36,8 +36,8 @@ std::string describe_candidates(const std::vector<Workflow>& workflows) {
   std::string text;
   for (const Workflow& workflow : workflows) {
     if (!text.empty()) text += ", ";
-    text += workflow.id + " (" + workflow.name + " version " + std::to_string(workflow.version) +
-            ")";
+    text +=
+        workflow.id + " (" + workflow.name + " version " + std::to_string(workflow.version) + ")";
   }
   return text;
 }
@@ -51,7 +51,7 @@ Result<Workflow> SqlStore::create_workflow(const WorkflowSpec& spec, const std::
                                            TimeMs now) {
   if (id.empty()) return usage_error("a workflow id cannot be empty");
   if (spec.name.empty()) return usage_error("a workflow needs a name");
-  const std::string stored = sql::encode_stored_spec(spec);
+  const std::string stored = encode_workflow_spec(spec);
   auto transaction = sql::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
   bool inserted = false;
@@ -113,19 +113,18 @@ Result<Workflow> SqlStore::resolve_workflow(const std::string& text, std::option
     }
   };
   // By name: that version, or the newest.
-  auto named = version ? query_workflows(*db_, "WHERE name = ?1 AND version = ?2",
-                                         [&](sql::Statement& s) { s.bind(1, text).bind(2, *version); })
-                       : query_workflows(*db_, "WHERE name = ?1 ORDER BY version DESC LIMIT 1",
-                                         [&](sql::Statement& s) { s.bind(1, text); });
+  auto named = version
+                   ? query_workflows(*db_, "WHERE name = ?1 AND version = ?2",
+                                     [&](sql::Statement& s) { s.bind(1, text).bind(2, *version); })
+                   : query_workflows(*db_, "WHERE name = ?1 ORDER BY version DESC LIMIT 1",
+                                     [&](sql::Statement& s) { s.bind(1, text); });
   if (!named) return named.error();
   const bool name_matched = !named->empty();
   add(std::move(*named));
   if (text.size() >= kMinWorkflowPrefix && text.size() < kIdLength && is_lower_hex(text)) {
-    auto prefixed =
-        query_workflows(*db_, "WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT ?3",
-                        [&](sql::Statement& s) {
-                          s.bind(1, text).bind(2, text + "g").bind(3, kMaxCandidates);
-                        });
+    auto prefixed = query_workflows(
+        *db_, "WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT ?3",
+        [&](sql::Statement& s) { s.bind(1, text).bind(2, text + "g").bind(3, kMaxCandidates); });
     if (!prefixed) return prefixed.error();
     add(std::move(*prefixed));
   }

@@ -1,6 +1,6 @@
 #include "store/sql/workflow_rows.h"
 
-#include "store/sql/workflow_spec_json.h"
+#include "core/workflow_spec.h"
 
 namespace orrery::sql {
 namespace {
@@ -23,8 +23,7 @@ Result<WorkflowStatus> parse_stored_workflow_status(const std::string& text) {
 
 }  // namespace
 
-const char* const kWorkflowColumns =
-    "id, name, version, status, spec, created_at, updated_at";
+const char* const kWorkflowColumns = "id, name, version, status, spec, created_at, updated_at";
 
 Result<Workflow> read_workflow(const Statement& row) {
   Workflow workflow;
@@ -34,8 +33,9 @@ Result<Workflow> read_workflow(const Statement& row) {
   auto status = parse_stored_workflow_status(row.text(3));
   if (!status) return status.error();
   workflow.status = *status;
-  auto spec = decode_stored_spec(row.text(4));
-  if (!spec) return Error{spec.error().code, "workflow " + workflow.id + ": " + spec.error().message};
+  auto spec = decode_workflow_spec(row.text(4));
+  if (!spec)
+    return Error{spec.error().code, "workflow " + workflow.id + ": " + spec.error().message};
   workflow.spec = std::move(*spec);
   workflow.created_at = row.int64(5);
   workflow.updated_at = row.int64(6);
@@ -54,8 +54,8 @@ Result<WorkflowRun> read_workflow_run(const Statement& row) {
   run.workflow_name = row.text(2);
   run.workflow_version = int(row.int64(3));
   auto status = parse_workflow_run_status(row.text(4));
-  if (!status) return Error{ErrorCode::kInternal, "workflow run " + run.id + ": " +
-                                                      status.error().message};
+  if (!status)
+    return Error{ErrorCode::kInternal, "workflow run " + run.id + ": " + status.error().message};
   run.status = *status;
   run.input_json = row.text(5);
   run.idempotency_key = row.text(6);
@@ -85,8 +85,9 @@ Result<StepRun> read_step_run(const Statement& row) {
   step.step_id = row.text(1);
   step.sequence = int(row.int64(2));
   auto status = parse_step_status(row.text(3));
-  if (!status) return Error{ErrorCode::kInternal, "step " + step.step_id + " of workflow run " +
-                                                      step.run_id + ": " + status.error().message};
+  if (!status)
+    return Error{ErrorCode::kInternal, "step " + step.step_id + " of workflow run " + step.run_id +
+                                           ": " + status.error().message};
   step.status = *status;
   step.attempts = int(row.int64(4));
   step.max_attempts = int(row.int64(5));
@@ -114,8 +115,9 @@ Result<StepAttempt> read_step_attempt(const Statement& row) {
   attempt.attempt = int(row.int64(3));
   attempt.phase = row.text(4);
   auto status = parse_run_status(row.text(5));
-  if (!status) return Error{ErrorCode::kInternal, "step attempt " + attempt.dispatch_id + ": " +
-                                                      status.error().message};
+  if (!status)
+    return Error{ErrorCode::kInternal,
+                 "step attempt " + attempt.dispatch_id + ": " + status.error().message};
   attempt.status = *status;
   attempt.claimed_by = row.text(6);
   attempt.claim_token = row.text(7);

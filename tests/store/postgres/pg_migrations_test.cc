@@ -77,7 +77,8 @@ TEST(PgMigrations, AFreshDatabaseReachesTheLatestVersionWithOneRowPerMigration) 
   }
   EXPECT_EQ(tables(database.url()),
             "public.cooldowns\npublic.daemon_lease\npublic.loops\npublic.runners\npublic.runs\n"
-            "public.schema_migrations");
+            "public.schema_migrations\npublic.workflow_attempts\npublic.workflow_events\n"
+            "public.workflow_runs\npublic.workflow_steps\npublic.workflows");
   // Migrating again changes nothing.
   const std::string before = history(database.url());
   ASSERT_TRUE(migrate(*db, 43).ok());
@@ -269,7 +270,8 @@ TEST(PgMigrations, ProcessesMigratingOneFreshDatabaseAtOnceAllSucceed) {
             "1");
   EXPECT_EQ(tables(database.url()),
             "public.cooldowns\npublic.daemon_lease\npublic.loops\npublic.runners\npublic.runs\n"
-            "public.schema_migrations");
+            "public.schema_migrations\npublic.workflow_attempts\npublic.workflow_events\n"
+            "public.workflow_runs\npublic.workflow_steps\npublic.workflows");
 }
 
 TEST(PgMigrations, ASearchPathNamingNoSchemaIsAUsageError) {
@@ -299,7 +301,9 @@ TEST(PgMigrations, ASchemaNamedBySearchPathHoldsOrrerysTables) {
   ASSERT_TRUE(migrated.ok()) << migrated.error().message;
   EXPECT_EQ(tables(database.url()),
             "public.accounts\nscheduler.cooldowns\nscheduler.daemon_lease\nscheduler.loops\n"
-            "scheduler.runners\nscheduler.runs\nscheduler.schema_migrations");
+            "scheduler.runners\nscheduler.runs\nscheduler.schema_migrations\n"
+            "scheduler.workflow_attempts\nscheduler.workflow_events\nscheduler.workflow_runs\n"
+            "scheduler.workflow_steps\nscheduler.workflows");
 }
 
 TEST(PgMigrations, AServerOlderThanTwelveIsRefusedNamingItsVersion) {
