@@ -27,7 +27,6 @@ TEST(SupervisorStart, TheTokenAndTheDatabaseComeOutsideTheArguments) {
   for (const bool detach : {false, true}) {
     SupervisorLaunch launch{fake,
                             {"--home", dir.path()},
-                            "supervise",
                             "run-1",
                             "g1-secret-token",
                             dir.file("supervisor.log"),
@@ -55,14 +54,8 @@ TEST(SupervisorStart, AnExecutableThatCannotRunIsAnErrorForBothModes) {
   std::ofstream(dir.file("not-executable")) << "#!/bin/sh\n";
   for (const std::string& executable : {dir.file("missing"), dir.file("not-executable")}) {
     for (const bool detach : {false, true}) {
-      auto started = start_supervisor({executable,
-                                       {},
-                                       "supervise",
-                                       "run-1",
-                                       "g1-token",
-                                       dir.file("supervisor.log"),
-                                       detach,
-                                       ""});
+      auto started = start_supervisor(
+          {executable, {}, "run-1", "g1-token", dir.file("supervisor.log"), detach, ""});
       ASSERT_FALSE(started.ok()) << executable;
       EXPECT_EQ(started.error().message.rfind(
                     "cannot start the supervisor: cannot run " + executable + ": ", 0),
@@ -74,7 +67,7 @@ TEST(SupervisorStart, AnExecutableThatCannotRunIsAnErrorForBothModes) {
 
 TEST(SupervisorStart, AnUnwritableLogIsAnError) {
   auto started = start_supervisor(
-      {"/bin/true", {}, "supervise", "run-1", "g1-token", "/no/such/dir/supervisor.log", true, ""});
+      {"/bin/true", {}, "run-1", "g1-token", "/no/such/dir/supervisor.log", true, ""});
   ASSERT_FALSE(started.ok());
   EXPECT_EQ(started.error().message,
             "cannot start the supervisor: cannot open /no/such/dir/supervisor.log: No such file "
