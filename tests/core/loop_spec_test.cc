@@ -183,11 +183,26 @@ TEST(LoopSpec, AgentTargetsAreBuiltAndValidated) {
             "agent claude: --sandbox is supported only for codewith, codex and cursor");
 }
 
-TEST(LoopSpec, WorkflowTargetsAreNotYetAvailable) {
+TEST(LoopSpec, AWorkflowTargetKeepsItsReferenceAndInputForTheCommandToResolve) {
   LoopSpec workflow = every_minute();
   workflow.command.clear();
-  workflow.workflow = "ship";
-  EXPECT_NE(error_of(workflow).find("--workflow ship"), std::string::npos);
+  workflow.workflow = "ship@2";
+  workflow.input = R"({"channel": "beta"})";
+  auto built = build(workflow);
+  ASSERT_TRUE(built.ok()) << built.error().message;
+  EXPECT_EQ(built->loop.target.type, TargetType::kWorkflow);
+  EXPECT_EQ(built->loop.target.workflow_id, "ship@2");
+  EXPECT_EQ(built->loop.target.input_json, R"({"channel": "beta"})");
+  workflow.input.clear();
+  auto without_input = build(workflow);
+  ASSERT_TRUE(without_input.ok());
+  EXPECT_EQ(without_input->loop.target.input_json, "{}");
+  LoopSpec two = workflow;
+  two.shell = "true";
+  EXPECT_NE(error_of(two).find("give only one target"), std::string::npos);
+  LoopSpec input_alone = every_minute();
+  input_alone.input = "{}";
+  EXPECT_EQ(error_of(input_alone), "--input needs --workflow");
 }
 
 TEST(LoopSpec, BadValuesNameTheOption) {
