@@ -148,7 +148,7 @@ TEST_F(WorkflowCli, AStepSeesOnlyTheStepsFinishedBeforeItStarted) {
             json({{"status", "succeeded"}, {"exit_code", 0}, {"outputs", json::object()}}));
   // Without --input, ORRERY_INPUT is the empty object (the step's log shows it).
   const Args logs{"logs", run["id"], "--step", "two"};
-  const RunResult logged = run(logs);
+  const RunResult logged = this->run(logs);
   EXPECT_EQ(logged.exit_code, 0) << describe(with_home(logs), logged);
   EXPECT_EQ(logged.out, "{}\n");
 }

@@ -89,11 +89,15 @@ TEST_F(WorkflowSpecCli, EveryInvalidSpecIsRefusedNamingWhatIsWrongAndNothingIsSt
       {"a YAML syntax error",
        "syntax.yaml",
        "name: w\nsteps:\n  - id: a\n   target: [x\n",
-       {"YAML", "line 4", "column"}},
+       {"YAML syntax error at line 4, column 4"}},
       {"a YAML syntax error on line 2",
        "syntax2.yml",
-       "name: w\nsteps: [a, {b\n",
-       {"YAML", "line ", "column"}},
+       "name: w\nsteps: x: y\n",
+       {"YAML syntax error at line 2, column 9"}},
+      {"a tab in YAML indentation",
+       "tab.yaml",
+       "name: w\n\tsteps: []\n",
+       {"YAML syntax error at line 2, column 1"}},
       {"a JSON syntax error",
        "syntax.json",
        "{\"name\": \"w\",\n \"steps\": [ {\"id\": \"a\",, } ] }",
@@ -155,12 +159,12 @@ TEST_F(WorkflowSpecCli, ASpecOver1MiBIsRefusedAndOneOfExactly1MiBIsAccepted) {
 
 // A JSON spec of `count` trivial steps.
 std::string spec_of_steps(int count) {
-  json steps = json::array();
+  nlohmann::json steps = nlohmann::json::array();
   for (int i = 0; i < count; ++i) {
     steps.push_back(
         {{"id", "s" + std::to_string(i)}, {"target", {{"type", "command"}, {"command", "true"}}}});
   }
-  return json({{"name", "many"}, {"steps", steps}}).dump();
+  return nlohmann::json({{"name", "many"}, {"steps", steps}}).dump();
 }
 
 TEST_F(WorkflowSpecCli, ASpecOver1000StepsIsRefusedAndOneOf1000IsAccepted) {
