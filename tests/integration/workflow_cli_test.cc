@@ -56,6 +56,40 @@ TEST_F(WorkflowCli, TheMiddleStepsOfADiamondRunAtTheSameTime) {
   }
 }
 
+TEST_F(WorkflowCli, AtMostMaxParallelStepsRunAtOnce) {
+  // Three independent steps; each records how many run beside it.
+  const std::string dir = tmp_ + "/running";
+  std::filesystem::create_directory(dir);
+  const auto busy = [&](const std::string& id) {
+    return "touch " + dir + "/" + id + "; ls " + dir + " | wc -l >> " + tmp_ +
+           "/seen; sleep 0.3; rm " + dir + "/" + id;
+  };
+  create("wide", "name: wide\nsteps:\n" + shell_step("a", "", busy("a")) +
+                     shell_step("b", "", busy("b")) + shell_step("c", "", busy("c")));
+  for (int limit : {1, 2}) {
+    SCOPED_TRACE(limit);
+    std::filesystem::remove(tmp_ + "/seen");
+    const json run = run_wait("wide", 0, {"--max-parallel", std::to_string(limit)});
+    ASSERT_EQ(run["status"], "succeeded") << run.dump(1);
+    int most = 0;
+    for (const std::string& line : lines(read_file(tmp_ + "/seen")))
+      most = std::max(most, std::stoi(line));
+    EXPECT_LE(most, limit) << read_file(tmp_ + "/seen");
+    // Steps in spec order: with one at a time, each starts after the one before ended.
+    if (limit == 1) {
+      EXPECT_GE(time_ms(step_of(run, "b")["started_at"]),
+                time_ms(step_of(run, "a")["finished_at"]));
+      EXPECT_GE(time_ms(step_of(run, "c")["started_at"]),
+                time_ms(step_of(run, "b")["finished_at"]));
+    }
+  }
+  for (const char* bad : {"0", "257", "-1"}) {
+    EXPECT_TRUE(contains(expect_error({"workflow", "run", "wide", "--max-parallel", bad}, 2),
+                         "--max-parallel"));
+  }
+  EXPECT_EQ(json_of({"workflow", "runs"}).size(), 2u);
+}
+
 TEST_F(WorkflowCli, AFailureSkipsItsDependentsAndFailsTheRun) {
   const std::string ran = tmp_ + "/ran";
   create("breaks", "name: breaks\nsteps:\n" + shell_step("build", "", "exit 3") +

@@ -114,6 +114,7 @@ TEST_F(WorkflowCrash, ADriverKilledMidRunIsReplacedAndNoFinishedStepRunsAgain) {
   run = workflow_run_finished(id);
   EXPECT_EQ(run["status"], "succeeded") << run.dump(1) << daemon_log();
   EXPECT_NE(driver_pid(run), driver);
+  EXPECT_TRUE(contains(daemon_log(), "started a driver for workflow run " + id)) << daemon_log();
   EXPECT_EQ(read_file(tmp_ + "/count"), "first\nsecond\nthird\n");
   for (const char* id_of : {"first", "second", "third"}) {
     EXPECT_EQ(step_of(run, id_of)["attempts"], 1) << id_of << run.dump(1);
@@ -123,6 +124,58 @@ TEST_F(WorkflowCrash, ADriverKilledMidRunIsReplacedAndNoFinishedStepRunsAgain) {
   int started = 0;
   for (const json& event : journal) started += event["event_type"] == "step_started";
   EXPECT_EQ(started, 3) << journal.dump(1);
+}
+
+TEST_F(WorkflowCrash, AWaitingDriverKilledMidRunIsResumedByTheSameIdempotentRun) {
+  const std::string gate = tmp_ + "/gate";
+  const std::string pid_file = tmp_ + "/second.pid";
+  create("resume", "name: resume\nsteps:\n" + step("first", "", count("first")) +
+                       step("second", "first",
+                            count("second") + "; echo $$ > " + pid_file + "; " + wait_for(gate)) +
+                       step("third", "second", count("third")));
+  const Args args{"workflow", "run", "resume", "--wait", "--idempotency-key", "k1"};
+  const pid_t waiting = spawn(args);
+  const int second = pid_from_file(pid_file);
+  ASSERT_GT(second, 0);
+  ASSERT_EQ(::kill(waiting, SIGKILL), 0);
+  EXPECT_TRUE(WIFSIGNALED(reap(waiting)));
+  const json runs = json_of({"workflow", "runs"});
+  ASSERT_EQ(runs.size(), 1u);
+  const std::string id = runs[0]["id"];
+  EXPECT_EQ(driver_pid(runs[0]), waiting);
+
+  // The dead driver's engine lease would expire after 30 s (moved forward
+  // here); then the same command finds the run and drives it to its end.
+  std::ofstream(gate) << "go\n";
+  ASSERT_TRUE(eventually([&] { return !process_alive(second); }));
+  exec_sql("UPDATE workflow_runs SET driver_lease_expires_at = 1 WHERE id = '" + id + "'");
+  const json run = json_of(args);
+  EXPECT_EQ(run["id"], id);
+  EXPECT_EQ(run["status"], "succeeded") << run.dump(1);
+  EXPECT_NE(driver_pid(run), waiting);
+  EXPECT_EQ(read_file(tmp_ + "/count"), "first\nsecond\nthird\n");
+  EXPECT_EQ(run["accounting"]["attempts"], 3) << run.dump(1);
+}
+
+TEST_F(WorkflowCrash, SigtermToTheDriverCancelsTheRun) {
+  const std::string pid_file = tmp_ + "/long.pid";
+  create("slow", "name: slow\nsteps:\n" +
+                     step("long", "", "echo $$ > " + pid_file + "; exec sleep 30") +
+                     step("after", "long", count("after")));
+  const json started = run_detached("slow");
+  const std::string id = started["id"];
+  const int target = pid_from_file(pid_file);
+  ASSERT_GT(target, 0);
+  const int driver = driver_pid(show_workflow_run(id));
+  ASSERT_GT(driver, 0);
+  ASSERT_EQ(::kill(driver, SIGTERM), 0);
+  const json run = workflow_run_finished(id);
+  EXPECT_EQ(run["status"], "cancelled") << run.dump(1);
+  EXPECT_EQ(step_of(run, "long")["status"], "cancelled");
+  EXPECT_EQ(step_of(run, "after")["status"], "cancelled");
+  EXPECT_TRUE(eventually([&] { return !process_alive(target); })) << "target " << target;
+  EXPECT_TRUE(eventually([&] { return !process_alive(driver); })) << "driver " << driver;
+  EXPECT_EQ(read_file(tmp_ + "/count"), "");
 }
 
 TEST_F(WorkflowCrash, AStepWhoseSupervisorIsKilledGetsANewAttemptAndTheJournalSaysRecovered) {

@@ -119,6 +119,33 @@ class WorkflowFixture : public CliFixture {
     return list;
   }
 
+  // Starts orrery with --home and `args` in the background (output to
+  // /dev/null); its pid. The caller waits for it (reap()).
+  pid_t spawn(const Args& args) const {
+    std::vector<std::string> full{ORRERY_BINARY};
+    for (const std::string& arg : with_home(args)) full.push_back(arg);
+    const pid_t pid = fork();
+    if (pid == 0) {
+      const int null = open("/dev/null", O_RDWR);
+      dup2(null, STDIN_FILENO);
+      dup2(null, STDOUT_FILENO);
+      dup2(null, STDERR_FILENO);
+      std::vector<char*> argv;
+      for (std::string& arg : full) argv.push_back(arg.data());
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    return pid;
+  }
+
+  // Waits for a child started by spawn(); its wait status.
+  static int reap(pid_t pid) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return status;
+  }
+
   // Runs SQL on the data directory's SQLite database.
   void exec_sql(const std::string& sql) const {
     sqlite3* db = nullptr;
