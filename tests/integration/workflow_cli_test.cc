@@ -214,14 +214,18 @@ TEST_F(WorkflowCli, AnIdempotencyKeyReturnsTheExistingRun) {
 }
 
 TEST_F(WorkflowCli, TheJournalOfASucceededRunIsExact) {
-  // `left` finishes before `right` ends: right waits for left's mark.
-  const std::string mark = tmp_ + "/left.done";
-  create("small", "name: small\nsteps:\n" + shell_step("top", "", "true") +
-                      shell_step("left", "top", "touch " + mark) +
-                      shell_step("right", "top",
-                                 "i=0; while [ ! -e " + mark +
-                                     " ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done") +
-                      shell_step("bottom", "left, right", "exit 0"));
+  // `right` ends only once the journal holds left's end, so that the order
+  // of their events is known (they run at the same time).
+  const std::string left_done = std::string(ORRERY_BINARY) +
+                                " workflow events \"$ORRERY_WORKFLOW_RUN_ID\" | grep -q "
+                                "\"step_succeeded  *left\"";
+  create("small",
+         "name: small\nsteps:\n" + shell_step("top", "", "true") +
+             shell_step("left", "top", "true") +
+             shell_step("right", "top",
+                        "i=0; until " + left_done +
+                            "; do [ $i -lt 100 ] || exit 9; sleep 0.05; i=$((i+1)); done") +
+             shell_step("bottom", "left, right", "exit 0"));
   const json run = run_wait("small");
   ASSERT_EQ(run["status"], "succeeded") << run.dump(1);
   const std::string id = run["id"];
