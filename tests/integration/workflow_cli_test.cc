@@ -62,7 +62,7 @@ TEST_F(WorkflowCli, AtMostMaxParallelStepsRunAtOnce) {
   std::filesystem::create_directory(dir);
   const auto busy = [&](const std::string& id) {
     return "touch " + dir + "/" + id + "; ls " + dir + " | wc -l >> " + tmp_ +
-           "/seen; sleep 0.3; rm " + dir + "/" + id;
+           "/seen; sleep 0.2; rm " + dir + "/" + id;
   };
   create("wide", "name: wide\nsteps:\n" + shell_step("a", "", busy("a")) +
                      shell_step("b", "", busy("b")) + shell_step("c", "", busy("c")));
@@ -88,6 +88,66 @@ TEST_F(WorkflowCli, AtMostMaxParallelStepsRunAtOnce) {
                          "--max-parallel"));
   }
   EXPECT_EQ(json_of({"workflow", "runs"}).size(), 2u);
+}
+
+TEST_F(WorkflowCli, AFailingStepRetriesUpToItsRetriesAndATimedOutStepIsStopped) {
+  const std::string pid_file = tmp_ + "/slow.pid";
+  create("stubborn",
+         "name: stubborn\nsteps:\n" +
+             shell_step("third-time", "",
+                        "echo $ORRERY_ATTEMPT >> " + tmp_ + "/tries; [ $ORRERY_ATTEMPT -ge 3 ]",
+                        "retries: 2") +
+             shell_step("never", "", "echo x >> " + tmp_ + "/never; exit 7", "retries: 1") +
+             shell_step("slow", "third-time", "echo $$ > " + pid_file + "; exec sleep 30",
+                        "timeout: 700ms"));
+  const json run = run_wait("stubborn", 1);
+  EXPECT_EQ(run["status"], "failed") << run.dump(1);
+  EXPECT_EQ(step_of(run, "third-time")["status"], "succeeded");
+  EXPECT_EQ(step_of(run, "third-time")["attempts"], 3);
+  EXPECT_EQ(read_file(tmp_ + "/tries"), "1\n2\n3\n");
+  EXPECT_EQ(step_of(run, "never")["status"], "failed");
+  EXPECT_EQ(step_of(run, "never")["attempts"], 2);
+  EXPECT_EQ(read_file(tmp_ + "/never"), "x\nx\n");
+  EXPECT_EQ(step_of(run, "slow")["status"], "timed_out") << run.dump(1);
+  EXPECT_EQ(run["error"], "step 'never' failed: exit status 7") << run.dump(1);
+  const int slow = std::stoi(read_file(pid_file));
+  groups_to_kill_.push_back(slow);
+  EXPECT_TRUE(eventually([&] { return !process_alive(slow); }));
+  EXPECT_EQ(run["accounting"]["attempts"], 6) << run.dump(1);
+
+  std::vector<std::string> retrying;
+  for (const json& event : events(run["id"])) {
+    if (event["step_id"] == "third-time" && event["event_type"] == "step_failed")
+      retrying.push_back(event["payload"].dump());
+    if (event["step_id"] == "slow" && event["event_type"] != "step_started") {
+      EXPECT_EQ(event["event_type"], "step_timed_out");
+      EXPECT_EQ(event["payload"]["retrying"], false);
+    }
+    if (event["event_type"] == "failed") {
+      EXPECT_EQ(event["payload"]["failed_steps"], json({"never", "slow"})) << event.dump();
+    }
+  }
+  EXPECT_EQ(retrying,
+            (std::vector<std::string>{
+                R"({"attempt":1,"error":"exit status 1","exit_code":1,"retrying":true})",
+                R"({"attempt":2,"error":"exit status 1","exit_code":1,"retrying":true})"}));
+}
+
+TEST_F(WorkflowCli, UnknownWorkflowsRunsAndStepsAreNotFound) {
+  create("known", "name: known\nsteps:\n" + shell_step("only", "", "true"));
+  const std::string id = run_wait("known")["id"];
+  for (const Args& args :
+       {Args{"workflow", "show", "unknown"}, Args{"workflow", "run", "unknown"},
+        Args{"workflow", "show-run", "ffffffffffff"}, Args{"workflow", "events", "ffffffffffff"},
+        Args{"workflow", "cancel", "ffffffffffff"}, Args{"workflow", "runs", "unknown"},
+        Args{"workflow", "show", "known", "--version", "2"}}) {
+    SCOPED_TRACE(args[1] + " " + args[2]);
+    expect_error(args, 3);
+  }
+  const std::string message = expect_error({"logs", id, "--step", "other"}, 3);
+  EXPECT_TRUE(contains(message, "'other'")) << message;
+  EXPECT_TRUE(contains(message, "only")) << message;
+  EXPECT_EQ(json_of({"workflow", "runs"}).size(), 1u);
 }
 
 TEST_F(WorkflowCli, AFailureSkipsItsDependentsAndFailsTheRun) {
