@@ -121,6 +121,21 @@ TEST_F(WorkflowSpecCli, EveryInvalidSpecIsRefusedNamingWhatIsWrongAndNothingIsSt
   expect_nothing_stored();
 }
 
+TEST_F(WorkflowSpecCli, AnInvalidNewVersionLeavesTheStoredVersionsAsTheyWere) {
+  const json first =
+      create("w", "name: w\nsteps:\n  - {id: a, target: {type: command, command: 'true'}}\n");
+  for (const char* text :
+       {"name: w\nsteps:\n  - {id: a, depends_on: [a], target: {type: command, command: 'true'}}\n",
+        "name: w\nsteps: [\n", "{\"name\": \"w\", \"steps\": 5}"}) {
+    SCOPED_TRACE(text);
+    refused(write_file("again.yaml", text));
+  }
+  const json listed = json_of({"workflow", "ls", "--all"});
+  ASSERT_EQ(listed.size(), 1u) << listed.dump(1);
+  EXPECT_EQ(listed[0]["id"], first["id"]);
+  EXPECT_EQ(listed[0]["version"], 1);
+}
+
 TEST_F(WorkflowSpecCli, AFileThatIsNotARegularFileIsRefusedWithoutHanging) {
   const std::string directory = tmp_ + "/spec.yaml";
   ASSERT_EQ(::mkdir(directory.c_str(), 0700), 0);
@@ -195,6 +210,10 @@ TEST_F(WorkflowSpecCli, AnInputThatIsNotAJsonObjectIsRefusedAndStartsNoRun) {
       EXPECT_TRUE(contains(message, part)) << message;
     }
   }
+  // Over 64 KiB.
+  const std::string big = json({{"a", std::string(70'000, 'x')}}).dump();
+  const std::string message = expect_error({"workflow", "run", "ok", "--input", big}, 2);
+  EXPECT_TRUE(contains(message, "at most 65536 bytes")) << message;
   EXPECT_EQ(json_of({"workflow", "runs"}), json::array());
   EXPECT_FALSE(std::filesystem::exists(home_ + "/workflow-runs") &&
                !std::filesystem::is_empty(home_ + "/workflow-runs"));
