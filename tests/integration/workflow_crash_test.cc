@@ -11,6 +11,8 @@
 // counted from the steps' side, not only from the store.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "workflow_fixture.h"
 
 namespace orrery {

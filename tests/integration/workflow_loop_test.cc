@@ -7,6 +7,8 @@
 //   is refused while the loop has a running run.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "workflow_fixture.h"
 
 namespace orrery {
