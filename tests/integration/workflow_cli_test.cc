@@ -8,6 +8,8 @@
 // - the journal of a finished small DAG, exactly, for a success and a failure.
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "workflow_fixture.h"
 
 namespace orrery {
@@ -131,6 +133,41 @@ TEST_F(WorkflowCli, AFailingStepRetriesUpToItsRetriesAndATimedOutStepIsStopped) 
             (std::vector<std::string>{
                 R"({"attempt":1,"error":"exit status 1","exit_code":1,"retrying":true})",
                 R"({"attempt":2,"error":"exit status 1","exit_code":1,"retrying":true})"}));
+}
+
+TEST_F(WorkflowCli, EventsFollowPrintsTheJournalAsItGrowsUntilTheRunEnds) {
+  const std::string gate = tmp_ + "/gate";
+  const std::string mark = tmp_ + "/started";
+  create("gated", "name: gated\nsteps:\n" +
+                      shell_step("wait", "",
+                                 "touch " + mark + "; i=0; while [ ! -e " + gate +
+                                     " ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done") +
+                      shell_step("after", "wait", "true"));
+  const std::string id = run_detached("gated")["id"];
+  ASSERT_TRUE(eventually([&] { return std::filesystem::exists(mark); }));
+  RunResult followed;
+  std::thread follower([&] { followed = run({"workflow", "events", id, "--follow"}); });
+  // Not a synchronisation: the assertions hold whenever the gate opens; the
+  // pause only lets the follower start first, so that it sees the journal grow.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  write_file("gate", "");
+  follower.join();
+  EXPECT_EQ(followed.exit_code, 0) << followed.err;
+  const std::vector<std::string> printed = lines(followed.out);
+  std::vector<std::string> kinds;
+  for (const std::string& line : printed) {
+    std::istringstream words(line);
+    std::string time, kind;
+    words >> time >> kind;
+    EXPECT_TRUE(is_time_text(time)) << line;
+    kinds.push_back(kind);
+  }
+  EXPECT_EQ(kinds, (std::vector<std::string>{"created", "step_started", "step_succeeded",
+                                             "step_started", "step_succeeded", "succeeded"}))
+      << followed.out;
+  const RunResult both = run({"--json", "workflow", "events", id, "--follow"});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_TRUE(contains(both.err, "--follow")) << both.err;
 }
 
 TEST_F(WorkflowCli, UnknownWorkflowsRunsAndStepsAreNotFound) {
