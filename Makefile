@@ -38,7 +38,7 @@ fuzz:
 		-DORRERY_SANITIZE=ON -DORRERY_FUZZ=ON -DORRERY_TESTS=OFF -DORRERY_BENCH=OFF \
 		-DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link" >/dev/null
 	@cmake --build build/fuzz -j $(JOBS) --target fuzz_cron fuzz_duration fuzz_time fuzz_scrubber \
-		fuzz_usage fuzz_usage_limit
+		fuzz_usage fuzz_usage_limit fuzz_workflow_spec
 	@scripts/run-fuzzers build/fuzz $(FUZZ_SECONDS)
 
 BENCH_FLAGS ?= --benchmark_repetitions=5 --benchmark_report_aggregates_only=true --benchmark_min_time=0.5
@@ -49,6 +49,7 @@ bench: deps
 	for b in build/release/bench/*_bench; do \
 		[ $$b = build/release/bench/pg_claims_bench ] || taskset -c 0 $$b $(BENCH_FLAGS) || exit 1; \
 	done
+	python3 bench/workflow_bench.py build/release/orrery
 
 # Claims on PostgreSQL beside the raw-SQL floor (docs/benchmarks.md): 20,000 jobs,
 # 1, 4 and 8 clients, medians of 3 runs unless PG_BENCH_FLAGS says otherwise.

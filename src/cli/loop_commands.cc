@@ -111,6 +111,10 @@ std::string describe_target(const Target& target) {
     return std::string("agent ") + provider_name(target.agent->provider) +
            (target.agent->model.empty() ? "" : " (" + target.agent->model + ")");
   }
+    if (target.type == TargetType::kWorkflow) {
+    return "workflow " + target.workflow_id.substr(0, 12) +
+           (target.input_json == "{}" ? "" : " " + target.input_json);
+  }
   if (target.shell) return "sh -c '" + target.command_line + "'";
   std::string text;
   for (const std::string& arg : target.argv) text += (text.empty() ? "" : " ") + arg;

@@ -54,7 +54,26 @@ std::string outcome_text(const Run& run) {
   return text;
 }
 
-void print_run(const Context& context, const Run& run) {
+// The workflow run a loop's run started (docs/workflows.md, "Loops that
+// run workflows"); empty for none.
+std::string workflow_run_of(Store& store, const std::string& run_id) {
+  WorkflowRunFilter filter;
+  filter.loop_run_id = run_id;
+  filter.limit = 1;
+  auto runs = store.list_workflow_runs(filter);
+  return runs && !runs->empty() ? runs->front().id : "";
+}
+
+// The run document with the link to its workflow run (null for none).
+nlohmann::json run_document(Store& store, const Run& run, bool with_output) {
+  nlohmann::json document = run_json(run, with_output);
+  const std::string workflow_run = workflow_run_of(store, run.id);
+  document["workflow_run_id"] =
+      workflow_run.empty() ? nlohmann::json(nullptr) : nlohmann::json(workflow_run);
+  return document;
+}
+
+void print_run(const Context& context, Store& store, const Run& run) {
   const TimeZone zone = TimeZone::local();
   std::vector<std::pair<std::string, std::string>> rows{
       {"id", run.id},
@@ -65,6 +84,9 @@ void print_run(const Context& context, const Run& run) {
   if (run.started_at) rows.emplace_back("started", format_wall(*run.started_at, zone));
   if (run.finished_at) rows.emplace_back("finished", format_wall(*run.finished_at, zone));
   if (run.target) rows.emplace_back("pid", std::to_string(run.target->pid));
+  if (const std::string workflow_run = workflow_run_of(store, run.id); !workflow_run.empty())
+    rows.emplace_back("workflow run", workflow_run + " (orrery workflow show-run " +
+                                          workflow_run.substr(0, 12) + ")");
   if (!run.host.empty()) {
     const bool here = runs_on_host(run, SystemProcessProbe().host_name());
     rows.emplace_back("host",
@@ -263,11 +285,11 @@ std::string next_runs_page(const RunsArgs& args, const std::optional<std::string
 
 }  // namespace
 
-void print_run_document(const Context& context, const Run& run) {
+void print_run_document(const Context& context, Store& store, const Run& run) {
   if (context.globals.json) {
-    *context.out << json_text(run_json(run, true)) << '\n';
+    *context.out << json_text(run_document(store, run, true)) << '\n';
   } else {
-    print_run(context, run);
+    print_run(context, store, run);
   }
 }
 
@@ -310,11 +332,7 @@ Result<int> trigger_loop(const TriggerArgs& args, const Context& context) {
   if (!run) return run.error();
   if (run->status == RunStatus::kRunning)
     return supervisor_gone_error(opened->home, *run, *started);
-  if (context.globals.json) {
-    *context.out << json_text(run_json(*run, true)) << '\n';
-  } else {
-    print_run(context, *run);
-  }
+  print_run_document(context, store, *run);
   return run->status == RunStatus::kSucceeded ? kExitOk : kExitWorkFailed;
 }
 
@@ -353,7 +371,7 @@ Result<int> list_runs(const RunsArgs& args, const Context& context) {
   const std::string next_page = next_runs_page(args, filter.loop_id, runs->size());
   if (context.globals.json) {
     nlohmann::json array = nlohmann::json::array();
-    for (const Run& run : *runs) array.push_back(run_json(run, false));
+    for (const Run& run : *runs) array.push_back(run_document(*opened->store, run, false));
     *context.out << json_text(array) << '\n';
     if (more > 0) {
       std::cerr << "orrery: " << format_count(more) << " more runs not shown: " << next_page
@@ -414,9 +432,9 @@ Result<int> show_run(const RunArgs& args, const Context& context) {
   auto run = opened->store->resolve_run(args.run);
   if (!run) return run.error();
   if (context.globals.json) {
-    *context.out << json_text(run_json(*run, true)) << '\n';
+    *context.out << json_text(run_document(*opened->store, *run, true)) << '\n';
   } else {
-    print_run(context, *run);
+    print_run(context, *opened->store, *run);
     if (run->status == RunStatus::kPending) {
       *context.out << "waiting  " << pending_reason(*opened->store, *run) << '\n';
     }
@@ -541,12 +559,23 @@ Result<int> supervise_run(const RunArgs& args, const Context& context) {
 }
 
 SupervisorForker::Runner prepare_forked_supervisor(const Globals& globals) {
+  return prepare_forked_work(
+      globals, [](Store& store, const std::string& home, const ForkRequest& request) -> Status {
+        if (auto log = start_in_run_log(request.run_dir); !log) {
+          return fail_unstarted(store, {request.run_id, request.claimed_by, request.token},
+                                log.error());
+        }
+        return supervise(store, {home, request.run_id, request.token});
+      });
+}
+
+SupervisorForker::Runner prepare_forked_work(const Globals& globals, ForkedWork work) {
   // Opened before the request is known, with the longest wait a supervisor
   // uses; reopened when the run's lease asks for a shorter one.
   const Context context{globals, wall_clock_now(), &std::cout, false};
   auto opened =
       std::make_shared<Result<OpenedStore>>(open_store(context, kSupervisorMaxBusyTimeoutMs));
-  return [context, opened](const ForkRequest& request) {
+  return [context, opened, work](const ForkRequest& request) {
     const int timeout = supervisor_busy_timeout_ms(request.lease_ms);
     if (*opened && timeout < kSupervisorMaxBusyTimeoutMs) *opened = open_store(context, timeout);
     // A connection prepared long ago may have been ended by its server (a
@@ -554,15 +583,10 @@ SupervisorForker::Runner prepare_forked_supervisor(const Globals& globals) {
     // So may one whose opening the server cut short.
     if (!*opened || !(*opened)->store->get_daemon_lease()) *opened = open_store(context, timeout);
     Status done = [&]() -> Status {
-      // Without a store nothing can be recorded: the daemon sees this
-      // process end and has recovery finish the run.
+      // Without a store nothing can be recorded: whoever forked this process
+      // sees it end and has recovery finish its work.
       if (!*opened) return (*opened).error();
-      Store& store = *(*opened)->store;
-      if (auto log = start_in_run_log(request.run_dir); !log) {
-        return fail_unstarted(store, {request.run_id, request.claimed_by, request.token},
-                              log.error());
-      }
-      return supervise(store, {(*opened)->home, request.run_id, request.token});
+      return work(*(*opened)->store, (*opened)->home, request);
     }();
     if (done) return kExitOk;
     std::cerr << "orrery: " << terminal_text(done.error().message) << '\n';

@@ -2,11 +2,13 @@
 // internal `supervise` command that owns one run (docs/execution.md, docs/cli.md).
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "cli/command.h"
 #include "core/run.h"
 #include "exec/supervisor_forker.h"
+#include "store/store.h"
 
 namespace orrery::cli {
 
@@ -31,7 +33,7 @@ struct RunArgs {
 };
 
 // The run as `run show` prints it (its JSON document, with output, with --json).
-void print_run_document(const Context& context, const Run& run);
+void print_run_document(const Context& context, Store& store, const Run& run);
 
 // A whole stream's log: the rotated, older part (<name>.1) first, when there
 // is one, then the current file (docs/execution.md, "Logs").
@@ -48,5 +50,11 @@ Result<int> supervise_run(const RunArgs& args, const Context& context);
 // the runner then runs `supervise` as `orrery supervise` does, and returns
 // its exit status, an error printed to stderr (the run's supervisor.log).
 SupervisorForker::Runner prepare_forked_supervisor(const Globals& globals);
+
+// The same preparation for any supervised work: `work` runs the request on
+// the prepared store (the data directory given), its Error printed to stderr.
+using ForkedWork =
+    std::function<Status(Store& store, const std::string& home, const ForkRequest& request)>;
+SupervisorForker::Runner prepare_forked_work(const Globals& globals, ForkedWork work);
 
 }  // namespace orrery::cli

@@ -1,5 +1,8 @@
 #include "cli/store_access.h"
 
+#include "cli/env_settings.h"
+
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -18,17 +21,10 @@ constexpr int kMaxBusyTimeoutMs = 3'600'000;
 
 // ORRERY_BUSY_TIMEOUT_MS, else the default (docs/storage.md).
 Result<int> busy_timeout_ms() {
-  const char* text = std::getenv("ORRERY_BUSY_TIMEOUT_MS");
-  if (text == nullptr || *text == '\0') return kDefaultBusyTimeoutMs;
-  char* end = nullptr;
-  errno = 0;
-  const long long value = std::strtoll(text, &end, 10);
-  if (errno != 0 || *end != '\0' || value < 0 || value > kMaxBusyTimeoutMs) {
-    return usage_error(std::string("ORRERY_BUSY_TIMEOUT_MS '") + text +
-                       "' is not a number of milliseconds from 0 to " +
-                       std::to_string(kMaxBusyTimeoutMs));
-  }
-  return int(value);
+  auto value =
+      milliseconds_from_env("ORRERY_BUSY_TIMEOUT_MS", 0, kMaxBusyTimeoutMs, kDefaultBusyTimeoutMs);
+  if (!value) return value.error();
+  return int(*value);
 }
 
 // The server is checked before the data directory is made: a refused

@@ -111,7 +111,7 @@ Result<TriggerGoOn> wait_for_queued(Store& store, const std::string& run_id,
     if (!run) return run.error();
     if (!run->has_value()) return not_found_error("queued run " + run_id + " was deleted");
     if (is_terminal((*run)->status)) {
-      print_run_document(context, **run);
+      print_run_document(context, store, **run);
       return (*run)->status == RunStatus::kSucceeded ? TriggerGoOn::kDone
                                                      : TriggerGoOn::kDoneFailed;
     }

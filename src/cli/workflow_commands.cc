@@ -8,9 +8,11 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "cli/env_settings.h"
 #include "cli/exit_codes.h"
 #include "cli/human.h"
 #include "cli/json_views.h"
+#include "cli/live_run_view.h"
 #include "cli/run_commands.h"
 #include "cli/store_access.h"
 #include "core/duration.h"
@@ -22,6 +24,7 @@
 #include "exec/clock.h"
 #include "exec/fresh_id.h"
 #include "exec/process_identity.h"
+#include "exec/run_launch.h"
 #include "exec/step_supervisor.h"
 #include "exec/supervisor_start.h"
 #include "exec/workflow_publish.h"
@@ -166,66 +169,72 @@ Result<int> print_run(Store& store, const Context& context, const WorkflowRun& r
   return kExitOk;
 }
 
-// Prints the journal entries after `last` as lines, and moves `last`.
-Status print_new_events(Store& store, const std::string& run_id, std::int64_t& last,
-                        std::ostream& out) {
+// Waits for a run another process drives, showing it as it goes.
+Result<WorkflowRun> follow_run(Store& store, const std::string& run_id, LiveRunView& view) {
   while (true) {
-    auto events = store.list_workflow_events(run_id, last, 1000);
-    if (!events) return events.error();
-    for (const WorkflowEvent& event : *events) {
-      out << format_time(event.created_at) << "  " << event.event_type;
-      if (!event.step_id.empty()) out << "  " << event.step_id;
-      if (event.payload_json != "{}") out << "  " << terminal_text(event.payload_json);
-      out << '\n';
-      last = event.sequence;
-    }
-    out.flush();
-    if (events->size() < 1000) return Ok{};
-  }
-}
-
-// Waits for a run another process drives, printing its journal (human
-// output) as it grows.
-Result<WorkflowRun> follow_run(Store& store, const Context& context, const std::string& run_id,
-                               std::int64_t& last) {
-  while (true) {
-    if (!context.globals.json) {
-      if (auto printed = print_new_events(store, run_id, last, *context.out); !printed)
-        return printed.error();
-    }
+    if (auto shown = view.update(wall_clock_now()); !shown) return shown.error();
     auto run = store.get_workflow_run(run_id);
     if (!run) return run.error();
     if (!run->has_value()) return not_found_error("workflow run " + run_id + " is gone");
     if (is_finished((*run)->status)) {
-      if (!context.globals.json) {
-        if (auto printed = print_new_events(store, run_id, last, *context.out); !printed)
-          return printed.error();
-      }
+      if (auto shown = view.update(wall_clock_now()); !shown) return shown.error();
       return **run;
     }
     std::this_thread::sleep_for(kFollowInterval);  // other processes write the journal
   }
 }
 
-// Drives the run here, or follows it when another driver holds it.
-Result<WorkflowRun> drive_or_follow(const OpenedStore& opened, const Context& context,
-                                    const std::string& run_id) {
-  std::int64_t last = 0;
+// The engine lease a driver takes: ORRERY_ENGINE_LEASE_MS, 1 s to 1 h,
+// default 30 s (docs/workflows.md).
+Result<DriverOptions> driver_options(const OpenedStore& opened, const Context& context) {
   DriverOptions options;
   options.location = {opened.home, context.globals.db};
-  if (!context.globals.json) {
-    options.on_progress = [&] {
-      (void)print_new_events(*opened.store, run_id, last, *context.out);
-    };
-  }
+  auto lease =
+      milliseconds_from_env("ORRERY_ENGINE_LEASE_MS", 1000, 3'600'000, kDefaultEngineLeaseMs);
+  if (!lease) return lease.error();
+  options.lease_ms = *lease;
+  return options;
+}
+
+// A fork server for step supervisors (docs/workflows.md, "Running a
+// step"), started before the database is opened: no connection may cross a
+// fork. Null when it cannot start: supervisors are exec'd then.
+std::optional<SupervisorForker> step_forker(const Globals& globals) {
+  auto forker = SupervisorForker::start([globals] {
+    return prepare_forked_work(
+        globals, [](Store& store, const std::string& home, const ForkRequest& request) -> Status {
+          if (auto log = start_in_run_log(request.run_dir); !log) {
+            RunOutcome outcome;
+            outcome.status = RunStatus::kFailed;
+            outcome.error = "the supervisor could not start: " + log.error().message;
+            (void)store.finalize_attempt({request.run_id, request.claimed_by, request.token},
+                                         outcome, "{}", wall_clock_now());
+            return log.error();
+          }
+          return supervise_step(store, {home, request.run_id, request.token});
+        });
+  });
+  if (!forker) return std::nullopt;
+  return std::move(*forker);
+}
+
+// Drives the run here, or follows it when another driver holds it.
+Result<WorkflowRun> drive_or_follow(const OpenedStore& opened, const Context& context,
+                                    const std::string& run_id, SupervisorForker* forker = nullptr) {
+  auto configured = driver_options(opened, context);
+  if (!configured) return configured.error();
+  DriverOptions& options = *configured;
+  options.forker = forker;
+  LiveRunView view(*opened.store, run_id, *context.out, context.out_is_tty, context.globals.json);
+  options.on_progress = [&] { (void)view.update(wall_clock_now()); };
   const SystemProcessProbe probe;
   auto driven = drive_workflow_run(*opened.store, probe, run_id, options);
   if (driven) {
-    if (options.on_progress) options.on_progress();
+    (void)view.update(wall_clock_now());
     return driven;
   }
   if (driven.error().code != ErrorCode::kConflict) return driven.error();
-  return follow_run(*opened.store, context, run_id, last);
+  return follow_run(*opened.store, run_id, view);
 }
 
 Result<Workflow> resolve(Store& store, const WorkflowArgs& args) {
@@ -303,6 +312,8 @@ Result<int> run_workflow_command(const WorkflowArgs& args, const Context& contex
     if (!checked) return checked.error();
     input = std::move(*checked);
   }
+    std::optional<SupervisorForker> forker =
+      args.wait ? step_forker(context.globals) : std::nullopt;
   auto opened = open_store(context);
   if (!opened) return opened.error();
   Store& store = *opened->store;
@@ -338,7 +349,7 @@ Result<int> run_workflow_command(const WorkflowArgs& args, const Context& contex
   }
   if (!context.globals.json && published->existed)
     *context.out << "existing workflow run " << run.id << '\n';
-  auto finished = drive_or_follow(*opened, context, run.id);
+  auto finished = drive_or_follow(*opened, context, run.id, forker ? &*forker : nullptr);
   if (!finished) return finished.error();
   if (!context.globals.json) *context.out << '\n';
   auto printed = print_run(store, context, *finished);
@@ -435,9 +446,9 @@ Result<int> workflow_events_command(const WorkflowArgs& args, const Context& con
   Store& store = *opened->store;
   auto run = store.resolve_workflow_run(args.run);
   if (!run) return run.error();
-  if (args.follow) {
-    std::int64_t last = 0;
-    auto followed = follow_run(store, context, run->id, last);
+  if (args.follow) {  // the journal as lines, on a terminal too
+    LiveRunView view(store, run->id, *context.out, /*tty=*/false, /*quiet=*/false);
+    auto followed = follow_run(store, run->id, view);
     if (!followed) return followed.error();
     return kExitOk;
   }
@@ -468,12 +479,14 @@ Result<int> workflow_events_command(const WorkflowArgs& args, const Context& con
 
 Result<int> drive_workflow_command(const WorkflowArgs& args, const Context& context) {
   (void)read_token_fd(args.token_fd);  // the launcher's pipe; a driver has no claim token
+  std::optional<SupervisorForker> forker = step_forker(context.globals);
   auto opened = open_store(context);
   if (!opened) return opened.error();
-  DriverOptions options;
-  options.location = {opened->home, context.globals.db};
+  auto options = driver_options(*opened, context);
+  if (!options) return options.error();
+  options->forker = forker ? &*forker : nullptr;
   const SystemProcessProbe probe;
-  auto driven = drive_workflow_run(*opened->store, probe, args.run, options);
+  auto driven = drive_workflow_run(*opened->store, probe, args.run, *options);
   if (!driven) {
     // Another driver holds it: nothing to do here.
     if (driven.error().code == ErrorCode::kConflict) return kExitOk;

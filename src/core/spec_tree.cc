@@ -28,11 +28,16 @@ class TreeBuilder {
   // Where the value being added goes, for messages: "steps[2].target".
   std::string path() const {
     std::string text;
-    for (const Frame& frame : stack_) {
+    for (size_t i = 0; i < stack_.size(); ++i) {
+      const Frame& frame = stack_[i];
+      const bool child_open = i + 1 < stack_.size();
       if (frame.value->is_array()) {
-        text += "[" + std::to_string(frame.value->size()) + "]";
-      } else if (frame.has_key) {
-        text += (text.empty() ? "" : ".") + visible(frame.key);
+        text += '[';
+        text += std::to_string(frame.value->size() - (child_open ? 1 : 0));
+        text += ']';
+      } else if (child_open || frame.has_key) {
+        if (!text.empty()) text += '.';
+        text += visible(frame.key);
       }
     }
     return text;
@@ -116,14 +121,17 @@ class JsonSax {
     std::string problem = builder_.add_key(std::move(key));
     return problem.empty() || fail(problem);
   }
-  bool parse_error(size_t position, const std::string& last_token,
-                   const nlohmann::detail::exception&) {
+  bool parse_error(size_t position, const std::string&, const nlohmann::detail::exception&) {
     // position counts the bytes read, the offending one included.
     const size_t offset = position == 0 ? 0 : position - 1;
-    std::string near =
-        last_token.size() > 20 ? last_token.substr(last_token.size() - 20) : last_token;
+    // The offending line up to the error, for context.
+    const size_t end = std::min(offset + 1, text_.size());
+    const size_t newline = text_.substr(0, end).rfind('\n');
+    const size_t begin = newline == std::string_view::npos ? 0 : newline + 1;
+    std::string_view line = trim(text_.substr(begin, end - begin));
+    if (line.size() > 20) line = line.substr(line.size() - 20);
     error_ = "JSON syntax error at " + line_and_column(text_, offset) +
-             (near.empty() ? "" : " (near '" + visible(near) + "')");
+             (line.empty() ? "" : " (near '" + visible(line) + "')");
     return false;
   }
 

@@ -50,6 +50,10 @@ std::string terminal_lines(std::string_view text);
 // as one).
 size_t display_width(std::string_view text);
 
+// A JSON string literal of the text: quoted, escaped, made valid UTF-8
+// (storable_text).
+std::string json_quote(std::string_view text);
+
 // Valid UTF-8, else a usage error naming `field`.
 Status check_utf8(std::string_view text, std::string_view field);
 

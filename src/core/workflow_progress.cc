@@ -11,39 +11,6 @@
 namespace orrery {
 namespace {
 
-// A JSON string literal of the text: quoted, escaped, valid UTF-8.
-std::string json_quote(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : storable_text(text)) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char escape[8];
-          std::snprintf(escape, sizeof escape, "\\u%04x", static_cast<unsigned>(c));
-          out += escape;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
 std::string json_list(const std::vector<std::string>& items) {
   std::string out = "[";
   for (const std::string& item : items) {

@@ -78,7 +78,10 @@ Status check_keys(const json& object, std::initializer_list<const char*> accepte
     for (const char* name : accepted) {
       known = known || key == name;
       list += (list.empty() ? "" : ", ") + std::string(name);
-      if (key.size() <= 64 && edit_distance(key, name) <= 2) closest = name;
+      if (key.size() <= 64) {
+        const size_t distance = edit_distance(key, name);
+        if (distance <= 2 && distance * 3 <= std::string_view(name).size()) closest = name;
+      }
     }
     if (known) continue;
     return usage_error(where + (where.empty() ? "" : ": ") + "unknown key '" + visible(key) + "'" +
@@ -147,6 +150,12 @@ Result<std::vector<EnvVar>> env_field(const json& target, const std::string& whe
   for (const auto& [key, text] : value->items()) {
     auto checked = text_value(text, where + "env." + visible(key));
     if (!checked) return checked.error();
+    // parse_assignment splits at the first '=': a name with one is refused here.
+    if (key.empty() || key.find('=') != std::string::npos) {
+      return usage_error(where + "env: '" + visible(key) +
+                         "' is not a valid environment variable name (letters, digits, _; not "
+                         "starting with a digit)");
+    }
     auto pair = parse_assignment(key + "=" + *checked, (where + "env").c_str());
     if (!pair) return pair.error();
     env.push_back(std::move(*pair));
@@ -531,8 +540,9 @@ Status spec_steps(const json& tree, const std::string& base_dir, WorkflowSpec& s
   for (size_t i = 0; i < shown; ++i) path += spec.steps[cycle[i]].id + " → ";
   if (shown < cycle.size()) path += "… (" + std::to_string(cycle.size() - shown) + " more) → ";
   path += spec.steps[cycle.front()].id;
-  return usage_error(step_where(spec.steps[cycle.front()].id, cycle.front()) +
-                     "is on a dependency cycle: " + path + " (each step depends on the next)");
+  const std::string where = step_where(spec.steps[cycle.front()].id, cycle.front());
+  return usage_error(where.substr(0, where.size() - 2) + " is on a dependency cycle: " + path +
+                     " (each step depends on the next)");
 }
 
 Result<WorkflowSpec> spec_from_tree(const json& tree, const std::string& base_dir) {
@@ -626,8 +636,9 @@ json shown_target(const Target& target) {
 }  // namespace
 
 SpecFormat spec_format_of(std::string_view path, std::string_view text) {
-  const size_t dot = path.rfind('.');
-  std::string extension(dot == std::string_view::npos ? "" : path.substr(dot + 1));
+  const std::string_view file = path.substr(path.rfind('/') + 1);  // npos + 1 is 0
+  const size_t dot = file.rfind('.');
+  std::string extension(dot == std::string_view::npos ? "" : file.substr(dot + 1));
   std::transform(extension.begin(), extension.end(), extension.begin(),
                  [](unsigned char c) { return char(std::tolower(c)); });
   if (extension == "json") return SpecFormat::kJson;

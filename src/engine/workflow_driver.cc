@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "core/text.h"
 #include "core/workflow_progress.h"
 #include "exec/clock.h"
 #include "exec/process_identity.h"
@@ -251,6 +252,23 @@ class Driver {
   Status launch(const StepAttempt& attempt) {
     const std::string& home = options_.location.home;
     const std::string dir = step_directory(home, attempt.run_id, attempt.step_id);
+    const Claim claim{attempt.dispatch_id, attempt.claimed_by, attempt.claim_token};
+    if (options_.forker != nullptr && !options_.forker->server_gone()) {
+      const DurationMs lease =
+          attempt.lease_expires_at.value_or(attempt.started_at) - attempt.started_at;
+      auto forked = options_.forker->fork_supervisor(
+          {attempt.dispatch_id, attempt.claimed_by, attempt.claim_token, dir, lease});
+      if (forked) {
+        // If the supervisor finished already, its claim is gone: nothing to add.
+        (void)store_.record_attempt_supervisor(claim, {forked->pid, forked->started_at},
+                                               wall_clock_now());
+        watched_[attempt.dispatch_id] = Watched{forked->pid, forked->pidfd, false};
+        return Ok{};
+      }
+      if (!options_.forker->server_gone())
+        return finish_unstarted(attempt, RunStatus::kFailed, forked.error().message);
+      // The server died: this step's supervisor, and the next ones, are exec'd.
+    }
     if (auto made = prepare_data_dir(dir); !made)
       return finish_unstarted(attempt, RunStatus::kFailed, made.error().message);
     SupervisorLaunch launch;
@@ -264,7 +282,6 @@ class Driver {
     launch.detach = true;
     auto pid = start_supervisor(launch);
     if (!pid) return finish_unstarted(attempt, RunStatus::kFailed, pid.error().message);
-    const Claim claim{attempt.dispatch_id, attempt.claimed_by, attempt.claim_token};
     // If the supervisor finished already, its claim is gone: nothing to add.
     (void)store_.record_attempt_supervisor(claim, {*pid, process_start_time(*pid)},
                                            wall_clock_now());
@@ -382,6 +399,14 @@ Result<WorkflowRun> drive_workflow_run(Store& store, const ProcessProbe& probe,
     auto loop_run = store.get_run((*run)->loop_run_id);
     if (loop_run && (!loop_run->has_value() || is_terminal((*loop_run)->status)))
       (void)store.request_workflow_cancel(run_id, wall_clock_now());
+  }
+  // A driver before this one stopped without finishing the run: say so.
+  if (!(*run)->driver.empty()) {
+    WorkflowAdvance resumed;
+    resumed.events.push_back(
+        {"recovered", "", "{\"previous_driver\":" + json_quote((*run)->driver) + "}"});
+    if (auto written = store.advance_workflow_run(**fence, resumed, wall_clock_now()); !written)
+      return written.error();
   }
   Driver driver(store, probe, options, **fence, **workflow);
   return driver.drive();

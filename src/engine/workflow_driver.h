@@ -24,6 +24,7 @@
 #include "core/result.h"
 #include "core/workflow.h"
 #include "exec/run_launch.h"  // StoreLocation
+#include "exec/supervisor_forker.h"
 #include "store/store.h"
 
 namespace orrery {
@@ -34,6 +35,9 @@ struct DriverOptions {
   DurationMs step_lease_ms = kDefaultStepLeaseMs;
   // Called after each round that wrote something (the CLI prints new events).
   std::function<void()> on_progress;
+  // Forks the step supervisors (exec/supervisor_forker.h); null, or once its
+  // server is gone: they are exec'd (`orrery supervise-step`).
+  SupervisorForker* forker = nullptr;
 };
 
 // Starts `orrery drive-workflow RUN` in a new session, for a run no process

@@ -1,6 +1,10 @@
 #include "exec/step_supervisor.h"
 
+#include <fcntl.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #include "core/step_values.h"
 #include "exec/clock.h"
@@ -72,15 +76,25 @@ SupervisedJob step_job(const StepSuperviseRequest& request, const StepContext& c
   return job;
 }
 
+// A file of one attempt, written whole but not synced: an attempt that
+// runs again writes its files again.
+Status write_scratch_file(Env& env, const std::string& path, const std::string& text) {
+  const int fd = env.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return internal_error("cannot write " + path + ": " + std::strerror(errno));
+  Status written = write_all(env, fd, text, path);
+  env.close(fd);
+  return written;
+}
+
 // The values file of the steps finished so far, and an empty ORRERY_OUTPUT.
 Status write_step_files(Env& env, const SupervisedJob& job, const StepContext& context,
                         const std::string& steps_path) {
   if (auto made = prepare_data_dir(job.dir); !made) return made;
   if (auto written =
-          write_file_atomically(env, steps_path, steps_document(context.spec, context.steps), 0600);
+          write_scratch_file(env, steps_path, steps_document(context.spec, context.steps));
       !written)
     return written;
-  return write_file_atomically(env, job.outputs_path, "", 0600);
+  return write_scratch_file(env, job.outputs_path, "");
 }
 
 }  // namespace

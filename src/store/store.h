@@ -198,6 +198,7 @@ struct PruneSummary {
 struct WorkflowRunFilter {
   std::string workflow_name;  // empty: every workflow
   std::optional<WorkflowRunStatus> status;
+  std::string loop_run_id;  // the runs a loop's run started (empty: any)
   int limit = 100;
   int offset = 0;
 };

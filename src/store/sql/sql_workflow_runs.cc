@@ -2,7 +2,6 @@
 // reads of runs, steps, attempts and the journal, and cancel requests
 // (docs/workflows.md, "Storage").
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 #include "core/ids.h"
@@ -34,10 +33,9 @@ Result<std::vector<Record>> query_rows(sql::Connection& db, const std::string& s
 
 Result<std::vector<WorkflowRun>> query_workflow_runs(sql::Connection& db, const std::string& where,
                                                      const Bind& bind) {
-  return query_rows(db,
-                    std::string("SELECT ") + sql::kWorkflowRunColumns + " FROM workflow_runs " +
-                        where,
-                    bind, sql::read_workflow_run);
+  return query_rows(
+      db, std::string("SELECT ") + sql::kWorkflowRunColumns + " FROM workflow_runs " + where, bind,
+      sql::read_workflow_run);
 }
 
 // The filter's conditions (?1 name, ?2 status), shared by the list and its count.
@@ -45,12 +43,14 @@ std::string run_filter_where(const WorkflowRunFilter& filter) {
   std::string where = "WHERE 1 = 1";
   if (!filter.workflow_name.empty()) where += " AND workflow_name = ?1";
   if (filter.status) where += " AND status = ?2";
+  if (!filter.loop_run_id.empty()) where += " AND loop_run_id = ?5";
   return where;
 }
 
 void bind_run_filter(sql::Statement& s, const WorkflowRunFilter& filter) {
   if (!filter.workflow_name.empty()) s.bind(1, filter.workflow_name);
   if (filter.status) s.bind(2, workflow_run_status_name(*filter.status));
+  if (!filter.loop_run_id.empty()) s.bind(5, filter.loop_run_id);
 }
 
 bool is_lower_hex(const std::string& text) {
@@ -141,10 +141,9 @@ Result<PublishedRun> SqlStore::publish_workflow_run(const NewWorkflowRun& publis
   if (db_->changes() != 1) {
     // The key was published before (or, on PostgreSQL, just now by another
     // writer, whose commit the insert waited for).
-    auto earlier = query_workflow_runs(*db_, "WHERE workflow_name = ?1 AND idempotency_key = ?2",
-                                       [&](sql::Statement& s) {
-                                         s.bind(1, run.workflow_name).bind(2, run.idempotency_key);
-                                       });
+    auto earlier = query_workflow_runs(
+        *db_, "WHERE workflow_name = ?1 AND idempotency_key = ?2",
+        [&](sql::Statement& s) { s.bind(1, run.workflow_name).bind(2, run.idempotency_key); });
     if (!earlier) return earlier.error();
     if (earlier->empty()) return internal_error("workflow run " + run.id + " was not stored");
     return PublishedRun{std::move(earlier->front()), true};
@@ -152,8 +151,8 @@ Result<PublishedRun> SqlStore::publish_workflow_run(const NewWorkflowRun& publis
   if (auto steps = insert_steps(*db_, run.id, published.steps, now); !steps) return steps.error();
   const nlohmann::json payload = {{"workflow", run.workflow_name},
                                   {"version", run.workflow_version}};
-  if (auto created = sql::append_workflow_events(*db_, run.id, {{"created", "", payload.dump()}},
-                                                 now);
+  if (auto created =
+          sql::append_workflow_events(*db_, run.id, {{"created", "", payload.dump()}}, now);
       !created) {
     return created.error();
   }
@@ -213,14 +212,12 @@ Result<WorkflowRun> SqlStore::resolve_workflow_run(const std::string& text) {
 Result<std::vector<WorkflowRun>> SqlStore::list_workflow_runs(const WorkflowRunFilter& filter) {
   // Newest first through workflow_runs_name_created, _status_created or
   // _created (workflow_name or status, created_at, id).
-  return query_workflow_runs(*db_,
-                             run_filter_where(filter) +
-                                 " ORDER BY created_at DESC, id DESC LIMIT ?3 OFFSET ?4",
-                             [&](sql::Statement& s) {
-                               bind_run_filter(s, filter);
-                               s.bind(3, clamp_limit(filter.limit))
-                                   .bind(4, std::max(0, filter.offset));
-                             });
+  return query_workflow_runs(
+      *db_, run_filter_where(filter) + " ORDER BY created_at DESC, id DESC LIMIT ?3 OFFSET ?4",
+      [&](sql::Statement& s) {
+        bind_run_filter(s, filter);
+        s.bind(3, clamp_limit(filter.limit)).bind(4, std::max(0, filter.offset));
+      });
 }
 
 Result<std::int64_t> SqlStore::count_workflow_runs(const WorkflowRunFilter& filter) {
@@ -233,10 +230,11 @@ Result<std::int64_t> SqlStore::count_workflow_runs(const WorkflowRunFilter& filt
 }
 
 Result<std::vector<StepRun>> SqlStore::list_step_runs(const std::string& run_id) {
-  return query_rows(*db_,
-                    std::string("SELECT ") + sql::kStepRunColumns +
-                        " FROM workflow_steps WHERE run_id = ?1 ORDER BY sequence",
-                    [&](sql::Statement& s) { s.bind(1, run_id); }, sql::read_step_run);
+  return query_rows(
+      *db_,
+      std::string("SELECT ") + sql::kStepRunColumns +
+          " FROM workflow_steps WHERE run_id = ?1 ORDER BY sequence",
+      [&](sql::Statement& s) { s.bind(1, run_id); }, sql::read_step_run);
 }
 
 Result<std::vector<StepAttempt>> SqlStore::list_step_attempts(const std::string& run_id) {
@@ -247,20 +245,21 @@ Result<std::vector<StepAttempt>> SqlStore::list_step_attempts(const std::string&
     columns += (columns.empty() ? "a." : ", a.") + std::string(rest.substr(0, comma));
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 2);
   }
-  return query_rows(*db_,
-                    "SELECT " + columns +
-                        " FROM workflow_attempts AS a JOIN workflow_steps AS s ON s.run_id = "
-                        "a.run_id AND s.step_id = a.step_id WHERE a.run_id = ?1 "
-                        "ORDER BY s.sequence, a.attempt",
-                    [&](sql::Statement& s) { s.bind(1, run_id); }, sql::read_step_attempt);
+  return query_rows(
+      *db_,
+      "SELECT " + columns +
+          " FROM workflow_attempts AS a JOIN workflow_steps AS s ON s.run_id = "
+          "a.run_id AND s.step_id = a.step_id WHERE a.run_id = ?1 "
+          "ORDER BY s.sequence, a.attempt",
+      [&](sql::Statement& s) { s.bind(1, run_id); }, sql::read_step_attempt);
 }
 
 Result<std::optional<StepAttempt>> SqlStore::get_step_attempt(const std::string& dispatch_id) {
-  auto found = query_rows(*db_,
-                          std::string("SELECT ") + sql::kStepAttemptColumns +
-                              " FROM workflow_attempts WHERE dispatch_id = ?1",
-                          [&](sql::Statement& s) { s.bind(1, dispatch_id); },
-                          sql::read_step_attempt);
+  auto found = query_rows(
+      *db_,
+      std::string("SELECT ") + sql::kStepAttemptColumns +
+          " FROM workflow_attempts WHERE dispatch_id = ?1",
+      [&](sql::Statement& s) { s.bind(1, dispatch_id); }, sql::read_step_attempt);
   if (!found) return found.error();
   if (found->empty()) return std::optional<StepAttempt>{};
   return std::optional<StepAttempt>{std::move(found->front())};
@@ -269,14 +268,15 @@ Result<std::optional<StepAttempt>> SqlStore::get_step_attempt(const std::string&
 Result<std::vector<WorkflowEvent>> SqlStore::list_workflow_events(const std::string& run_id,
                                                                   std::int64_t after_sequence,
                                                                   int limit) {
-  return query_rows(*db_,
-                    std::string("SELECT ") + sql::kWorkflowEventColumns +
-                        " FROM workflow_events WHERE run_id = ?1 AND sequence > ?2 "
-                        "ORDER BY sequence LIMIT ?3",
-                    [&](sql::Statement& s) {
-                      s.bind(1, run_id).bind(2, after_sequence).bind(3, clamp_limit(limit));
-                    },
-                    sql::read_workflow_event);
+  return query_rows(
+      *db_,
+      std::string("SELECT ") + sql::kWorkflowEventColumns +
+          " FROM workflow_events WHERE run_id = ?1 AND sequence > ?2 "
+          "ORDER BY sequence LIMIT ?3",
+      [&](sql::Statement& s) {
+        s.bind(1, run_id).bind(2, after_sequence).bind(3, clamp_limit(limit));
+      },
+      sql::read_workflow_event);
 }
 
 Result<WorkflowRun> SqlStore::request_workflow_cancel(const std::string& run_id, TimeMs now) {

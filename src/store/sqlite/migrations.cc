@@ -201,6 +201,7 @@ CREATE UNIQUE INDEX workflow_runs_idempotency ON workflow_runs(workflow_name, id
 CREATE INDEX workflow_runs_created ON workflow_runs(created_at, id);
 CREATE INDEX workflow_runs_name_created ON workflow_runs(workflow_name, created_at, id);
 CREATE INDEX workflow_runs_status_created ON workflow_runs(status, created_at, id);
+CREATE INDEX workflow_runs_loop_run ON workflow_runs(loop_run_id) WHERE loop_run_id != '';
 CREATE INDEX workflow_runs_unfinished ON workflow_runs(created_at, id)
   WHERE status IN ('pending', 'running');
 
