@@ -62,6 +62,15 @@ TEST_F(WorkflowLoop, ALoopWithAWorkflowTargetRunsItOnSchedule) {
   EXPECT_EQ(run["loop_run_id"], succeeded["id"]);
   EXPECT_EQ(run["input"], json({{"n", 7}}));
   EXPECT_TRUE(contains(read_file(tmp_ + "/record"), "tick\n"));
+  // The loop's run links to it, in `runs` and in `run show`.
+  EXPECT_EQ(show_run(succeeded["id"])["workflow_run_id"], run["id"]);
+  for (const json& loop_run : json_of({"runs", "ticker"})) {
+    if (loop_run["id"] == succeeded["id"]) {
+      EXPECT_EQ(loop_run["workflow_run_id"], run["id"]);
+    }
+  }
+  const RunResult human = this->run({"run", "show", succeeded["id"]});
+  EXPECT_TRUE(contains(human.out, run["id"].get<std::string>())) << human.out;
   // Every workflow run of the loop names one of its loop runs.
   std::set<std::string> loop_runs;
   for (const json& loop_run : json_of({"runs", "ticker"})) loop_runs.insert(loop_run["id"]);
