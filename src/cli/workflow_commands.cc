@@ -53,7 +53,7 @@ Result<std::string> read_spec_file(const std::string& path) {
   const auto status = std::filesystem::status(path, error);
   if (!error && std::filesystem::is_directory(status))
     return usage_error("the spec file " + path + " is a directory, not a regular file");
-  auto file = read_regular_file(path, kMaxWorkflowSpecBytes + 1);
+  auto file = read_regular_file(path, kMaxWorkflowSpecBytes);
   if (!file) return usage_error("the spec file " + file.error().message);
   if (!file->has_value()) return usage_error("the spec file " + path + " does not exist");
   if (std::int64_t((*file)->size()) > kMaxWorkflowSpecBytes) {
