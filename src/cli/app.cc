@@ -109,8 +109,8 @@ void add_loop_options(CLI::App* sub, LoopSpec& a) {
   add_repeatable(sub, "--machine", a.machine, "LABEL=VALUE a runner must have (repeatable)");
   sub->add_option("--description", a.description, "what the loop is for");
   sub->add_option("--shell", a.shell, "target: a command line run by /bin/sh");
-  sub->add_option("--agent", a.agent, "target: an agent provider (not yet available)");
-  sub->add_option("--workflow", a.workflow, "target: a workflow (not yet available)");
+  sub->add_option("--agent", a.agent, "target: a coding-agent provider");
+  sub->add_option("--workflow", a.workflow, "target: a workflow, NAME_OR_ID[@VERSION]");
   sub->add_option("--prompt", a.prompt, "agent: the prompt");
   sub->add_option("--prompt-file", a.prompt_file, "agent: a file holding the prompt");
   sub->add_option("--model", a.model, "agent: the model");

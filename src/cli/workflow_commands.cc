@@ -55,11 +55,7 @@ Result<std::string> read_spec_file(const std::string& path) {
     return usage_error("the spec file " + path + " is a directory, not a regular file");
   auto file = read_regular_file(path, kMaxWorkflowSpecBytes);
   if (!file) return usage_error("the spec file " + file.error().message);
-  if (!file->has_value()) return usage_error("the spec file " + path + " does not exist");
-  if (std::int64_t((*file)->size()) > kMaxWorkflowSpecBytes) {
-    return usage_error("the spec file " + path + " is larger than 1 MiB; at most " +
-                       std::to_string(kMaxWorkflowSpecBytes) + " bytes are accepted");
-  }
+    if (!file->has_value()) return usage_error("the spec file " + path + " does not exist");
   return std::move(**file);
 }
 
