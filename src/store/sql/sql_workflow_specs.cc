@@ -3,9 +3,9 @@
 #include <set>
 
 #include "core/ids.h"
+#include "core/workflow_spec.h"
 #include "store/sql/sql_store.h"
 #include "store/sql/workflow_rows.h"
-#include "core/workflow_spec.h"
 
 namespace orrery {
 namespace {
