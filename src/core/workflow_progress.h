@@ -32,8 +32,8 @@
 
 namespace orrery {
 
-// One step's change, guarded by the status it was read with (the store's
-// StepChange).
+// One step's change, guarded by the status it was read with (the store
+// writes it as it is: store/store.h StepChange).
 struct StepDecision {
   std::string step_id;
   StepStatus from = StepStatus::kPending;
@@ -45,8 +45,8 @@ struct StepDecision {
   friend bool operator==(const StepDecision&, const StepDecision&) = default;
 };
 
-// One journal entry to append (the store's NewWorkflowEvent); the payload
-// is a JSON object as text.
+// One journal entry to append (store/store.h NewWorkflowEvent); the
+// payload is a JSON object as text.
 struct JournalEntry {
   std::string event_type;
   std::string step_id;  // empty for run events

@@ -98,7 +98,7 @@ class Driver {
         auto settlement = settle_attempt(step, current, cancel, now);
         if (!settlement) return settlement.error();
         settled.push_back(settlement->change);
-        add_event(advance, settlement->event);
+        advance.events.push_back(settlement->event);
         unwatch(current.dispatch_id);
       } else if (holder_gone(current)) {
         orphans.push_back(current);
@@ -109,9 +109,9 @@ class Driver {
     apply_decisions(*steps, settled);
     auto progress = plan_progress(workflow_.spec, *steps, (*run)->max_parallel, cancel, now);
     if (!progress) return progress.error();
-    for (const StepDecision& change : settled) add_change(advance, change);
-    for (const StepDecision& change : progress->changes) add_change(advance, change);
-    for (const JournalEntry& event : progress->events) add_event(advance, event);
+    advance.steps = settled;
+    advance.steps.insert(advance.steps.end(), progress->changes.begin(), progress->changes.end());
+    advance.events.insert(advance.events.end(), progress->events.begin(), progress->events.end());
     if (progress->finish) {
       advance.finish = progress->finish;
       advance.error = progress->error;
@@ -154,14 +154,6 @@ class Driver {
     if (!cooldowns) return cooldowns.error();
     for (const Cooldown& cooldown : *cooldowns) accounts.insert(cooldown.account);
     return accounts;
-  }
-
-  static void add_change(WorkflowAdvance& advance, const StepDecision& decision) {
-    advance.steps.push_back({decision.step_id, decision.from, decision.to, decision.finished_at,
-                             decision.exit_code, decision.error, decision.outputs_json});
-  }
-  static void add_event(WorkflowAdvance& advance, const JournalEntry& entry) {
-    advance.events.push_back({entry.event_type, entry.step_id, entry.payload_json});
   }
 
   bool on_this_host(const StepAttempt& attempt) const {

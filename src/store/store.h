@@ -28,6 +28,7 @@
 #include "core/slot_plan.h"
 #include "core/usage_limit.h"  // kMaxCooldownMs: the cap of every cooldown
 #include "core/workflow.h"
+#include "core/workflow_progress.h"
 
 namespace orrery {
 
@@ -255,22 +256,11 @@ struct Reservation {
   std::optional<StepAttempt> reclaimed;  // reclaimed: the previous attempt, now abandoned
 };
 
-// One step's change in an advance, guarded by the status it was read with.
-struct StepChange {
-  std::string step_id;
-  StepStatus from = StepStatus::kPending;
-  StepStatus to = StepStatus::kPending;
-  std::optional<TimeMs> finished_at;
-  std::optional<int> exit_code;
-  std::optional<std::string> error;
-  std::optional<std::string> outputs_json;
-};
-
-struct NewWorkflowEvent {
-  std::string event_type;
-  std::string step_id;
-  std::string payload_json = "{}";
-};
+// One step's change in an advance, guarded by the status it was read with,
+// and a journal entry to append: as the driver's plan decides them
+// (core/workflow_progress.h).
+using StepChange = StepDecision;
+using NewWorkflowEvent = JournalEntry;
 
 // A driver's decisions, written at once (advance_workflow_run).
 struct WorkflowAdvance {

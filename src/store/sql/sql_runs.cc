@@ -12,12 +12,6 @@ namespace {
 
 using Bind = std::function<void(sql::Statement&)>;
 
-// The claimant, token and live lease every claim-holder write requires:
-// ?1 run id, ?2 claimant, ?3 token, ?4 now.
-constexpr const char* kClaimGuard =
-    " WHERE id = ?1 AND status = 'running' AND claimed_by = ?2 AND claim_token = ?3 "
-    "AND lease_expires_at > ?4";
-
 // What a claim needs of its loop: read without decoding the whole loop,
 // since claims are the store's hottest path.
 struct ClaimTerms {
@@ -393,36 +387,47 @@ Result<std::vector<ClaimedRun>> SqlStore::claim_batch(const std::vector<SlotRequ
   return claimed;
 }
 
-Status SqlStore::guarded_run_update(const char* assignments, const Claim& claim, TimeMs caller_now,
-                                    const BindAt& bind_rest, const char* action) {
+const SqlStore::ClaimedRows SqlStore::kRunClaims{"runs", "id", "run", "a finished run"};
+const SqlStore::ClaimedRows SqlStore::kAttemptClaims{
+    "workflow_attempts", "dispatch_id", "step attempt", "a finished or reclaimed attempt"};
+
+// The claimant, token and live lease every claim-holder write requires:
+// ?1 the row's id, ?2 claimant, ?3 token, ?4 now.
+Status SqlStore::guarded_claim_update(const ClaimedRows& rows, const char* assignments,
+                                      const Claim& claim, TimeMs caller_now,
+                                      const BindAt& bind_rest, const char* action) {
   auto clocked = clock(caller_now);
   if (!clocked) return clocked.error();
   const TimeMs now = *clocked;
-  auto update = db_->prepare(std::string("UPDATE runs SET ") + assignments + kClaimGuard);
+  auto update = db_->prepare(std::string("UPDATE ") + rows.table + " SET " + assignments +
+                             " WHERE " + rows.key +
+                             " = ?1 AND status = 'running' AND claimed_by = ?2 AND "
+                             "claim_token = ?3 AND claim_token != '' AND lease_expires_at > ?4");
   if (!update) return update.error();
   (*update)->bind(1, claim.run_id).bind(2, claim.claimed_by).bind(3, claim.token).bind(4, now);
   bind_rest(**update, now);
   if (auto status = (*update)->run(); !status) return status;
   if (db_->changes() != 1) {
-    return conflict_error("cannot " + std::string(action) + " run " + claim.run_id +
-                          ": the claim was lost (another claimant, a finished run or an expired "
-                          "lease)");
+    return conflict_error("cannot " + std::string(action) + " " + rows.noun + " " + claim.run_id +
+                          ": the claim was lost (another claimant, " + rows.finished +
+                          " or an expired lease)");
   }
   return Ok{};
 }
 
-Status SqlStore::record_supervisor(const Claim& claim, const ProcessIdentity& supervisor,
-                                   TimeMs now) {
-  return guarded_run_update(
-      "supervisor_pid = ?5, supervisor_started_at = ?6, updated_at = ?4", claim, now,
+Status SqlStore::record_supervisor_of(const ClaimedRows& rows, const Claim& claim,
+                                      const ProcessIdentity& supervisor, TimeMs now) {
+  return guarded_claim_update(
+      rows, "supervisor_pid = ?5, supervisor_started_at = ?6, updated_at = ?4", claim, now,
       [&](sql::Statement& s, TimeMs) { s.bind(5, supervisor.pid).bind(6, supervisor.started_at); },
       "record the supervisor of");
 }
 
-Status SqlStore::record_process(const Claim& claim, const ProcessIdentity& target,
-                                std::optional<int> pgid, const ProcessIdentity& supervisor,
-                                TimeMs now) {
-  return guarded_run_update(
+Status SqlStore::record_process_of(const ClaimedRows& rows, const Claim& claim,
+                                   const ProcessIdentity& target, std::optional<int> pgid,
+                                   const ProcessIdentity& supervisor, TimeMs now) {
+  return guarded_claim_update(
+      rows,
       "pid = ?5, process_started_at = ?6, pgid = ?7, supervisor_pid = ?8, "
       "supervisor_started_at = ?9, updated_at = ?4",
       claim, now,
@@ -436,10 +441,26 @@ Status SqlStore::record_process(const Claim& claim, const ProcessIdentity& targe
       "record the process of");
 }
 
-Status SqlStore::heartbeat_run(const Claim& claim, DurationMs lease_ms, TimeMs now) {
-  return guarded_run_update(
-      "lease_expires_at = ?5, updated_at = ?4", claim, now,
+Status SqlStore::heartbeat_of(const ClaimedRows& rows, const Claim& claim, DurationMs lease_ms,
+                              TimeMs now) {
+  return guarded_claim_update(
+      rows, "lease_expires_at = ?5, updated_at = ?4", claim, now,
       [&](sql::Statement& s, TimeMs at) { s.bind(5, add_saturating(at, lease_ms)); }, "heartbeat");
+}
+
+Status SqlStore::record_supervisor(const Claim& claim, const ProcessIdentity& supervisor,
+                                   TimeMs now) {
+  return record_supervisor_of(kRunClaims, claim, supervisor, now);
+}
+
+Status SqlStore::record_process(const Claim& claim, const ProcessIdentity& target,
+                                std::optional<int> pgid, const ProcessIdentity& supervisor,
+                                TimeMs now) {
+  return record_process_of(kRunClaims, claim, target, pgid, supervisor, now);
+}
+
+Status SqlStore::heartbeat_run(const Claim& claim, DurationMs lease_ms, TimeMs now) {
+  return heartbeat_of(kRunClaims, claim, lease_ms, now);
 }
 
 Status SqlStore::finalize_run(const Claim& claim, const RunOutcome& outcome, TimeMs now) {

@@ -12,12 +12,6 @@
 namespace orrery {
 namespace {
 
-// The claimant, token and live lease every supervisor write requires:
-// ?1 dispatch id, ?2 claimant, ?3 token, ?4 now.
-constexpr const char* kAttemptClaimGuard =
-    " WHERE dispatch_id = ?1 AND status = 'running' AND claimed_by = ?2 AND claim_token = ?3 "
-    "AND claim_token != '' AND lease_expires_at > ?4";
-
 Result<std::optional<StepRun>> read_step(sql::Connection& db, const std::string& run_id,
                                          const std::string& step_id) {
   auto query = db.prepare(std::string("SELECT ") + sql::kStepRunColumns +
@@ -210,62 +204,27 @@ Result<Reservation> SqlStore::reserve_step_attempt(const EngineFence& fence,
   return reservation;
 }
 
-Status SqlStore::guarded_attempt_update(const char* assignments, const Claim& claim,
-                                        TimeMs caller_now, const BindAt& bind_rest,
-                                        const char* action) {
-  auto clocked = clock(caller_now);
-  if (!clocked) return clocked.error();
-  const TimeMs now = *clocked;
-  auto update =
-      db_->prepare(std::string("UPDATE workflow_attempts SET ") + assignments + kAttemptClaimGuard);
-  if (!update) return update.error();
-  (*update)->bind(1, claim.run_id).bind(2, claim.claimed_by).bind(3, claim.token).bind(4, now);
-  bind_rest(**update, now);
-  if (auto status = (*update)->run(); !status) return status;
-  if (db_->changes() != 1) {
-    return conflict_error("cannot " + std::string(action) + " step attempt " + claim.run_id +
-                          ": the claim was lost (another claimant, a finished or reclaimed "
-                          "attempt, or an expired lease)");
-  }
-  return Ok{};
-}
-
 Status SqlStore::record_attempt_supervisor(const Claim& claim, const ProcessIdentity& supervisor,
                                            TimeMs now) {
-  return guarded_attempt_update(
-      "supervisor_pid = ?5, supervisor_started_at = ?6, updated_at = ?4", claim, now,
-      [&](sql::Statement& s, TimeMs) { s.bind(5, supervisor.pid).bind(6, supervisor.started_at); },
-      "record the supervisor of");
+  return record_supervisor_of(kAttemptClaims, claim, supervisor, now);
 }
 
 Status SqlStore::record_attempt_process(const Claim& claim, const ProcessIdentity& target,
                                         std::optional<int> pgid, const ProcessIdentity& supervisor,
                                         TimeMs now) {
-  return guarded_attempt_update(
-      "pid = ?5, process_started_at = ?6, pgid = ?7, supervisor_pid = ?8, "
-      "supervisor_started_at = ?9, updated_at = ?4",
-      claim, now,
-      [&](sql::Statement& s, TimeMs) {
-        s.bind(5, target.pid)
-            .bind(6, target.started_at)
-            .bind(7, pgid)
-            .bind(8, supervisor.pid)
-            .bind(9, supervisor.started_at);
-      },
-      "record the process of");
+  return record_process_of(kAttemptClaims, claim, target, pgid, supervisor, now);
 }
 
 Status SqlStore::heartbeat_attempt(const Claim& claim, DurationMs lease_ms, TimeMs now) {
-  return guarded_attempt_update(
-      "lease_expires_at = ?5, updated_at = ?4", claim, now,
-      [&](sql::Statement& s, TimeMs at) { s.bind(5, add_saturating(at, lease_ms)); }, "heartbeat");
+  return heartbeat_of(kAttemptClaims, claim, lease_ms, now);
 }
 
 Status SqlStore::finalize_attempt(const Claim& claim, const RunOutcome& outcome,
                                   const std::string& outputs_json, TimeMs now) {
   if (auto valid = check_finish_status(outcome.status); !valid) return valid;
   if (auto valid = check_outputs(outputs_json); !valid) return valid;
-  return guarded_attempt_update(
+  return guarded_claim_update(
+      kAttemptClaims,
       "status = ?5, exit_code = ?6, signal = ?7, error = ?8, stdout = ?9, stderr = ?10, "
       "input_tokens = ?11, output_tokens = ?12, cost_usd = ?13, usage_limited = ?14, "
       "outputs_json = ?15, finished_at = ?4, claim_token = '', lease_expires_at = NULL, "

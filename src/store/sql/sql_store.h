@@ -184,11 +184,29 @@ class SqlStore : public Store {
   // An UPDATE of one run under the claim guard, at the clock's time (bound
   // at ?4 and given to bind_rest).
   using BindAt = std::function<void(sql::Statement&, TimeMs)>;
-  Status guarded_run_update(const char* sql, const Claim& claim, TimeMs caller_now,
-                            const BindAt& bind_rest, const char* action);
-  // The same for a step attempt, `claim.run_id` being its dispatch id.
-  Status guarded_attempt_update(const char* assignments, const Claim& claim, TimeMs caller_now,
-                                const BindAt& bind_rest, const char* action);
+  // Rows a supervisor's claim guards: runs, or step attempts (whose
+  // `claim.run_id` is the dispatch id).
+  struct ClaimedRows {
+    const char* table;
+    const char* key;       // the id column
+    const char* noun;      // "run", "step attempt"
+    const char* finished;  // what a lost claim may be: "a finished run"
+  };
+  static const ClaimedRows kRunClaims;
+  static const ClaimedRows kAttemptClaims;
+  Status guarded_claim_update(const ClaimedRows& rows, const char* assignments, const Claim& claim,
+                              TimeMs caller_now, const BindAt& bind_rest, const char* action);
+  Status guarded_run_update(const char* assignments, const Claim& claim, TimeMs caller_now,
+                            const BindAt& bind_rest, const char* action) {
+    return guarded_claim_update(kRunClaims, assignments, claim, caller_now, bind_rest, action);
+  }
+  // The writes of a supervisor's claim, on either kind of row.
+  Status record_supervisor_of(const ClaimedRows& rows, const Claim& claim,
+                              const ProcessIdentity& supervisor, TimeMs now);
+  Status record_process_of(const ClaimedRows& rows, const Claim& claim,
+                           const ProcessIdentity& target, std::optional<int> pgid,
+                           const ProcessIdentity& supervisor, TimeMs now);
+  Status heartbeat_of(const ClaimedRows& rows, const Claim& claim, DurationMs lease_ms, TimeMs now);
   Result<std::optional<DaemonLease>> read_daemon_lease(std::string_view lock);
   // Inside a write transaction: the lease row, locked for update.
   Result<std::optional<DaemonLease>> locked_daemon_lease();
