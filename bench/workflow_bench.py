@@ -23,7 +23,7 @@ read); 2 x STEPS files written as a step's supervisor writes its two files
 (temporary, fsync, rename, fsync of the directory). After each chain run its journal and step attempts
 give where a step's time goes:
   step_started -> attempt reserved     the driver reserving the attempt
-  reserved -> attempt finished         the supervisor: exec'd, opens the store,
+  reserved -> attempt finished         the supervisor: forked with its store open,
                                        runs the target, finalizes the attempt
   attempt finished -> step_succeeded   the driver: woken by the supervisor's
                                        exit, reads and settles, commits
