@@ -111,7 +111,7 @@ std::string describe_target(const Target& target) {
     return std::string("agent ") + provider_name(target.agent->provider) +
            (target.agent->model.empty() ? "" : " (" + target.agent->model + ")");
   }
-    if (target.type == TargetType::kWorkflow) {
+  if (target.type == TargetType::kWorkflow) {
     return "workflow " + target.workflow_id.substr(0, 12) +
            (target.input_json == "{}" ? "" : " " + target.input_json);
   }

@@ -1,13 +1,11 @@
 #include "cli/store_access.h"
 
-#include "cli/env_settings.h"
-
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 
+#include "cli/env_settings.h"
 #include "exec/process_identity.h"
 #include "store/data_dir.h"
 #include "store/db_location.h"

@@ -55,7 +55,7 @@ Result<std::string> read_spec_file(const std::string& path) {
     return usage_error("the spec file " + path + " is a directory, not a regular file");
   auto file = read_regular_file(path, kMaxWorkflowSpecBytes);
   if (!file) return usage_error("the spec file " + file.error().message);
-    if (!file->has_value()) return usage_error("the spec file " + path + " does not exist");
+  if (!file->has_value()) return usage_error("the spec file " + path + " does not exist");
   return std::move(**file);
 }
 
@@ -308,8 +308,7 @@ Result<int> run_workflow_command(const WorkflowArgs& args, const Context& contex
     if (!checked) return checked.error();
     input = std::move(*checked);
   }
-    std::optional<SupervisorForker> forker =
-      args.wait ? step_forker(context.globals) : std::nullopt;
+  std::optional<SupervisorForker> forker = args.wait ? step_forker(context.globals) : std::nullopt;
   auto opened = open_store(context);
   if (!opened) return opened.error();
   Store& store = *opened->store;

@@ -22,7 +22,7 @@ Status resolve_workflow_target(Store& store, Target& target) {
     version = number;
     reference.resize(at);
   }
-    auto input = check_workflow_input(target.input_json);
+  auto input = check_workflow_input(target.input_json);
   if (!input) return input.error();
   auto workflow = store.resolve_workflow(reference, version);
   if (!workflow) return workflow.error();

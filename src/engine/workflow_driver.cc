@@ -92,7 +92,7 @@ class Driver {
       if (step.status != StepStatus::kRunning) continue;
       auto attempt = store_.get_step_attempt(step.dispatch_id);
       if (!attempt) return attempt.error();
-            // A running step always has its attempt (one transaction writes both).
+      // A running step always has its attempt (one transaction writes both).
       if (!attempt->has_value()) continue;
       const StepAttempt& current = **attempt;
       if (current.status != RunStatus::kRunning) {

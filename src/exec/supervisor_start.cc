@@ -82,7 +82,8 @@ Result<pid_t> start_supervisor(const SupervisorLaunch& launch) {
   // argv is built before fork: nothing is allocated after it.
   std::vector<std::string> args{launch.executable};
   args.insert(args.end(), launch.global_args.begin(), launch.global_args.end());
-  args.insert(args.end(), {launch.command, launch.run_id, "--token-fd", std::to_string(token.read)});
+  args.insert(args.end(),
+              {launch.command, launch.run_id, "--token-fd", std::to_string(token.read)});
   std::vector<char*> argv;
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);

@@ -21,14 +21,14 @@ namespace orrery {
 struct SupervisorLaunch {
   std::string executable;                // the orrery binary
   std::vector<std::string> global_args;  // e.g. --home H, before `supervise`
-      std::string run_id;  // the run's id, or a step attempt's dispatch id
+  std::string run_id;                    // the run's id, or a step attempt's dispatch id
   std::string token;
   std::string log_path;  // the supervisor's own stdout and stderr
   bool detach = true;    // adopted by init (true), or a child of the caller to wait for
-  // The database location, passed as ORRERY_DB in the supervisor's
-  // environment, never on its command line (which every user can read): a
-  // PostgreSQL URL may hold a password. Empty: the environment as it is.
-    std::string db;
+                         // The database location, passed as ORRERY_DB in the supervisor's
+                         // environment, never on its command line (which every user can read): a
+                         // PostgreSQL URL may hold a password. Empty: the environment as it is.
+  std::string db;
   // The internal command: supervise (a run), supervise-step (a step's
   // attempt) or drive-workflow (a workflow run's driver; no token).
   std::string command = "supervise";

@@ -196,7 +196,7 @@ TEST_P(RunnerClaims, ARunnerClaimsOnlyRunsWhoseMachineSelectorItsLabelsHold) {
         << "labels " << c.labels;
     // Out of the way of the next case's runner.
     if (!claimed.empty()) finish(claimed[0].claim, RunStatus::kSucceeded, kNow + 20);
-        if (claimed.empty()) {
+    if (claimed.empty()) {
       ASSERT_TRUE(store_->request_cancel(run_at(loop, kNow).id, "", kNow).ok());
     }
   }

@@ -750,10 +750,10 @@ TEST_P(StoreConformance, RecoveryStopsAtItsLimit) {
 // ---------------------------------------------------------------- runners
 
 TEST_P(StoreConformance, RunnersAreListedWithTheirRunningRunsAndForgottenWhenLongGone) {
-  const RunnerRecord a{"daemon@host-a:10", "host-a", "host=host-a,gpu=yes", {10, 5}, "/home/a",
-                       kNow, 0, 0};
-  const RunnerRecord b{"daemon@host-b:20", "host-b", "host=host-b", {20, std::nullopt}, "/srv/b",
-                       kNow, 0, 0};
+  const RunnerRecord a{
+      "daemon@host-a:10", "host-a", "host=host-a,gpu=yes", {10, 5}, "/home/a", kNow, 0, 0};
+  const RunnerRecord b{
+      "daemon@host-b:20", "host-b", "host=host-b", {20, std::nullopt}, "/srv/b", kNow, 0, 0};
   ASSERT_TRUE(store_->register_runner(b, kNow).ok());
   ASSERT_TRUE(store_->register_runner(a, kNow).ok());
   const Loop loop = add_loop("work");
