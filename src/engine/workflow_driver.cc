@@ -222,10 +222,12 @@ class Driver {
     auto reservation = store_.reserve_step_attempt(
         fence_, reserve_request(step_id, step->attempts + 1), wall_clock_now());
     if (!reservation) return reservation.error();
-    if (reservation->answer == ReserveAnswer::kBusy) return Ok{};
-    if (reservation->answer == ReserveAnswer::kExisting &&
-        reservation->attempt.status != RunStatus::kRunning)
-      return Ok{};  // finished already: settled next round
+    // busy: another attempt holds the step; existing: this attempt was
+    // reserved before and has its supervisor (or is reclaimed when it has
+    // none): never a second one.
+    if (reservation->answer != ReserveAnswer::kReserved &&
+        reservation->answer != ReserveAnswer::kReclaimed)
+      return Ok{};
     if (options_.on_progress) options_.on_progress();
     return launch(reservation->attempt);
   }
