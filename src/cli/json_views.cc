@@ -186,16 +186,9 @@ nlohmann::json workflow_run_json(const WorkflowRun& run, const std::vector<StepR
                                  const std::vector<PhaseAccounting>& phases) {
   nlohmann::json step_list = nlohmann::json::array();
   for (const StepRun& step : steps) step_list.push_back(step_run_json(step));
-  Accounting total;
   nlohmann::json by_phase = nlohmann::json::object();
-  for (const PhaseAccounting& phase : phases) {
-    by_phase[phase.phase] = accounting_json(phase.totals);
-    total.attempts += phase.totals.attempts;
-    total.input_tokens += phase.totals.input_tokens;
-    total.output_tokens += phase.totals.output_tokens;
-    total.cost_usd += phase.totals.cost_usd;
-  }
-  nlohmann::json accounting = accounting_json(total);
+  for (const PhaseAccounting& phase : phases) by_phase[phase.phase] = accounting_json(phase.totals);
+  nlohmann::json accounting = accounting_json(total_of(phases));
   accounting["by_phase"] = by_phase;
   return {{"id", run.id},
           {"workflow_id", run.workflow_id},

@@ -138,15 +138,7 @@ Result<int> print_run(Store& store, const Context& context, const WorkflowRun& r
   if (!run.loop_id.empty()) fields.push_back({"loop run", run.loop_run_id});
   if (!run.idempotency_key.empty()) fields.push_back({"idempotency key", run.idempotency_key});
   if (!run.error.empty()) fields.push_back({"error", run.error});
-  const Accounting total = [&] {
-    Accounting sum;
-    for (const PhaseAccounting& phase : phases) {
-      sum.attempts += phase.totals.attempts;
-      sum.input_tokens += phase.totals.input_tokens;
-      sum.output_tokens += phase.totals.output_tokens;
-    }
-    return sum;
-  }();
+  const Accounting total = total_of(phases);
   fields.push_back({"attempts", std::to_string(total.attempts)});
   if (total.input_tokens + total.output_tokens > 0) {
     fields.push_back({"tokens", format_count(total.input_tokens) + " in, " +

@@ -95,6 +95,17 @@ std::vector<PhaseAccounting> account_attempts(const std::vector<StepAttempt>& at
   return phases;
 }
 
+Accounting total_of(const std::vector<PhaseAccounting>& phases) {
+  Accounting total;
+  for (const PhaseAccounting& phase : phases) {
+    total.attempts += phase.totals.attempts;
+    total.input_tokens += phase.totals.input_tokens;
+    total.output_tokens += phase.totals.output_tokens;
+    total.cost_usd += phase.totals.cost_usd;
+  }
+  return total;
+}
+
 std::string dispatch_id(const std::string& run_id, const std::string& step_id, int attempt) {
   return run_id + "/" + step_id + "/" + std::to_string(attempt);
 }

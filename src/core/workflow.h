@@ -197,6 +197,9 @@ std::string step_account(const WorkflowStep& step);
 // Attempts summed by phase, phases in order of first appearance.
 std::vector<PhaseAccounting> account_attempts(const std::vector<StepAttempt>& attempts);
 
+// The phases summed into one.
+Accounting total_of(const std::vector<PhaseAccounting>& phases);
+
 // The dispatch id of a step's attempt.
 std::string dispatch_id(const std::string& run_id, const std::string& step_id, int attempt);
 

@@ -64,6 +64,8 @@ TEST(WorkflowAccounting, SumsAttemptsByPhaseInFirstSeenOrder) {
   EXPECT_EQ(phases[1].phase, "review");
   EXPECT_EQ(phases[1].totals, (Accounting{1, 7, 0, 0}));
   EXPECT_TRUE(account_attempts({}).empty());
+  EXPECT_EQ(total_of(phases), (Accounting{4, 157, 25, 0.75}));
+  EXPECT_EQ(total_of({}), Accounting{});
 }
 
 TEST(WorkflowAccount, AStepAccountScopesItsProvider) {
