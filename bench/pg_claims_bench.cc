@@ -309,7 +309,7 @@ class OrreryClient final : public Client {
       outcome.exit_code = 0;
       outcome.stdout_tail = "ok\n";
       for (const ClaimedRun& run : claimed) {
-        must(store_->finalize_run(run.claim, outcome, wall_clock_now()), "finalize");
+        must(store_->finish_claim(run.claim, outcome, wall_clock_now()), "finalize");
       }
     }
     return int(claimed.size());

@@ -128,7 +128,7 @@ void BM_ClaimFinalize_Store(benchmark::State& state) {
   for (auto _ : state) {
     auto claimed = must(store->claim_slot({loop.id, slot}, "bench", now, Fence{}), "claim");
     if (!claimed) die("claim", "slot was not claimed");
-    must(store->finalize_run(claimed->claim, outcome, now), "finalize");
+    must(store->finish_claim(claimed->claim, outcome, now), "finalize");
     slot += kMinute;
     ++now;
   }

@@ -195,8 +195,9 @@ std::optional<SupervisorForker> step_forker(const Globals& globals) {
             RunOutcome outcome;
             outcome.status = RunStatus::kFailed;
             outcome.error = "the supervisor could not start: " + log.error().message;
-            (void)store.finalize_attempt({request.run_id, request.claimed_by, request.token},
-                                         outcome, "{}", wall_clock_now());
+            (void)store.finish_claim(
+                {request.run_id, request.claimed_by, request.token, WorkKind::kStepAttempt},
+                outcome, wall_clock_now());
             return log.error();
           }
           return supervise_step(store, {home, request.run_id, request.token});

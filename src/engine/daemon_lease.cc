@@ -14,8 +14,8 @@ Result<DurationMs> parse_lease_ttl(const std::string& text) {
   return *ttl;
 }
 
-Result<DaemonLease> acquire_lease(Store& store, const ProcessIdentity& self, DurationMs ttl_ms,
-                                  TimeMs now) {
+Result<DaemonLease> acquire_lease(DaemonLeases& store, const ProcessIdentity& self,
+                                  DurationMs ttl_ms, TimeMs now) {
   auto acquired = store.acquire_daemon_lease(self, ttl_ms, now);
   if (!acquired) return acquired.error();
   if (acquired->has_value()) return **acquired;

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "core/result.h"
-#include "store/store.h"
+#include "store/daemon_leases.h"
 
 namespace orrery {
 
@@ -25,8 +25,8 @@ inline DurationMs heartbeat_interval(DurationMs ttl_ms) { return ttl_ms / 3; }
 
 // Takes the lease for this process, or a conflict naming its holder:
 // "another daemon holds the lease: pid P on HOST since TIME".
-Result<DaemonLease> acquire_lease(Store& store, const ProcessIdentity& self, DurationMs ttl_ms,
-                                  TimeMs now);
+Result<DaemonLease> acquire_lease(DaemonLeases& store, const ProcessIdentity& self,
+                                  DurationMs ttl_ms, TimeMs now);
 
 // Whether a store error means the lease is no longer this daemon's.
 bool is_lease_lost(const Error& error);

@@ -17,14 +17,14 @@
 
 #include "core/result.h"
 #include "engine/event_loop.h"
-#include "store/store.h"
+#include "store/store_notices.h"
 
 namespace orrery {
 
 class NoticeWatch {
  public:
   using Log = std::function<void(const std::string&)>;
-  NoticeWatch(Store& store, EventLoop& loop, Log log)
+  NoticeWatch(StoreNotices& store, EventLoop& loop, Log log)
       : store_(store), loop_(loop), log_(std::move(log)) {}
 
   // Subscribes (again) and watches the current descriptor.
@@ -38,7 +38,7 @@ class NoticeWatch {
  private:
   void watch(int fd);
 
-  Store& store_;
+  StoreNotices& store_;
   EventLoop& loop_;
   Log log_;
   int fd_ = -1;

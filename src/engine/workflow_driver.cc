@@ -247,7 +247,7 @@ class Driver {
   Status launch(const StepAttempt& attempt) {
     const std::string& home = options_.location.home;
     const std::string dir = step_directory(home, attempt.run_id, attempt.step_id);
-    const Claim claim{attempt.dispatch_id, attempt.claimed_by, attempt.claim_token};
+    const Claim claim = claim_of(attempt);
     if (options_.forker != nullptr && !options_.forker->server_gone()) {
       const DurationMs lease =
           attempt.lease_expires_at.value_or(attempt.started_at) - attempt.started_at;
@@ -255,8 +255,7 @@ class Driver {
           {attempt.dispatch_id, attempt.claimed_by, attempt.claim_token, dir, lease});
       if (forked) {
         // If the supervisor finished already, its claim is gone: nothing to add.
-        (void)store_.record_attempt_supervisor(claim, {forked->pid, forked->started_at},
-                                               wall_clock_now());
+        (void)store_.record_supervisor(claim, {forked->pid, forked->started_at}, wall_clock_now());
         watched_[attempt.dispatch_id] = Watched{forked->pid, forked->pidfd, false};
         return Ok{};
       }
@@ -278,8 +277,7 @@ class Driver {
     auto pid = start_supervisor(launch);
     if (!pid) return finish_unstarted(attempt, RunStatus::kFailed, pid.error().message);
     // If the supervisor finished already, its claim is gone: nothing to add.
-    (void)store_.record_attempt_supervisor(claim, {*pid, process_start_time(*pid)},
-                                           wall_clock_now());
+    (void)store_.record_supervisor(claim, {*pid, process_start_time(*pid)}, wall_clock_now());
     watch(attempt.dispatch_id, *pid);
     return Ok{};
   }
@@ -289,8 +287,7 @@ class Driver {
     outcome.status = status;
     outcome.error =
         status == RunStatus::kCancelled ? why : "the supervisor could not start: " + why;
-    const Claim claim{attempt.dispatch_id, attempt.claimed_by, attempt.claim_token};
-    auto finished = store_.finalize_attempt(claim, outcome, "{}", wall_clock_now());
+    auto finished = store_.finish_claim(claim_of(attempt), outcome, wall_clock_now());
     if (!finished && finished.error().code != ErrorCode::kConflict) return finished.error();
     return Ok{};
   }

@@ -9,7 +9,7 @@ constexpr int kDriversPerLook = 64;
 
 }  // namespace
 
-void WorkflowDriverStarter::start_missing(Store& store, TimeMs now, const Log& log) {
+void WorkflowDriverStarter::start_missing(WorkflowEngine& store, TimeMs now, const Log& log) {
   auto runs = store.workflow_runs_without_driver(now, kDriversPerLook);
   if (!runs) {
     log("cannot look for workflow runs without a driver: " + runs.error().message);

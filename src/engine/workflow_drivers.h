@@ -14,7 +14,7 @@
 #include <string>
 
 #include "exec/run_launch.h"
-#include "store/store.h"
+#include "store/workflow_engine.h"
 
 namespace orrery {
 
@@ -24,7 +24,7 @@ class WorkflowDriverStarter {
   explicit WorkflowDriverStarter(StoreLocation location) : location_(std::move(location)) {}
 
   // Starts a driver for each run without a live one (at most 64 a call).
-  void start_missing(Store& store, TimeMs now, const Log& log);
+  void start_missing(WorkflowEngine& store, TimeMs now, const Log& log);
 
  private:
   StoreLocation location_;

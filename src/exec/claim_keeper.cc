@@ -12,20 +12,18 @@ int supervisor_busy_timeout_ms(DurationMs lease_ms) {
   return int(std::max<DurationMs>(sixth, kSupervisorMinBusyTimeoutMs));
 }
 
-ClaimKeeper::ClaimKeeper(Store& store, Env& env, Claim claim, DurationMs lease_ms,
-                         TimeMs lease_expires_at, std::string run_dir, WallClock wall_clock,
-                         Work work)
-    : store_(store),
+ClaimKeeper::ClaimKeeper(ClaimLedger& ledger, Env& env, Claim claim, DurationMs lease_ms,
+                         TimeMs lease_expires_at, std::string work_dir, WallClock wall_clock)
+    : ledger_(ledger),
       env_(env),
       claim_(std::move(claim)),
       lease_ms_(lease_ms),
       interval_(std::max<DurationMs>(lease_ms / 3, 100)),
       lease_end_(lease_expires_at),
-      run_dir_(std::move(run_dir)),
+      work_dir_(std::move(work_dir)),
       wall_clock_(std::move(wall_clock)),
       next_beat_(Clock::now() + interval_),
-      backoff_(kFirstBackoff),
-      work_(work) {}
+      backoff_(kFirstBackoff) {}
 
 bool ClaimKeeper::lease_outlasts(std::chrono::milliseconds wait) const {
   return wall_clock_() + wait.count() < lease_end_;
@@ -39,8 +37,7 @@ ClaimKeeper::Beat ClaimKeeper::give_up(Beat beat, Error reason) {
 
 ClaimKeeper::Beat ClaimKeeper::beat() {
   const TimeMs sent = wall_clock_();
-  auto renewed = work_ == Work::kLoopRun ? store_.heartbeat_run(claim_, lease_ms_, sent)
-                                         : store_.heartbeat_attempt(claim_, lease_ms_, sent);
+  auto renewed = ledger_.heartbeat_claim(claim_, lease_ms_, sent);
   if (renewed) {
     lease_end_ = sent + lease_ms_;  // what the store holds now
     next_beat_ = Clock::now() + interval_;
@@ -50,7 +47,8 @@ ClaimKeeper::Beat ClaimKeeper::beat() {
   if (renewed.error().code == ErrorCode::kConflict) return give_up(Beat::kLost, renewed.error());
   if (!lease_outlasts(backoff_)) {
     return give_up(Beat::kExpired, Error{renewed.error().code,
-                                         "cannot renew the lease of run " + claim_.run_id +
+                                         std::string("cannot renew the lease of ") +
+                                             work_kind_traits(claim_.kind).noun + " " + claim_.id +
                                              " before it ran out: " + renewed.error().message});
   }
   next_beat_ = Clock::now() + backoff_;
@@ -73,27 +71,22 @@ Status ClaimKeeper::write_within_lease(const std::function<Status(TimeMs)>& writ
 
 Status ClaimKeeper::record_process(const ProcessIdentity& target, int pgid,
                                    const ProcessIdentity& supervisor) {
-  return write_within_lease([&](TimeMs now) {
-    return work_ == Work::kLoopRun
-               ? store_.record_process(claim_, target, pgid, supervisor, now)
-               : store_.record_attempt_process(claim_, target, pgid, supervisor, now);
-  });
+  return write_within_lease(
+      [&](TimeMs now) { return ledger_.record_process(claim_, target, pgid, supervisor, now); });
 }
 
-Status ClaimKeeper::finish(const RunOutcome& outcome, const std::string& outputs_json) {
+Status ClaimKeeper::finish(const RunOutcome& outcome) {
   const TimeMs finished_at = wall_clock_();
-  const Status written = write_within_lease([&](TimeMs now) {
-    return work_ == Work::kLoopRun ? store_.finalize_run(claim_, outcome, now)
-                                   : store_.finalize_attempt(claim_, outcome, outputs_json, now);
-  });
+  const Status written =
+      write_within_lease([&](TimeMs now) { return ledger_.finish_claim(claim_, outcome, now); });
   if (written) return written;
-  if (work_ == Work::kStepAttempt) {
-    return Error{written.error().code,
-                 written.error().message + "; the step's driver gives it a new attempt"};
+  const WorkKindTraits& kind = work_kind_traits(claim_.kind);
+  if (!kind.keeps_outcome) {
+    return Error{written.error().code, written.error().message + "; " + kind.lost_outcome_remedy};
   }
-  auto kept = keep_outcome(env_, run_dir_, {claim_.token, finished_at, outcome});
+  auto kept = keep_outcome(env_, work_dir_, {claim_.token, finished_at, outcome});
   const std::string where =
-      kept ? "the outcome is kept in " + kept_outcome_path(run_dir_) + " for `orrery recover`"
+      kept ? "the outcome is kept in " + kept_outcome_path(work_dir_) + " for `orrery recover`"
            : "the outcome could not be kept either: " + kept.error().message;
   return Error{written.error().code, written.error().message + "; " + where};
 }

@@ -33,7 +33,7 @@
 
 #include "core/result.h"
 #include "exec/env.h"
-#include "store/store.h"
+#include "store/claim_ledger.h"
 
 namespace orrery {
 
@@ -42,14 +42,11 @@ class ClaimKeeper {
   using Clock = std::chrono::steady_clock;
   using WallClock = std::function<TimeMs()>;
   enum class Beat { kRenewed, kRetrying, kLost, kExpired };
-  // Whose claim: a loop's run, or a workflow step's attempt (its dispatch id
-  // in claim.run_id; its outcome is not kept on disk: the driver gives the
-  // step a new attempt instead).
-  enum class Work { kLoopRun, kStepAttempt };
-
   // `lease_expires_at` is the lease the claim holds now (the run's).
-  ClaimKeeper(Store& store, Env& env, Claim claim, DurationMs lease_ms, TimeMs lease_expires_at,
-              std::string run_dir, WallClock wall_clock, Work work = Work::kLoopRun);
+  // What the claim is of is the claim's kind (core/work_kind.h): a kind
+  // that keeps outcomes keeps one in `work_dir` when the finish fails.
+  ClaimKeeper(ClaimLedger& ledger, Env& env, Claim claim, DurationMs lease_ms,
+              TimeMs lease_expires_at, std::string work_dir, WallClock wall_clock);
 
   const Claim& claim() const { return claim_; }
   // When the next heartbeat is due; never once the claim is lost or expired.
@@ -64,7 +61,7 @@ class ClaimKeeper {
   Status record_process(const ProcessIdentity& target, int pgid, const ProcessIdentity& supervisor);
   // Writes the outcome, with retries; keeps it in the run directory if that
   // fails. Returns the store's last error when the outcome was not written.
-  Status finish(const RunOutcome& outcome, const std::string& outputs_json = "{}");
+  Status finish(const RunOutcome& outcome);
 
  private:
   bool lease_outlasts(std::chrono::milliseconds wait) const;
@@ -73,18 +70,17 @@ class ClaimKeeper {
   Status write_within_lease(const std::function<Status(TimeMs)>& write);
   Beat give_up(Beat beat, Error reason);
 
-  Store& store_;
+  ClaimLedger& ledger_;
   Env& env_;
   Claim claim_;
   DurationMs lease_ms_;
   std::chrono::milliseconds interval_;
   TimeMs lease_end_;
-  std::string run_dir_;
+  std::string work_dir_;
   WallClock wall_clock_;
   Clock::time_point next_beat_;
   std::chrono::milliseconds backoff_;
   Error lost_;
-  Work work_;
 };
 
 inline constexpr std::chrono::milliseconds kFirstBackoff{50};

@@ -12,7 +12,7 @@
 
 #include "core/result.h"
 #include "exec/env.h"
-#include "store/store.h"
+#include "store/claim_ledger.h"
 
 namespace orrery {
 

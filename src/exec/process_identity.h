@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/run.h"
-#include "store/store.h"
+#include "store/process_probe.h"
 
 namespace orrery {
 

@@ -36,11 +36,10 @@ Result<bool> finish_orphan(Store& store, const std::string& home, const Run& run
   const bool has_kept = kept->has_value() && (*kept)->claim_token == run.claim_token;
   Status written = Ok{};
   if (has_kept && expired) {
-    written = store.finalize_expired_run(run.id, run.claim_token, (*kept)->outcome,
-                                         (*kept)->finished_at, now);
+    written =
+        store.finish_expired_claim(claim_of(run), (*kept)->outcome, (*kept)->finished_at, now);
   } else if (has_kept) {  // finished when it was kept, as on the expired path
-    written = store.finalize_run({run.id, run.claimed_by, run.claim_token}, (*kept)->outcome,
-                                 (*kept)->finished_at);
+    written = store.finish_claim(claim_of(run), (*kept)->outcome, (*kept)->finished_at);
   } else if (!expired) {
     RunOutcome outcome;
     outcome.status = RunStatus::kAbandoned;
@@ -50,7 +49,7 @@ Result<bool> finish_orphan(Store& store, const std::string& home, const Run& run
                                          format_duration(kSupervisorStartGraceMs) +
                                          " of the claim (its claimant, " + run.claimed_by +
                                          ", stopped before starting one)";
-    written = store.finalize_run({run.id, run.claimed_by, run.claim_token}, outcome, now);
+    written = store.finish_claim({run.id, run.claimed_by, run.claim_token}, outcome, now);
   } else {
     return false;  // expired without an outcome: the store abandons it below
   }

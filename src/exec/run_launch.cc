@@ -34,12 +34,12 @@ SupervisorLaunch supervisor_launch(const StoreLocation& location, const ClaimedR
   return launch;
 }
 
-Error fail_unstarted(Store& store, const Claim& claim, const Error& why) {
+Error fail_unstarted(ClaimLedger& ledger, const Claim& claim, const Error& why) {
   RunOutcome outcome;
   outcome.status = RunStatus::kFailed;
   outcome.error = "the supervisor could not start: " + why.message;
-  std::string message = "run " + claim.run_id + " failed: " + outcome.error;
-  if (auto failed = store.finalize_run(claim, outcome, wall_clock_now()); !failed) {
+  std::string message = "run " + claim.id + " failed: " + outcome.error;
+  if (auto failed = ledger.finish_claim(claim, outcome, wall_clock_now()); !failed) {
     message += " (and the run could not be marked failed: " + failed.error().message + ")";
   }
   return Error{why.code, message};
@@ -48,14 +48,14 @@ Error fail_unstarted(Store& store, const Claim& claim, const Error& why) {
 namespace {
 
 // The run directory and the start: one way for both starts.
-Result<pid_t> start_in_run_directory(Store& store, const StoreLocation& location,
+Result<pid_t> start_in_run_directory(ClaimLedger& ledger, const StoreLocation& location,
                                      const ClaimedRun& claimed,
                                      const std::function<Result<pid_t>()>& start) {
   if (auto made = prepare_data_dir(run_directory(location.home, claimed.run.id)); !made) {
-    return fail_unstarted(store, claimed.claim, made.error());
+    return fail_unstarted(ledger, claimed.claim, made.error());
   }
   auto started = start();
-  if (!started) return fail_unstarted(store, claimed.claim, started.error());
+  if (!started) return fail_unstarted(ledger, claimed.claim, started.error());
   return *started;
 }
 
@@ -67,30 +67,30 @@ DurationMs claimed_lease_ms(const Run& run) {
 
 }  // namespace
 
-Result<pid_t> launch_run(Store& store, const StoreLocation& location, const ClaimedRun& claimed,
-                         bool detach) {
-  auto started = start_in_run_directory(store, location, claimed, [&] {
+Result<pid_t> launch_run(ClaimLedger& ledger, const StoreLocation& location,
+                         const ClaimedRun& claimed, bool detach) {
+  auto started = start_in_run_directory(ledger, location, claimed, [&] {
     return start_supervisor(supervisor_launch(location, claimed, detach));
   });
   if (!started) return started.error();
   // Recorded before the supervisor records anything itself, so that one which
   // dies at once is noticed by recovery. If the supervisor already finished
   // the run, the claim is gone and there is nothing to add.
-  (void)store.record_supervisor(claimed.claim, {*started, process_start_time(*started)},
-                                wall_clock_now());
+  (void)ledger.record_supervisor(claimed.claim, {*started, process_start_time(*started)},
+                                 wall_clock_now());
   return *started;
 }
 
-Result<ForkedSupervisor> launch_forked_run(Store& store, const StoreLocation& location,
+Result<ForkedSupervisor> launch_forked_run(ClaimLedger& ledger, const StoreLocation& location,
                                            const ClaimedRun& claimed, SupervisorForker& forker) {
   const ForkRequest request{claimed.run.id, claimed.claim.claimed_by, claimed.claim.token,
                             run_directory(location.home, claimed.run.id),
                             claimed_lease_ms(claimed.run)};
   auto forked = forker.fork_supervisor(request);
   if (forked) return forked;
-  if (!forker.server_gone()) return fail_unstarted(store, claimed.claim, forked.error());
+  if (!forker.server_gone()) return fail_unstarted(ledger, claimed.claim, forked.error());
   // The server died: this run's supervisor, and the next ones, are exec'd.
-  auto pid = start_in_run_directory(store, location, claimed, [&] {
+  auto pid = start_in_run_directory(ledger, location, claimed, [&] {
     return start_supervisor(supervisor_launch(location, claimed, /*detach=*/true));
   });
   if (!pid) return pid.error();

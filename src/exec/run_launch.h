@@ -18,7 +18,7 @@
 #include "core/result.h"
 #include "exec/supervisor_forker.h"
 #include "exec/supervisor_start.h"
-#include "store/store.h"
+#include "store/slot_claims.h"
 
 namespace orrery {
 
@@ -36,20 +36,20 @@ SupervisorLaunch supervisor_launch(const StoreLocation& location, const ClaimedR
 
 // Finishes a claimed run whose supervisor could not start as `failed`, with
 // the reason; the Error says so (and whether the run could be marked).
-Error fail_unstarted(Store& store, const Claim& claim, const Error& why);
+Error fail_unstarted(ClaimLedger& ledger, const Claim& claim, const Error& why);
 
 // Makes the run directory, starts the supervisor and records it on the run.
 // The supervisor's pid; on failure the run is failed (fail_unstarted) and
 // that error returned.
-Result<pid_t> launch_run(Store& store, const StoreLocation& location, const ClaimedRun& claimed,
-                         bool detach);
+Result<pid_t> launch_run(ClaimLedger& ledger, const StoreLocation& location,
+                         const ClaimedRun& claimed, bool detach);
 
 // The daemon's way: the supervisor forked by `forker` (which makes the run
 // directory itself: start_in_run_log), or exec'd when the fork server is
 // gone; its pid, and a pidfd the caller owns (-1 when exec'd). Nothing is
 // recorded on the run: the caller watches the supervisor and records it if
 // it ends before recording itself.
-Result<ForkedSupervisor> launch_forked_run(Store& store, const StoreLocation& location,
+Result<ForkedSupervisor> launch_forked_run(ClaimLedger& ledger, const StoreLocation& location,
                                            const ClaimedRun& claimed, SupervisorForker& forker);
 
 // In a forked supervisor: makes the run directory `run_dir` and points

@@ -59,8 +59,7 @@ Result<StepContext> read_context(Store& store, const StepSuperviseRequest& reque
 SupervisedJob step_job(const StepSuperviseRequest& request, const StepContext& context) {
   const StepAttempt& attempt = context.attempt;
   SupervisedJob job;
-  job.claim = Claim{attempt.dispatch_id, attempt.claimed_by, request.token};
-  job.work = ClaimKeeper::Work::kStepAttempt;
+  job.claim = Claim{attempt.dispatch_id, attempt.claimed_by, request.token, WorkKind::kStepAttempt};
   job.dir = step_directory(request.home, attempt.run_id, attempt.step_id);
   job.target = context.step.target;
   if (job.target.cwd.empty()) job.target.cwd = context.run.cwd;
@@ -137,7 +136,7 @@ Status supervise_step(Store& store, const StepSuperviseRequest& request, Env& en
     }
     return prepared;
   };
-  return supervise_job(store, job, setup, env);
+  return supervise_job(store, store, job, setup, env);
 }
 
 }  // namespace orrery

@@ -106,13 +106,14 @@ struct StopCause {
 
 class Supervision {
  public:
-  Supervision(Store& store, Env& env, const SupervisedJob& job, const JobSetup& setup)
-      : store_(store),
+  Supervision(ClaimLedger& ledger, Cooldowns& cooldowns, Env& env, const SupervisedJob& job,
+              const JobSetup& setup)
+      : cooldowns_(cooldowns),
         env_(env),
         job_(job),
         setup_(setup),
-        keeper_(store, env, job.claim, job.lease_ms, job.lease_expires_at, job.dir, wall_clock_now,
-                job.work),
+        keeper_(ledger, env, job.claim, job.lease_ms, job.lease_expires_at, job.dir,
+                wall_clock_now),
         out_(scrubber_),
         err_(scrubber_) {}
 
@@ -375,7 +376,7 @@ class Supervision {
         classify_usage_limit(agent.provider, outcome.stdout_tail + "\n" + outcome.stderr_tail, now);
     if (!hit) return;
     const std::string& account = job_.cooldown_account;
-    auto cooldown = store_.record_cooldown(account, hit->reset_at, hit->pattern, now);
+    auto cooldown = cooldowns_.record_cooldown(account, hit->reset_at, hit->pattern, now);
     if (!cooldown) {  // the outcome still counts; the cooldown is lost
       outcome.error += "; the usage limit could not be recorded: " + cooldown.error().message;
       return;
@@ -397,8 +398,8 @@ class Supervision {
   Status conclude(const RunOutcome& outcome) {
     if (job_.outputs_path.empty()) return keeper_.finish(outcome);
     RunOutcome with_outputs = outcome;
-    auto outputs = read_outputs(with_outputs);
-    return keeper_.finish(with_outputs, outputs);
+    with_outputs.outputs_json = read_outputs(with_outputs);
+    return keeper_.finish(with_outputs);
   }
 
   // A step's values (docs/workflows.md, "Passing values between steps"): the
@@ -419,7 +420,7 @@ class Supervision {
     return "{}";
   }
 
-  Store& store_;
+  Cooldowns& cooldowns_;
   Env& env_;
   const SupervisedJob& job_;
   const JobSetup& setup_;
@@ -444,11 +445,12 @@ std::string run_directory(const std::string& home, const std::string& run_id) {
   return home + "/runs/" + run_id;
 }
 
-Status supervise_job(Store& store, const SupervisedJob& job, const JobSetup& setup, Env& env) {
+Status supervise_job(ClaimLedger& ledger, Cooldowns& cooldowns, const SupervisedJob& job,
+                     const JobSetup& setup, Env& env) {
   // Orphans of the target become this process's children, so that they can
   // be reaped and their group seen to end.
   prctl(PR_SET_CHILD_SUBREAPER, 1);
-  Supervision supervision(store, env, job, setup);
+  Supervision supervision(ledger, cooldowns, env, job, setup);
   return supervision.run();
 }
 
@@ -513,7 +515,7 @@ SupervisedJob loop_run_job(const SuperviseRequest& request, const Loop& loop, co
 
 }  // namespace
 
-Status supervise(Store& store, const SuperviseRequest& request, Env& env) {
+Status supervise(Store& store, ClaimLedger& ledger, const SuperviseRequest& request, Env& env) {
   auto run = store.get_run(request.run_id);
   if (!run) return run.error();
   if (!run->has_value()) return not_found_error("no run has the id '" + request.run_id + "'");
@@ -534,7 +536,7 @@ Status supervise(Store& store, const SuperviseRequest& request, Env& env) {
     prepared.environment = run_environment(inherited, **loop, **run, request.home, *secrets);
     return prepared;
   };
-  Status done = supervise_job(store, job, setup, env);
+  Status done = supervise_job(ledger, store, job, setup, env);
   notify_daemon(request.home);  // the run's end may start the next (docs/daemon.md)
   return done;
 }

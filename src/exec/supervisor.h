@@ -42,8 +42,7 @@ struct SuperviseRequest {
 
 // One supervised process, from a loop's run or a workflow step's attempt.
 struct SupervisedJob {
-  Claim claim;  // run_id: the run's id, or the attempt's dispatch id
-  ClaimKeeper::Work work = ClaimKeeper::Work::kLoopRun;
+  Claim claim;      // a loop run's, or a step attempt's (its kind says which)
   std::string dir;  // where stdout.log and stderr.log go
   Target target;
   DurationMs lease_ms = 0;
@@ -70,13 +69,19 @@ using JobSetup = std::function<Result<JobEnvironment>(const std::vector<EnvVar>&
 
 // Supervises one job to its end (the rules above); the caller notifies
 // whoever waits for it.
-Status supervise_job(Store& store, const SupervisedJob& job, const JobSetup& setup,
-                     Env& env = system_env());
+Status supervise_job(ClaimLedger& ledger, Cooldowns& cooldowns, const SupervisedJob& job,
+                     const JobSetup& setup, Env& env = system_env());
 
 // Runs the whole life of one run; returns once the run is finalized (or the
 // claim was lost, reported as a conflict). Blocks SIGTERM, SIGINT and SIGHUP
 // for the calling thread (they are read from a signalfd) and ignores SIGPIPE.
-Status supervise(Store& store, const SuperviseRequest& request, Env& env = system_env());
+// The run and its loop are read from `store`; the claim is kept through
+// `ledger` (the store itself, unless a test puts a fault in between).
+Status supervise(Store& store, ClaimLedger& ledger, const SuperviseRequest& request,
+                 Env& env = system_env());
+inline Status supervise(Store& store, const SuperviseRequest& request, Env& env = system_env()) {
+  return supervise(store, store, request, env);
+}
 
 // The directory holding a run's log files.
 std::string run_directory(const std::string& home, const std::string& run_id);

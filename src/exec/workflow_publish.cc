@@ -78,7 +78,7 @@ std::string manifest_path(const std::string& home, const std::string& run_id) {
   return workflow_run_directory(home, run_id) + "/manifest.json";
 }
 
-Result<PublishedRun> publish_workflow_run(Store& store, const std::string& home,
+Result<PublishedRun> publish_workflow_run(WorkflowRuns& store, const std::string& home,
                                           const WorkflowRunRequest& request, TimeMs now) {
   const NewWorkflowRun fresh = new_run(request, now);
   PublishHooks hooks;

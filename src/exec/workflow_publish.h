@@ -11,7 +11,7 @@
 
 #include "core/result.h"
 #include "core/workflow.h"
-#include "store/store.h"
+#include "store/workflow_runs.h"
 
 namespace orrery {
 
@@ -29,7 +29,7 @@ struct WorkflowRunRequest {
 // compact form; anything else is a usage error saying what was given.
 Result<std::string> check_workflow_input(std::string_view text);
 
-Result<PublishedRun> publish_workflow_run(Store& store, const std::string& home,
+Result<PublishedRun> publish_workflow_run(WorkflowRuns& store, const std::string& home,
                                           const WorkflowRunRequest& request, TimeMs now);
 
 std::string manifest_path(const std::string& home, const std::string& run_id);

@@ -50,7 +50,7 @@ TEST(OpenStore, ABusyTimeoutCapBoundsTheWaitForABusyDatabase) {
     ASSERT_EQ(sqlite3_open((opened->home + "/orrery.db").c_str(), &holder), SQLITE_OK);
     ASSERT_EQ(sqlite3_exec(holder, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
     const auto started = std::chrono::steady_clock::now();
-    const Status renewed = opened->store->heartbeat_run({"run", "test", "token"}, 1000, 1);
+    const Status renewed = opened->store->heartbeat_claim({"run", "test", "token"}, 1000, 1);
     const auto waited = std::chrono::steady_clock::now() - started;
     sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
     sqlite3_close(holder);

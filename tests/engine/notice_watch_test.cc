@@ -3,22 +3,20 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "exec/clock.h"
-#include "store/sqlite/sqlite_store.h"
-#include "support/fake_probe.h"
-#include "support/forwarding_store.h"
-#include "support/temp_dir.h"
 
 namespace orrery {
 namespace {
 
 // A store whose notices come through a pipe the test writes to, and whose
 // subscription or reading can be made to fail.
-class PipeNotices : public testing::ForwardingStore {
+class PipeNotices : public StoreNotices {
  public:
-  explicit PipeNotices(Store& inner) : ForwardingStore(inner) {
+  PipeNotices() {
     if (pipe(pipe_) != 0) ADD_FAILURE() << "cannot make a pipe";
   }
   ~PipeNotices() override {
@@ -56,11 +54,7 @@ class PipeNotices : public testing::ForwardingStore {
 class NoticeWatchTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto opened = SqliteStore::open({dir_.file("orrery.db"), sqlite::Synchronous::kNormal, 5000,
-                                     std::make_shared<testing::FakeProbe>(), wall_clock_now()});
-    ASSERT_TRUE(opened.ok());
-    inner_ = std::move(*opened);
-    store_.emplace(*inner_);
+    store_.emplace();
     auto loop = EventLoop::create();
     ASSERT_TRUE(loop.ok());
     loop_.emplace(std::move(*loop));
@@ -75,8 +69,6 @@ class NoticeWatchTest : public ::testing::Test {
     for (int fd : events->readable_fds) watch.readable(fd);
   }
 
-  testing::TempDir dir_;
-  std::unique_ptr<SqliteStore> inner_;
   std::optional<PipeNotices> store_;
   std::optional<EventLoop> loop_;
   std::vector<std::string> lines_;

@@ -70,7 +70,7 @@ class Tick : public ::testing::Test {
     RunOutcome outcome;
     outcome.status = status;
     if (status == RunStatus::kFailed) outcome.exit_code = 1;
-    ASSERT_TRUE(store_->finalize_run(claimed.claim, outcome, at).ok());
+    ASSERT_TRUE(store_->finish_claim(claimed.claim, outcome, at).ok());
   }
 
   testing::TempDir dir_;

@@ -8,7 +8,7 @@
 
 #include "store/sqlite/sqlite_store.h"
 #include "support/fake_probe.h"
-#include "support/forwarding_store.h"
+#include "support/forwarding_roles.h"
 #include "support/temp_dir.h"
 
 namespace orrery {
@@ -18,14 +18,14 @@ constexpr TimeMs kStart = 1'800'000'000'000;
 
 // Heartbeats answer what `answer` says, after moving the fake clock on by
 // `blocked_ms` (as a busy database would hold the caller).
-class ScriptedStore final : public testing::ForwardingStore {
+class ScriptedLedger final : public testing::ForwardingLedger {
  public:
-  ScriptedStore(Store& inner, TimeMs& clock) : ForwardingStore(inner), clock_(clock) {}
+  ScriptedLedger(ClaimLedger& inner, TimeMs& clock) : ForwardingLedger(inner), clock_(clock) {}
   std::function<Status()> answer = [] { return Status{Ok{}}; };
   DurationMs blocked_ms = 0;
   std::vector<TimeMs> sent;
 
-  Status heartbeat_run(const Claim&, DurationMs, TimeMs now) override {
+  Status heartbeat_claim(const Claim&, DurationMs, TimeMs now) override {
     sent.push_back(now);
     clock_ += blocked_ms;
     return answer();
@@ -42,7 +42,7 @@ class ClaimKeeperTest : public ::testing::Test {
         {dir_.file("orrery.db"), sqlite::Synchronous::kNormal, 5000, probe_, kStart});
     ASSERT_TRUE(opened.ok());
     inner_ = std::move(*opened);
-    store_ = std::make_unique<ScriptedStore>(*inner_, clock_);
+    store_ = std::make_unique<ScriptedLedger>(*inner_, clock_);
   }
 
   ClaimKeeper keeper(DurationMs lease_ms, TimeMs lease_expires_at) {
@@ -53,7 +53,7 @@ class ClaimKeeperTest : public ::testing::Test {
   testing::TempDir dir_;
   std::shared_ptr<testing::FakeProbe> probe_ = std::make_shared<testing::FakeProbe>();
   std::unique_ptr<SqliteStore> inner_;
-  std::unique_ptr<ScriptedStore> store_;
+  std::unique_ptr<ScriptedLedger> store_;
   TimeMs clock_ = kStart;
 };
 

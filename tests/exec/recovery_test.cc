@@ -68,7 +68,7 @@ class Recovery : public ::testing::Test {
   }
 
   std::string loop_id() const {
-    auto run = store_->get_run(claim_.run_id);
+    auto run = store_->get_run(claim_.id);
     return run.ok() && run->has_value() ? (*run)->loop_id : "";
   }
 
@@ -174,8 +174,8 @@ TEST_F(Recovery, AKeptOutcomeOfAnotherClaimIsNotRecorded) {
           .ok());
   RunOutcome outcome;
   outcome.status = RunStatus::kSucceeded;
-  ASSERT_TRUE(std::filesystem::create_directories(dir_.path() + "/runs/" + claim_.run_id));
-  ASSERT_TRUE(keep_outcome(system_env(), dir_.path() + "/runs/" + claim_.run_id,
+  ASSERT_TRUE(std::filesystem::create_directories(dir_.path() + "/runs/" + claim_.id));
+  ASSERT_TRUE(keep_outcome(system_env(), dir_.path() + "/runs/" + claim_.id,
                            {"g9-not-this-claim", kNow, outcome})
                   .ok());
   auto recovered = recover_runs(*store_, *probe_, dir_.path(), kNow + 1000, RecoveryOptions{}, {});
@@ -194,7 +194,7 @@ TEST_F(Recovery, AKeptOutcomeIsRecordedWithItsFinishTime) {
     outcome.status = status;
     outcome.exit_code = 0;
     outcome.stdout_tail = "kept\n";
-    const std::string run_dir = dir_.path() + "/runs/" + claim_.run_id;
+    const std::string run_dir = dir_.path() + "/runs/" + claim_.id;
     std::filesystem::create_directories(run_dir);
     ASSERT_TRUE(keep_outcome(system_env(), run_dir, {claim_.token, kNow + 400, outcome}).ok());
     auto recovered =
@@ -227,7 +227,7 @@ TEST_F(Recovery, AKeptOutcomeOfADeadSupervisorWithALiveLeaseKeepsItsFinishTime) 
     RunOutcome outcome;
     outcome.status = RunStatus::kFailed;
     outcome.exit_code = 2;
-    const std::string run_dir = dir_.path() + "/runs/" + claim_.run_id;
+    const std::string run_dir = dir_.path() + "/runs/" + claim_.id;
     std::filesystem::create_directories(run_dir);
     ASSERT_TRUE(keep_outcome(system_env(), run_dir, {claim_.token, kept_at, outcome}).ok());
     auto recovered = recover_runs(*store_, *probe_, dir_.path(), kNow + 500, RecoveryOptions{}, {});
@@ -252,7 +252,7 @@ TEST_F(Recovery, ARunThatCannotBeRecoveredIsReportedAndTheOthersAreRecovered) {
                                        killed_supervisor(), kNow)
                       .ok());
     }
-    const std::string damaged_dir = dir_.path() + "/runs/" + claims[1].run_id;
+    const std::string damaged_dir = dir_.path() + "/runs/" + claims[1].id;
     std::filesystem::create_directories(damaged_dir);
     ASSERT_TRUE(
         write_file_atomically(system_env(), damaged_dir + "/outcome.json", text, 0600).ok());
@@ -262,14 +262,14 @@ TEST_F(Recovery, ARunThatCannotBeRecoveredIsReportedAndTheOthersAreRecovered) {
     ASSERT_EQ(recovered->problems.size(), ++damaged_runs) << text;
     const auto problem =
         std::find_if(recovered->problems.begin(), recovered->problems.end(),
-                     [&](const RecoveryProblem& p) { return p.run_id == claims[1].run_id; });
+                     [&](const RecoveryProblem& p) { return p.run_id == claims[1].id; });
     ASSERT_NE(problem, recovered->problems.end());
     EXPECT_NE(problem->message.find("is damaged"), std::string::npos) << problem->message;
     std::vector<std::string> abandoned;
     for (const orrery::Run& run : recovered->abandoned) abandoned.push_back(run.id);
     EXPECT_EQ(abandoned.size(), 2u) << text;
     for (const int finished : {0, 2}) {
-      EXPECT_NE(std::find(abandoned.begin(), abandoned.end(), claims[finished].run_id),
+      EXPECT_NE(std::find(abandoned.begin(), abandoned.end(), claims[finished].id),
                 abandoned.end());
     }
   }
@@ -281,7 +281,7 @@ TEST_F(Recovery, AKeptOutcomeIsWrittenOnlyForTheSameClaimAfterItsLease) {
   RunOutcome outcome;
   outcome.status = RunStatus::kSucceeded;
   const auto write = [&](const std::string& token, TimeMs now) {
-    return store_->finalize_expired_run(claim_.run_id, token, outcome, now, now);
+    return store_->finish_expired_claim({claim_.id, "", token}, outcome, now, now);
   };
   for (const TimeMs live : {kNow, kNow + 999}) {  // the lease runs until kNow + 1000
     const Status refused = write(claim_.token, live);
@@ -293,7 +293,7 @@ TEST_F(Recovery, AKeptOutcomeIsWrittenOnlyForTheSameClaimAfterItsLease) {
   }
   ASSERT_TRUE(write(claim_.token, kNow + 1000).ok());
   EXPECT_EQ(write(claim_.token, kNow + 2000).error().code, ErrorCode::kConflict);  // once
-  auto run = store_->get_run(claim_.run_id);
+  auto run = store_->get_run(claim_.id);
   ASSERT_TRUE(run.ok() && run->has_value());
   EXPECT_EQ((*run)->status, RunStatus::kSucceeded);
   EXPECT_EQ((*run)->claim_token, "");

@@ -22,7 +22,7 @@
 #include "store/sqlite/sqlite_store.h"
 #include "support/fake_probe.h"
 #include "support/fault_env.h"
-#include "support/forwarding_store.h"
+#include "support/forwarding_roles.h"
 #include "support/temp_dir.h"
 #include "support/test_files.h"
 
@@ -33,10 +33,10 @@ using testing::read_file;
 
 TimeMs wall_now() { return wall_clock_now(); }
 
-// A store whose heartbeats, finishes and process records fail as the test says.
-class FlakyStore final : public testing::ForwardingStore {
+// A claim ledger whose heartbeats, finishes and process records fail as the test says.
+class FlakyLedger final : public testing::ForwardingLedger {
  public:
-  using ForwardingStore::ForwardingStore;
+  using ForwardingLedger::ForwardingLedger;
   std::function<std::optional<Error>(int call)> heartbeat_fault;
   std::function<std::optional<Error>(int call)> finalize_fault;
   std::optional<Error> record_fault;
@@ -45,19 +45,19 @@ class FlakyStore final : public testing::ForwardingStore {
   int heartbeats = 0;
   int finalizes = 0;
 
-  Status heartbeat_run(const Claim& claim, DurationMs lease_ms, TimeMs now) override {
+  Status heartbeat_claim(const Claim& claim, DurationMs lease_ms, TimeMs now) override {
     ++heartbeats;
     if (heartbeat_fault) {
       if (auto fault = heartbeat_fault(heartbeats)) return *fault;
     }
-    return inner_.heartbeat_run(claim, lease_ms, now);
+    return inner_.heartbeat_claim(claim, lease_ms, now);
   }
-  Status finalize_run(const Claim& claim, const RunOutcome& outcome, TimeMs now) override {
+  Status finish_claim(const Claim& claim, const RunOutcome& outcome, TimeMs now) override {
     ++finalizes;
     if (finalize_fault) {
       if (auto fault = finalize_fault(finalizes)) return *fault;
     }
-    return inner_.finalize_run(claim, outcome, now);
+    return inner_.finish_claim(claim, outcome, now);
   }
   Status record_process(const Claim& claim, const ProcessIdentity& target, std::optional<int> pgid,
                         const ProcessIdentity& supervisor, TimeMs now) override {
@@ -82,7 +82,7 @@ class SupervisorTest : public ::testing::Test {
         {dir_.file("orrery.db"), sqlite::Synchronous::kNormal, 5000, probe_, wall_now()});
     ASSERT_TRUE(opened.ok());
     store_ = std::move(*opened);
-    flaky_ = std::make_unique<FlakyStore>(*store_);
+    flaky_ = std::make_unique<FlakyLedger>(*store_);
   }
 
   // Adds a loop running `shell` and claims a slot of it now.
@@ -113,21 +113,21 @@ class SupervisorTest : public ::testing::Test {
   }
 
   Status supervise_it(Env& env = system_env()) {
-    return supervise(*flaky_, {dir_.path(), claim_.run_id, claim_.token}, env);
+    return supervise(*store_, *flaky_, {dir_.path(), claim_.id, claim_.token}, env);
   }
 
   orrery::Run run() {
-    auto run = store_->get_run(claim_.run_id);
+    auto run = store_->get_run(claim_.id);
     EXPECT_TRUE(run.ok() && run->has_value());
     return **run;
   }
 
-  std::string run_dir() const { return run_directory(dir_.path(), claim_.run_id); }
+  std::string run_dir() const { return run_directory(dir_.path(), claim_.id); }
 
   testing::TempDir dir_;
   std::shared_ptr<SystemProcessProbe> probe_ = std::make_shared<SystemProcessProbe>();
   std::unique_ptr<SqliteStore> store_;
-  std::unique_ptr<FlakyStore> flaky_;
+  std::unique_ptr<FlakyLedger> flaky_;
   Claim claim_;
   SlotRequest slot_;
   int loops_ = 0;

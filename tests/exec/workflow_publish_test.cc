@@ -10,7 +10,7 @@
 #include "exec/process_identity.h"
 #include "exec/step_supervisor.h"
 #include "store/sqlite/sqlite_store.h"
-#include "support/forwarding_store.h"
+#include "support/forwarding_roles.h"
 #include "support/temp_dir.h"
 
 namespace orrery {
@@ -27,9 +27,9 @@ std::string read_text(const std::string& path) {
 
 // Publishing fails when the commit is refused: the manifest is written
 // before the commit and removed after the rollback.
-class FailingCommitStore : public testing::ForwardingStore {
+class FailingCommitStore : public testing::ForwardingWorkflowRuns {
  public:
-  using ForwardingStore::ForwardingStore;
+  using ForwardingWorkflowRuns::ForwardingWorkflowRuns;
   Result<PublishedRun> publish_workflow_run(const NewWorkflowRun& run, const PublishHooks& hooks,
                                             TimeMs) override {
     if (auto written = hooks.before_commit(run.run); !written) return written.error();

@@ -346,7 +346,7 @@ TEST_P(PlanCommitConformance, AClaimOfAQueuedRowStartsItAsItsFirstAttempt) {
   EXPECT_EQ(manual.run.id, queued[0].queued[1].id);
   EXPECT_EQ(manual.run.attempt, 1);
   EXPECT_FALSE(manual.run.settled);
-  EXPECT_TRUE(store_->heartbeat_run(manual.claim, kMinute, kNow + 41).ok());
+  EXPECT_TRUE(store_->heartbeat_claim(manual.claim, kMinute, kNow + 41).ok());
   finish(manual.claim, RunStatus::kSucceeded, kNow + 42);
   auto unsettled = store_->unsettled_runs(10);
   ASSERT_TRUE(unsettled.ok()) << unsettled.error().message;

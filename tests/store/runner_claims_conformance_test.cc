@@ -102,7 +102,7 @@ TEST_P(RunnerClaims, ARunnerClaimsPendingRunsOldestSlotFirstUpToItsLimit) {
     const ClaimedRun& claimed = first[i];
     EXPECT_EQ(claimed.run.scheduled_for, slots[i]) << "oldest slot first";
     EXPECT_EQ(claimed.run.status, RunStatus::kRunning);
-    EXPECT_EQ(claimed.claim.run_id, claimed.run.id);
+    EXPECT_EQ(claimed.claim.id, claimed.run.id);
     EXPECT_EQ(claimed.claim.claimed_by, "daemon@a:1");
     EXPECT_FALSE(claimed.claim.token.empty());
     auto read = store_->get_run(claimed.run.id);
@@ -131,10 +131,10 @@ TEST_P(RunnerClaims, ARunClaimedByARunnerIsHeartbeatenAndFinishedUnderItsClaim) 
   const auto claimed = claim_pending("daemon@a:1", host_labels(), 1);
   ASSERT_EQ(claimed.size(), 1u);
   const Claim& claim = claimed[0].claim;
-  EXPECT_TRUE(store_->heartbeat_run(claim, kMinute, kNow + 20).ok());
+  EXPECT_TRUE(store_->heartbeat_claim(claim, kMinute, kNow + 20).ok());
   Claim forged = claim;
   forged.claimed_by = "daemon@b:2";
-  EXPECT_FALSE(store_->heartbeat_run(forged, kMinute, kNow + 20).ok())
+  EXPECT_FALSE(store_->heartbeat_claim(forged, kMinute, kNow + 20).ok())
       << "another runner's heartbeat changes nothing";
   finish(claim, RunStatus::kSucceeded, kNow + 30);
   const orrery::Run done = run_at(loop, kNow);
@@ -256,7 +256,7 @@ TEST_P(RunnerClaims, ARetryLeftToRunnersCarriesItsNextAttempt) {
   // The first runner's claim is stale now.
   RunOutcome outcome;
   outcome.status = RunStatus::kSucceeded;
-  EXPECT_FALSE(store_->finalize_run(first[0].claim, outcome, kNow + 50).ok());
+  EXPECT_FALSE(store_->finish_claim(first[0].claim, outcome, kNow + 50).ok());
 }
 
 TEST_P(RunnerClaims, APendingSlotIsNeitherClaimedAgainByAPlanNorByHand) {

@@ -114,7 +114,7 @@ int claim_and_finish_every_slot(Store& store, const Loop& loop, int index,
     }
     RunOutcome outcome;
     outcome.status = RunStatus::kSucceeded;
-    const Status finished = store.finalize_run(won.claim, outcome, kNow + 1);
+    const Status finished = store.finish_claim(won.claim, outcome, kNow + 1);
     if (!finished)
       return child_failed(13,
                           "finish of slot " + std::to_string(i) + ": " + finished.error().message);
@@ -193,7 +193,7 @@ int claim_pending_until_none(Store& store, int index, const std::string& wins_pa
       if (won.claim.claimed_by != claimant) return child_failed(33, "another's claim");
       RunOutcome outcome;
       outcome.status = RunStatus::kSucceeded;
-      const Status finished = store.finalize_run(won.claim, outcome, kNow + 1);
+      const Status finished = store.finish_claim(won.claim, outcome, kNow + 1);
       if (!finished) return child_failed(34, "finish: " + finished.error().message);
       wins.push_back(won.run.id);
     }
@@ -549,7 +549,7 @@ int claim_while_loops_go(Store& store, const std::vector<Loop>& loops, const Loc
       RunOutcome outcome;
       outcome.status = RunStatus::kSucceeded;
       // A deletion that slipped past the claim would have taken the run with it.
-      const Status finished = store.finalize_run((**claimed).claim, outcome, kNow + 1);
+      const Status finished = store.finish_claim((**claimed).claim, outcome, kNow + 1);
       if (!finished) return child_failed(64, "finish: " + finished.error().message);
       claimed_runs.push_back((**claimed).run.id);
       ++report.a;
@@ -645,7 +645,7 @@ int claim_pending_while_loops_go(Store& store, const std::vector<Loop>& loops,
       RunOutcome outcome;
       outcome.status = RunStatus::kSucceeded;
       // A deletion that slipped past the claim would have taken the run with it.
-      const Status finished = store.finalize_run(claimed->front().claim, outcome, kNow + 1);
+      const Status finished = store.finish_claim(claimed->front().claim, outcome, kNow + 1);
       if (!finished) return child_failed(84, "finish: " + finished.error().message);
       claimed_runs.push_back(claimed->front().run.id);
       ++report.a;
@@ -936,10 +936,10 @@ int finish_every_run(Store& store, const std::vector<std::vector<ClaimedRun>>& b
     const TimeMs lease_end = lease_end_of(batch);
     Lockstep::Report report;
     for (const ClaimedRun& run : runs) {
-      const Status finished = finisher == Finisher::kClaimantJustInTime
-                                  ? store.finalize_run(run.claim, outcome, lease_end - 1)
-                                  : store.finalize_expired_run(run.run.id, run.claim.token, outcome,
-                                                               lease_end - 1, lease_end + 1);
+      const Status finished =
+          finisher == Finisher::kClaimantJustInTime
+              ? store.finish_claim(run.claim, outcome, lease_end - 1)
+              : store.finish_expired_claim(run.claim, outcome, lease_end - 1, lease_end + 1);
       if (finished) {
         won.push_back(run.run.id);
         ++report.a;

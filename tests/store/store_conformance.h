@@ -162,7 +162,7 @@ class StoreConformance : public ::testing::TestWithParam<Backend> {
   void finish(const Claim& claim, RunStatus status, TimeMs now = kNow + 1000) {
     RunOutcome outcome;
     outcome.status = status;
-    const Status finished = store_->finalize_run(claim, outcome, now);
+    const Status finished = store_->finish_claim(claim, outcome, now);
     EXPECT_TRUE(finished.ok()) << (finished ? "" : finished.error().message);
   }
 

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/retry_policy.h"  // kMaxFreeReattempts
+
 namespace orrery {
 namespace {
 
@@ -377,7 +379,7 @@ TEST_P(StoreConformance, AStaleClaimantsFinalizeChangesNothing) {
   const ClaimedRun second = claim(loop, kNow, "runner-b", kNow + kMinute);
   RunOutcome outcome;
   outcome.status = RunStatus::kSucceeded;
-  auto stale = store_->finalize_run(first.claim, outcome, kNow + kMinute + 1);
+  auto stale = store_->finish_claim(first.claim, outcome, kNow + kMinute + 1);
   ASSERT_FALSE(stale.ok());
   EXPECT_EQ(stale.error().code, ErrorCode::kConflict);
   const orrery::Run run = run_at(loop, kNow);
@@ -394,24 +396,24 @@ TEST_P(StoreConformance, ClaimHolderWritesNeedTokenAndLiveLease) {
   wrong_claimant.claimed_by = "intruder";
   RunOutcome outcome;
   for (const Claim& bad : {wrong_token, wrong_claimant}) {
-    EXPECT_EQ(store_->heartbeat_run(bad, kMinute, kNow + 1).error().code, ErrorCode::kConflict);
-    EXPECT_EQ(store_->finalize_run(bad, outcome, kNow + 1).error().code, ErrorCode::kConflict);
+    EXPECT_EQ(store_->heartbeat_claim(bad, kMinute, kNow + 1).error().code, ErrorCode::kConflict);
+    EXPECT_EQ(store_->finish_claim(bad, outcome, kNow + 1).error().code, ErrorCode::kConflict);
     EXPECT_EQ(store_->record_process(bad, {1, 1}, 1, {2, 2}, kNow + 1).error().code,
               ErrorCode::kConflict);
     EXPECT_EQ(store_->record_supervisor(bad, {2, 2}, kNow + 1).error().code, ErrorCode::kConflict);
   }
   // Once the lease has expired even the rightful claimant is refused.
-  EXPECT_FALSE(store_->heartbeat_run(claimed.claim, kMinute, kNow + kMinute).ok());
-  EXPECT_FALSE(store_->finalize_run(claimed.claim, outcome, kNow + kMinute).ok());
+  EXPECT_FALSE(store_->heartbeat_claim(claimed.claim, kMinute, kNow + kMinute).ok());
+  EXPECT_FALSE(store_->finish_claim(claimed.claim, outcome, kNow + kMinute).ok());
   EXPECT_EQ(run_at(loop, kNow).status, RunStatus::kRunning);
 }
 
 TEST_P(StoreConformance, HeartbeatExtendsTheLease) {
   const Loop loop = add_loop("heartbeat");
   const ClaimedRun claimed = claim(loop, kNow);
-  ASSERT_TRUE(store_->heartbeat_run(claimed.claim, kMinute, kNow + 50'000).ok());
+  ASSERT_TRUE(store_->heartbeat_claim(claimed.claim, kMinute, kNow + 50'000).ok());
   EXPECT_EQ(run_at(loop, kNow).lease_expires_at, kNow + 50'000 + kMinute);
-  EXPECT_TRUE(store_->heartbeat_run(claimed.claim, kMinute, kNow + 100'000).ok());
+  EXPECT_TRUE(store_->heartbeat_claim(claimed.claim, kMinute, kNow + 100'000).ok());
 }
 
 TEST_P(StoreConformance, RecordProcessKeepsTargetAndSupervisorIdentities) {
@@ -455,7 +457,7 @@ TEST_P(StoreConformance, FinalizeRecordsTheOutcomeAndReleasesTheClaim) {
   outcome.stdout_tail = "out";
   outcome.stderr_tail = "err";
   outcome.usage = {120, 45, 0.25};
-  ASSERT_TRUE(store_->finalize_run(claimed.claim, outcome, kNow + 1500).ok());
+  ASSERT_TRUE(store_->finish_claim(claimed.claim, outcome, kNow + 1500).ok());
   const orrery::Run run = run_at(loop, kNow);
   EXPECT_EQ(run.status, RunStatus::kFailed);
   EXPECT_EQ(run.exit_code, 3);
@@ -470,7 +472,7 @@ TEST_P(StoreConformance, FinalizeRecordsTheOutcomeAndReleasesTheClaim) {
   EXPECT_EQ(run.claim_token, "");
   EXPECT_FALSE(run.lease_expires_at.has_value());
   // Finishing twice is refused: the claim is spent.
-  EXPECT_EQ(store_->finalize_run(claimed.claim, outcome, kNow + 1600).error().code,
+  EXPECT_EQ(store_->finish_claim(claimed.claim, outcome, kNow + 1600).error().code,
             ErrorCode::kConflict);
 }
 
@@ -480,7 +482,7 @@ TEST_P(StoreConformance, ARunCannotFinishAsRunningOrSkipped) {
   for (RunStatus status : {RunStatus::kRunning, RunStatus::kSkipped}) {
     RunOutcome outcome;
     outcome.status = status;
-    EXPECT_EQ(store_->finalize_run(claimed.claim, outcome, kNow + 1).error().code,
+    EXPECT_EQ(store_->finish_claim(claimed.claim, outcome, kNow + 1).error().code,
               ErrorCode::kUsage);
   }
   EXPECT_EQ(run_at(loop, kNow).status, RunStatus::kRunning);
@@ -642,7 +644,7 @@ TEST_P(StoreConformance, AUsageLimitedAttemptDoesNotCount) {
   RunOutcome limited;
   limited.status = RunStatus::kFailed;
   limited.usage_limited = true;
-  ASSERT_TRUE(store_->finalize_run(claim(loop, kNow).claim, limited, kNow + 10).ok());
+  ASSERT_TRUE(store_->finish_claim(claim(loop, kNow).claim, limited, kNow + 10).ok());
   EXPECT_TRUE(run_at(loop, kNow).usage_limited);
   // One attempt allowed, yet the slot is claimed again, still as attempt 1.
   const ClaimedRun again = claim(loop, kNow, "runner-b", kNow + 20);
@@ -1038,18 +1040,18 @@ TEST_P(StoreConformance, UsageLimitedReattemptsAreFreeOnlyUpToTheBound) {
   ClaimedRun current = claim(loop, kNow);
   TimeMs now = kNow;
   for (int free = 1; free <= kMaxFreeReattempts; ++free) {
-    ASSERT_TRUE(store_->finalize_run(current.claim, limited, ++now).ok());
+    ASSERT_TRUE(store_->finish_claim(current.claim, limited, ++now).ok());
     current = claim(loop, kNow, "runner", ++now);
     EXPECT_EQ(current.run.attempt, 1) << "free re-attempt " << free;
     EXPECT_EQ(current.run.free_reattempts, free);
   }
   // The bound is used up: the next usage limit costs an attempt...
-  ASSERT_TRUE(store_->finalize_run(current.claim, limited, ++now).ok());
+  ASSERT_TRUE(store_->finish_claim(current.claim, limited, ++now).ok());
   current = claim(loop, kNow, "runner", ++now);
   EXPECT_EQ(current.run.attempt, 2);
   EXPECT_EQ(current.run.free_reattempts, kMaxFreeReattempts);
   // ...and with no attempt left the slot is done.
-  ASSERT_TRUE(store_->finalize_run(current.claim, limited, ++now).ok());
+  ASSERT_TRUE(store_->finish_claim(current.claim, limited, ++now).ok());
   EXPECT_FALSE(claimable(loop, kNow, ++now));
 }
 
@@ -1191,7 +1193,7 @@ TEST_P(StoreConformance, ListedRunsLeaveTheOutputTailsToGetRun) {
   outcome.status = RunStatus::kSucceeded;
   outcome.stdout_tail = std::string(1000, 'o');
   outcome.stderr_tail = "err";
-  ASSERT_TRUE(store_->finalize_run(run.claim, outcome, kNow + 5).ok());
+  ASSERT_TRUE(store_->finish_claim(run.claim, outcome, kNow + 5).ok());
   auto listed = store_->list_runs(runs(loop.id));
   ASSERT_TRUE(listed.ok());
   ASSERT_EQ(listed->size(), 1u);
@@ -1410,7 +1412,7 @@ TEST_P(StoreConformance, DurationsAddedToTimesSaturateAtTheLatestTime) {
   const ClaimedRun held = claim(loop, kNow);
   for (const DurationMs huge : {kLatestTime, std::numeric_limits<DurationMs>::max()}) {
     SCOPED_TRACE(huge);
-    ASSERT_TRUE(store_->heartbeat_run(held.claim, huge, kNow).ok());
+    ASSERT_TRUE(store_->heartbeat_claim(held.claim, huge, kNow).ok());
     EXPECT_EQ(run_at(loop, kNow).lease_expires_at, kLatestTime);
     auto lease = store_->acquire_daemon_lease({77, 1}, huge, kNow);
     ASSERT_TRUE(lease.ok() && lease->has_value());
@@ -1444,12 +1446,10 @@ TEST_P(StoreConformance, BothWaysOfFinishingRecordTheSameOutcomeColumns) {
   outcome.usage.output_tokens = 20;
   outcome.usage.cost_usd = 0.5;
   const ClaimedRun direct = claim(loop, kNow);
-  ASSERT_TRUE(store_->finalize_run(direct.claim, outcome, kNow + 4000).ok());
+  ASSERT_TRUE(store_->finish_claim(direct.claim, outcome, kNow + 4000).ok());
   const ClaimedRun kept = claim(loop, kNow + kMinute);
-  ASSERT_TRUE(store_
-                  ->finalize_expired_run(kept.run.id, kept.claim.token, outcome, kNow + 4000,
-                                         kNow + 5 * kMinute)
-                  .ok());
+  ASSERT_TRUE(
+      store_->finish_expired_claim(kept.claim, outcome, kNow + 4000, kNow + 5 * kMinute).ok());
   for (const TimeMs slot : {kNow, kNow + kMinute}) {
     SCOPED_TRACE(slot);
     const orrery::Run run = **store_->get_run(run_at(loop, slot).id);
@@ -1467,7 +1467,7 @@ TEST_P(StoreConformance, BothWaysOfFinishingRecordTheSameOutcomeColumns) {
   }
   // A finish time before the start (a clock stepped back) gives a duration of 0, either way.
   const ClaimedRun early = claim(loop, kNow + 2 * kMinute, "runner-a", kNow + 10'000);
-  ASSERT_TRUE(store_->finalize_run(early.claim, outcome, kNow + 9000).ok());
+  ASSERT_TRUE(store_->finish_claim(early.claim, outcome, kNow + 9000).ok());
   EXPECT_EQ(run_at(loop, kNow + 2 * kMinute).duration_ms, 0);
   EXPECT_EQ(run_at(loop, kNow).duration_ms, 4000);
   EXPECT_EQ(run_at(loop, kNow + kMinute).duration_ms, 4000);

@@ -18,11 +18,7 @@ void finish_step(Store& store, const EngineFence& fence, const StepAttempt& atte
   RunOutcome outcome;
   outcome.status = outcome_status;
   outcome.exit_code = outcome_status == RunStatus::kSucceeded ? 0 : 1;
-  ASSERT_TRUE(
-      store
-          .finalize_attempt(Claim{attempt.dispatch_id, attempt.claimed_by, attempt.claim_token},
-                            outcome, "{}", now)
-          .ok());
+  ASSERT_TRUE(store.finish_claim(claim_of(attempt), outcome, now).ok());
   WorkflowAdvance advance;
   advance.steps = {{attempt.step_id, StepStatus::kRunning, to, std::nullopt, std::nullopt,
                     std::nullopt, std::nullopt}};
@@ -97,7 +93,7 @@ TEST_P(StepAttempts, ALiveAttemptMakesTheStepBusy) {
     EXPECT_EQ(busy.attempt.dispatch_id, first.dispatch_id);
   }
   // A heartbeat keeps it busy past its first lease.
-  ASSERT_TRUE(store_->heartbeat_attempt(claim_of(first), kLease, kNow + kLease - 1).ok());
+  ASSERT_TRUE(store_->heartbeat_claim(claim_of(first), kLease, kNow + kLease - 1).ok());
   ASSERT_TRUE(store_->heartbeat_engine_lease(fence, kLease, kNow + kLease - 1).ok());
   EXPECT_EQ(reserve(fence, run, "a", 2, kNow + kLease + 1).answer, ReserveAnswer::kBusy);
   EXPECT_EQ(attempt_count(run.id), 1u);
@@ -136,7 +132,7 @@ TEST_P(StepAttempts, AnExpiredAttemptIsReclaimedAbandonedAndJournaledRecovered) 
   EXPECT_EQ(attempts[1].status, RunStatus::kRunning);
   // The first supervisor's writes are refused now.
   RunOutcome outcome;
-  EXPECT_TRUE(is_conflict(store_->finalize_attempt(claim_of(first), outcome, "{}", later + 1)));
+  EXPECT_TRUE(is_conflict(finalize_attempt(claim_of(first), outcome, "{}", later + 1)));
 }
 
 TEST_P(StepAttempts, AHolderKnownDeadIsReclaimedBeforeItsLeaseRunsOut) {
@@ -194,7 +190,7 @@ TEST_P(StepAttempts, WrongRequestsAreConflictsAndChangeNothing) {
   const StepAttempt c = reserve(fence, run, "c", 1).attempt;
   RunOutcome outcome;
   outcome.status = RunStatus::kFailed;
-  ASSERT_TRUE(store_->finalize_attempt(claim_of(c), outcome, "{}", kNow + 3).ok());
+  ASSERT_TRUE(finalize_attempt(claim_of(c), outcome, "{}", kNow + 3).ok());
   EXPECT_TRUE(is_conflict(store_->reserve_step_attempt(fence, reserve_of(run, "c", 2), kNow + 4)));
   // An unknown step.
   EXPECT_TRUE(is_not_found(store_->reserve_step_attempt(fence, reserve_of(run, "zz", 1), kNow)));
@@ -224,14 +220,13 @@ TEST_P(StepAttempts, TheSupervisorRecordsItsProcessesAndFinalizesUnderTheClaim) 
   const EngineFence fence = drive(run);
   const StepAttempt attempt = reserve(fence, run, "a", 1).attempt;
   const Claim claim = claim_of(attempt);
-  ASSERT_TRUE(store_->record_attempt_supervisor(claim, {4100, kNow - 5}, kNow + 1).ok());
+  ASSERT_TRUE(store_->record_supervisor(claim, {4100, kNow - 5}, kNow + 1).ok());
   auto read = ok_value(store_->get_step_attempt(attempt.dispatch_id)).value();
   ASSERT_TRUE(read.supervisor.has_value());
   EXPECT_EQ(read.supervisor->pid, 4100);
   EXPECT_FALSE(read.target.has_value());
-  ASSERT_TRUE(
-      store_->record_attempt_process(claim, {4200, kNow}, 4200, {4100, kNow - 5}, kNow + 2).ok());
-  ASSERT_TRUE(store_->heartbeat_attempt(claim, kLease, kNow + 3).ok());
+  ASSERT_TRUE(store_->record_process(claim, {4200, kNow}, 4200, {4100, kNow - 5}, kNow + 2).ok());
+  ASSERT_TRUE(store_->heartbeat_claim(claim, kLease, kNow + 3).ok());
   read = ok_value(store_->get_step_attempt(attempt.dispatch_id)).value();
   ASSERT_TRUE(read.target.has_value());
   EXPECT_EQ(read.target->pid, 4200);
@@ -246,7 +241,7 @@ TEST_P(StepAttempts, TheSupervisorRecordsItsProcessesAndFinalizesUnderTheClaim) 
   outcome.stderr_tail = "err\n";
   outcome.usage = {120, 45, 0.25};
   outcome.usage_limited = true;
-  ASSERT_TRUE(store_->finalize_attempt(claim, outcome, R"({"url":"x","n":"2"})", kNow + 4).ok());
+  ASSERT_TRUE(finalize_attempt(claim, outcome, R"({"url":"x","n":"2"})", kNow + 4).ok());
   read = ok_value(store_->get_step_attempt(attempt.dispatch_id)).value();
   EXPECT_EQ(read.status, RunStatus::kSucceeded);
   EXPECT_EQ(read.exit_code, 0);
@@ -262,8 +257,8 @@ TEST_P(StepAttempts, TheSupervisorRecordsItsProcessesAndFinalizesUnderTheClaim) 
   // The tails come with the list too.
   EXPECT_EQ(ok_value(store_->list_step_attempts(run.id)).at(0).stdout_tail, "out\n");
   // Finalized: the claim holds no more.
-  EXPECT_TRUE(is_conflict(store_->heartbeat_attempt(claim, kLease, kNow + 5)));
-  EXPECT_TRUE(is_conflict(store_->finalize_attempt(claim, outcome, "{}", kNow + 5)));
+  EXPECT_TRUE(is_conflict(store_->heartbeat_claim(claim, kLease, kNow + 5)));
+  EXPECT_TRUE(is_conflict(finalize_attempt(claim, outcome, "{}", kNow + 5)));
 }
 
 TEST_P(StepAttempts, AWrongClaimOrAnExpiredLeaseChangesNothing) {
@@ -278,17 +273,17 @@ TEST_P(StepAttempts, AWrongClaimOrAnExpiredLeaseChangesNothing) {
   wrong.claimed_by = "drive@b:2";
   refused.push_back({wrong, kNow + 1});
   wrong = claim_of(attempt);
-  wrong.run_id = dispatch_id(run.id, "a", 2);
+  wrong.id = dispatch_id(run.id, "a", 2);
   refused.push_back({wrong, kNow + 1});
   refused.push_back({claim_of(attempt), kNow + kLease});      // expired
   refused.push_back({claim_of(attempt), kNow + 2 * kLease});  // long expired
   RunOutcome outcome;
   outcome.status = RunStatus::kSucceeded;
   for (const auto& [claim, at] : refused) {
-    EXPECT_TRUE(is_conflict(store_->record_attempt_supervisor(claim, {1, kNow}, at)));
-    EXPECT_TRUE(is_conflict(store_->record_attempt_process(claim, {2, kNow}, 2, {1, kNow}, at)));
-    EXPECT_TRUE(is_conflict(store_->heartbeat_attempt(claim, kLease, at)));
-    EXPECT_TRUE(is_conflict(store_->finalize_attempt(claim, outcome, "{}", at)));
+    EXPECT_TRUE(is_conflict(store_->record_supervisor(claim, {1, kNow}, at)));
+    EXPECT_TRUE(is_conflict(store_->record_process(claim, {2, kNow}, 2, {1, kNow}, at)));
+    EXPECT_TRUE(is_conflict(store_->heartbeat_claim(claim, kLease, at)));
+    EXPECT_TRUE(is_conflict(finalize_attempt(claim, outcome, "{}", at)));
   }
   const StepAttempt read = ok_value(store_->get_step_attempt(attempt.dispatch_id)).value();
   EXPECT_EQ(read.status, RunStatus::kRunning);
@@ -305,13 +300,13 @@ TEST_P(StepAttempts, FinalizingRefusesBadOutputsAndNonFinalStatuses) {
   RunOutcome outcome;
   outcome.status = RunStatus::kSucceeded;
   for (std::string outputs : {"", "[]", "\"x\"", R"({"n":1})", R"({"a":{"b":"c"}})", "{"}) {
-    const Status refused = store_->finalize_attempt(claim_of(attempt), outcome, outputs, kNow + 1);
+    const Status refused = finalize_attempt(claim_of(attempt), outcome, outputs, kNow + 1);
     ASSERT_FALSE(refused.ok()) << outputs;
     EXPECT_EQ(refused.error().code, ErrorCode::kUsage) << outputs;
   }
   for (RunStatus status : {RunStatus::kRunning, RunStatus::kQueued, RunStatus::kSkipped}) {
     outcome.status = status;
-    const Status refused = store_->finalize_attempt(claim_of(attempt), outcome, "{}", kNow + 1);
+    const Status refused = finalize_attempt(claim_of(attempt), outcome, "{}", kNow + 1);
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.error().code, ErrorCode::kUsage);
   }

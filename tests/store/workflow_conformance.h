@@ -130,8 +130,13 @@ class WorkflowConformance : public StoreConformance {
         store_->reserve_step_attempt(fence, reserve_of(run, step, attempt, holder_dead), now));
   }
 
-  static Claim claim_of(const StepAttempt& attempt) {
-    return Claim{attempt.dispatch_id, attempt.claimed_by, attempt.claim_token};
+  static Claim claim_of(const StepAttempt& attempt) { return orrery::claim_of(attempt); }
+
+  // Finishes an attempt's claim with these outputs.
+  Status finalize_attempt(const Claim& claim, RunOutcome outcome, const std::string& outputs,
+                          TimeMs now) {
+    outcome.outputs_json = outputs;
+    return store_->finish_claim(claim, outcome, now);
   }
 
   std::vector<WorkflowEvent> events(const std::string& run_id) {

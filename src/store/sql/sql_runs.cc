@@ -1,8 +1,10 @@
-// SqlStore: runs — claims, process records, heartbeats, outcomes,
-// skipped slots, recovery of expired leases and pruning.
+// SqlStore: runs — claims, skipped slots, recovery of expired leases and
+// pruning (a claimed run's process records, heartbeats and outcome are the
+// claim ledger's: sql_claim_ledger.cc).
 #include <algorithm>
 #include <limits>
 
+#include "core/retry_policy.h"
 #include "core/time.h"
 #include "store/sql/rows.h"
 #include "store/sql/sql_store.h"
@@ -112,50 +114,6 @@ Reattempt reclaim_kind(const Run& run, TimeMs now, Liveness alive, int max_attem
   }
   const bool lease_expired = run.lease_expires_at && *run.lease_expires_at <= now;
   return reattempt_kind(run, max_attempts, lease_expired);
-}
-
-// The outcome columns a finished run gets, one list for both finalize_run
-// and finalize_expired_run: "status = ?F, ..." with the ten parameters ?F to
-// ?F+9, bound by bind_outcome; the finish time is the parameter `finished`.
-
-std::string outcome_assignments(int first, int finished) {
-  // Appended piece by piece (GCC 12's -Wrestrict misreads chains of `+`).
-  static constexpr const char* kColumns[] = {
-      "status", "exit_code",    "signal",        "error",    "stdout",
-      "stderr", "input_tokens", "output_tokens", "cost_usd", "usage_limited"};
-  std::string at = "?";
-  at += std::to_string(finished);
-  std::string sql;
-  for (int offset = 0; offset < 10; ++offset) {
-    sql.append(kColumns[offset]).append(" = ?").append(std::to_string(first + offset));
-    sql.append(", ");
-  }
-  sql.append("finished_at = ").append(at);
-  // CASE, not MAX(a, b): PostgreSQL has no two-argument MAX.
-  sql.append(", duration_ms = CASE WHEN started_at < ").append(at);
-  sql.append(" THEN ").append(at).append(" - started_at ELSE 0 END");
-  sql.append(", claim_token = '', lease_expires_at = NULL");
-  return sql;
-}
-
-void bind_outcome(sql::Statement& s, int first, const RunOutcome& outcome) {
-  s.bind(first, run_status_name(outcome.status))
-      .bind(first + 1, outcome.exit_code)
-      .bind(first + 2, outcome.signal)
-      .bind(first + 3, outcome.error)
-      .bind(first + 4, outcome.stdout_tail)
-      .bind(first + 5, outcome.stderr_tail)
-      .bind(first + 6, outcome.usage.input_tokens)
-      .bind(first + 7, outcome.usage.output_tokens)
-      .bind(first + 8, outcome.usage.cost_usd)
-      .bind(first + 9, outcome.usage_limited ? 1 : 0);
-}
-
-Status check_finish_status(RunStatus status) {
-  if (!is_terminal(status) || status == RunStatus::kSkipped) {
-    return usage_error(std::string("a run cannot finish as ") + run_status_name(status));
-  }
-  return Ok{};
 }
 
 std::string select_runs(const std::string& where, bool with_tails = true) {
@@ -387,91 +345,6 @@ Result<std::vector<ClaimedRun>> SqlStore::claim_batch(const std::vector<SlotRequ
   return claimed;
 }
 
-const SqlStore::ClaimedRows SqlStore::kRunClaims{"runs", "id", "run", "a finished run"};
-const SqlStore::ClaimedRows SqlStore::kAttemptClaims{
-    "workflow_attempts", "dispatch_id", "step attempt", "a finished or reclaimed attempt"};
-
-// The claimant, token and live lease every claim-holder write requires:
-// ?1 the row's id, ?2 claimant, ?3 token, ?4 now.
-Status SqlStore::guarded_claim_update(const ClaimedRows& rows, const char* assignments,
-                                      const Claim& claim, TimeMs caller_now,
-                                      const BindAt& bind_rest, const char* action) {
-  auto clocked = clock(caller_now);
-  if (!clocked) return clocked.error();
-  const TimeMs now = *clocked;
-  auto update = db_->prepare(std::string("UPDATE ") + rows.table + " SET " + assignments +
-                             " WHERE " + rows.key +
-                             " = ?1 AND status = 'running' AND claimed_by = ?2 AND "
-                             "claim_token = ?3 AND claim_token != '' AND lease_expires_at > ?4");
-  if (!update) return update.error();
-  (*update)->bind(1, claim.run_id).bind(2, claim.claimed_by).bind(3, claim.token).bind(4, now);
-  bind_rest(**update, now);
-  if (auto status = (*update)->run(); !status) return status;
-  if (db_->changes() != 1) {
-    return conflict_error("cannot " + std::string(action) + " " + rows.noun + " " + claim.run_id +
-                          ": the claim was lost (another claimant, " + rows.finished +
-                          " or an expired lease)");
-  }
-  return Ok{};
-}
-
-Status SqlStore::record_supervisor_of(const ClaimedRows& rows, const Claim& claim,
-                                      const ProcessIdentity& supervisor, TimeMs now) {
-  return guarded_claim_update(
-      rows, "supervisor_pid = ?5, supervisor_started_at = ?6, updated_at = ?4", claim, now,
-      [&](sql::Statement& s, TimeMs) { s.bind(5, supervisor.pid).bind(6, supervisor.started_at); },
-      "record the supervisor of");
-}
-
-Status SqlStore::record_process_of(const ClaimedRows& rows, const Claim& claim,
-                                   const ProcessIdentity& target, std::optional<int> pgid,
-                                   const ProcessIdentity& supervisor, TimeMs now) {
-  return guarded_claim_update(
-      rows,
-      "pid = ?5, process_started_at = ?6, pgid = ?7, supervisor_pid = ?8, "
-      "supervisor_started_at = ?9, updated_at = ?4",
-      claim, now,
-      [&](sql::Statement& s, TimeMs) {
-        s.bind(5, target.pid)
-            .bind(6, target.started_at)
-            .bind(7, pgid)
-            .bind(8, supervisor.pid)
-            .bind(9, supervisor.started_at);
-      },
-      "record the process of");
-}
-
-Status SqlStore::heartbeat_of(const ClaimedRows& rows, const Claim& claim, DurationMs lease_ms,
-                              TimeMs now) {
-  return guarded_claim_update(
-      rows, "lease_expires_at = ?5, updated_at = ?4", claim, now,
-      [&](sql::Statement& s, TimeMs at) { s.bind(5, add_saturating(at, lease_ms)); }, "heartbeat");
-}
-
-Status SqlStore::record_supervisor(const Claim& claim, const ProcessIdentity& supervisor,
-                                   TimeMs now) {
-  return record_supervisor_of(kRunClaims, claim, supervisor, now);
-}
-
-Status SqlStore::record_process(const Claim& claim, const ProcessIdentity& target,
-                                std::optional<int> pgid, const ProcessIdentity& supervisor,
-                                TimeMs now) {
-  return record_process_of(kRunClaims, claim, target, pgid, supervisor, now);
-}
-
-Status SqlStore::heartbeat_run(const Claim& claim, DurationMs lease_ms, TimeMs now) {
-  return heartbeat_of(kRunClaims, claim, lease_ms, now);
-}
-
-Status SqlStore::finalize_run(const Claim& claim, const RunOutcome& outcome, TimeMs now) {
-  if (auto valid = check_finish_status(outcome.status); !valid) return valid;
-  // ?1-?4 are the claim guard's; the outcome follows from ?5.
-  const std::string assignments = outcome_assignments(5, 4) + ", updated_at = ?4";
-  return guarded_run_update(
-      assignments.c_str(), claim, now,
-      [&](sql::Statement& s, TimeMs) { bind_outcome(s, 5, outcome); }, "finalize");
-}
-
 Result<Run> SqlStore::record_skipped(const Loop& loop, TimeMs slot, const std::string& reason,
                                      TimeMs now, const Fence& fence) {
   auto transaction = sql::Transaction::begin(*db_);
@@ -637,27 +510,4 @@ Result<PruneSummary> SqlStore::prune_runs(const PruneOptions& options) {
 }
 
 // A kept outcome recorded by recovery: one guarded statement, checked.
-Status SqlStore::finalize_expired_run(const std::string& run_id, const std::string& claim_token,
-                                      const RunOutcome& outcome, TimeMs finished_at,
-                                      TimeMs caller_now) {
-  if (auto valid = check_finish_status(outcome.status); !valid) return valid;
-  auto clocked = clock(caller_now);
-  if (!clocked) return clocked.error();
-  const TimeMs now = *clocked;
-  // ?1 run id, ?2 claim token, ?3 finish time, ?4 now; the outcome from ?5.
-  auto update = db_->prepare("UPDATE runs SET " + outcome_assignments(5, 3) +
-                             ", updated_at = ?4 WHERE id = ?1 AND status = 'running' "
-                             "AND claim_token = ?2 AND claim_token != '' "
-                             "AND lease_expires_at <= ?4");
-  if (!update) return update.error();
-  (*update)->bind(1, run_id).bind(2, claim_token).bind(3, finished_at).bind(4, now);
-  bind_outcome(**update, 5, outcome);
-  if (auto status = (*update)->run(); !status) return status;
-  if (db_->changes() != 1) {
-    return conflict_error("cannot record the kept outcome of run " + run_id +
-                          ": it is no longer running under that claim with an expired lease");
-  }
-  return Ok{};
-}
-
 }  // namespace orrery

@@ -48,27 +48,6 @@ Status check_reserve(const StepReserve& request) {
   return Ok{};
 }
 
-// A step's outputs: a JSON object whose values are strings.
-Status check_outputs(const std::string& outputs_json) {
-  const nlohmann::json json = nlohmann::json::parse(outputs_json, nullptr, false);
-  bool strings = json.is_object();
-  for (auto entry = json.begin(); strings && entry != json.end(); ++entry) {
-    strings = entry->is_string();
-  }
-  if (!strings) {
-    return usage_error("a step's outputs must be a JSON object of strings, not '" +
-                       outputs_json.substr(0, 80) + "'");
-  }
-  return Ok{};
-}
-
-Status check_finish_status(RunStatus status) {
-  if (!is_terminal(status) || status == RunStatus::kSkipped) {
-    return usage_error(std::string("a step attempt cannot finish as ") + run_status_name(status));
-  }
-  return Ok{};
-}
-
 }  // namespace
 
 // One transaction under the run's row lock, so that two reservations of a
@@ -202,48 +181,6 @@ Result<Reservation> SqlStore::reserve_step_attempt(const EngineFence& fence,
   if (auto committed = (*transaction)->commit(); !committed) return committed.error();
   reservation.attempt = std::move(**attempt);
   return reservation;
-}
-
-Status SqlStore::record_attempt_supervisor(const Claim& claim, const ProcessIdentity& supervisor,
-                                           TimeMs now) {
-  return record_supervisor_of(kAttemptClaims, claim, supervisor, now);
-}
-
-Status SqlStore::record_attempt_process(const Claim& claim, const ProcessIdentity& target,
-                                        std::optional<int> pgid, const ProcessIdentity& supervisor,
-                                        TimeMs now) {
-  return record_process_of(kAttemptClaims, claim, target, pgid, supervisor, now);
-}
-
-Status SqlStore::heartbeat_attempt(const Claim& claim, DurationMs lease_ms, TimeMs now) {
-  return heartbeat_of(kAttemptClaims, claim, lease_ms, now);
-}
-
-Status SqlStore::finalize_attempt(const Claim& claim, const RunOutcome& outcome,
-                                  const std::string& outputs_json, TimeMs now) {
-  if (auto valid = check_finish_status(outcome.status); !valid) return valid;
-  if (auto valid = check_outputs(outputs_json); !valid) return valid;
-  return guarded_claim_update(
-      kAttemptClaims,
-      "status = ?5, exit_code = ?6, signal = ?7, error = ?8, stdout = ?9, stderr = ?10, "
-      "input_tokens = ?11, output_tokens = ?12, cost_usd = ?13, usage_limited = ?14, "
-      "outputs_json = ?15, finished_at = ?4, claim_token = '', lease_expires_at = NULL, "
-      "updated_at = ?4",
-      claim, now,
-      [&](sql::Statement& s, TimeMs) {
-        s.bind(5, run_status_name(outcome.status))
-            .bind(6, outcome.exit_code)
-            .bind(7, outcome.signal)
-            .bind(8, outcome.error)
-            .bind(9, outcome.stdout_tail)
-            .bind(10, outcome.stderr_tail)
-            .bind(11, outcome.usage.input_tokens)
-            .bind(12, outcome.usage.output_tokens)
-            .bind(13, outcome.usage.cost_usd)
-            .bind(14, outcome.usage_limited ? 1 : 0)
-            .bind(15, outputs_json);
-      },
-      "finalize");
 }
 
 }  // namespace orrery

@@ -52,10 +52,10 @@ class SqlStore : public Store {
                            TimeMs now) override;
   Status record_process(const Claim& claim, const ProcessIdentity& target, std::optional<int> pgid,
                         const ProcessIdentity& supervisor, TimeMs now) override;
-  Status heartbeat_run(const Claim& claim, DurationMs lease_ms, TimeMs now) override;
-  Status finalize_run(const Claim& claim, const RunOutcome& outcome, TimeMs now) override;
-  Status finalize_expired_run(const std::string& run_id, const std::string& claim_token,
-                              const RunOutcome& outcome, TimeMs finished_at, TimeMs now) override;
+  Status heartbeat_claim(const Claim& claim, DurationMs lease_ms, TimeMs now) override;
+  Status finish_claim(const Claim& claim, const RunOutcome& outcome, TimeMs now) override;
+  Status finish_expired_claim(const Claim& claim, const RunOutcome& outcome, TimeMs finished_at,
+                              TimeMs now) override;
   Result<std::vector<LoopPlanResult>> commit_plans(const std::vector<LoopPlanCommit>& plans,
                                                    const std::string& claimant, TimeMs now,
                                                    const Fence& fence) override;
@@ -117,14 +117,6 @@ class SqlStore : public Store {
   Status advance_workflow_run(const EngineFence& fence, const WorkflowAdvance& advance,
                               TimeMs now) override;
   Result<WorkflowRun> request_workflow_cancel(const std::string& run_id, TimeMs now) override;
-  Status record_attempt_supervisor(const Claim& claim, const ProcessIdentity& supervisor,
-                                   TimeMs now) override;
-  Status record_attempt_process(const Claim& claim, const ProcessIdentity& target,
-                                std::optional<int> pgid, const ProcessIdentity& supervisor,
-                                TimeMs now) override;
-  Status heartbeat_attempt(const Claim& claim, DurationMs lease_ms, TimeMs now) override;
-  Status finalize_attempt(const Claim& claim, const RunOutcome& outcome,
-                          const std::string& outputs_json, TimeMs now) override;
 
   Status register_runner(const RunnerRecord& runner, TimeMs now) override;
 
@@ -184,29 +176,18 @@ class SqlStore : public Store {
   // An UPDATE of one run under the claim guard, at the clock's time (bound
   // at ?4 and given to bind_rest).
   using BindAt = std::function<void(sql::Statement&, TimeMs)>;
-  // Rows a supervisor's claim guards: runs, or step attempts (whose
-  // `claim.run_id` is the dispatch id).
+  // The rows each kind of claimed work is (core/work_kind.h): runs, or step
+  // attempts (whose claim id is the dispatch id).
   struct ClaimedRows {
     const char* table;
     const char* key;       // the id column
-    const char* noun;      // "run", "step attempt"
     const char* finished;  // what a lost claim may be: "a finished run"
+    bool has_duration;     // a duration_ms column, set on finishing
+    bool has_outputs;      // an outputs_json column, set on finishing
   };
-  static const ClaimedRows kRunClaims;
-  static const ClaimedRows kAttemptClaims;
-  Status guarded_claim_update(const ClaimedRows& rows, const char* assignments, const Claim& claim,
-                              TimeMs caller_now, const BindAt& bind_rest, const char* action);
-  Status guarded_run_update(const char* assignments, const Claim& claim, TimeMs caller_now,
-                            const BindAt& bind_rest, const char* action) {
-    return guarded_claim_update(kRunClaims, assignments, claim, caller_now, bind_rest, action);
-  }
-  // The writes of a supervisor's claim, on either kind of row.
-  Status record_supervisor_of(const ClaimedRows& rows, const Claim& claim,
-                              const ProcessIdentity& supervisor, TimeMs now);
-  Status record_process_of(const ClaimedRows& rows, const Claim& claim,
-                           const ProcessIdentity& target, std::optional<int> pgid,
-                           const ProcessIdentity& supervisor, TimeMs now);
-  Status heartbeat_of(const ClaimedRows& rows, const Claim& claim, DurationMs lease_ms, TimeMs now);
+  static const ClaimedRows& claimed_rows(WorkKind kind);
+  Status guarded_claim_update(const char* assignments, const Claim& claim, TimeMs caller_now,
+                              const BindAt& bind_rest, const char* action);
   Result<std::optional<DaemonLease>> read_daemon_lease(std::string_view lock);
   // Inside a write transaction: the lease row, locked for update.
   Result<std::optional<DaemonLease>> locked_daemon_lease();

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "store/sql/connection.h"
-#include "store/store.h"
+#include "store/workflow_engine.h"
 
 namespace orrery::sql {
 

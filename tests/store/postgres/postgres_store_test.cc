@@ -163,18 +163,18 @@ TEST_F(PostgresStoreClock, ClaimsAndHeartbeatsWriteTheServersTime) {
     const Claim& claim = (*claimed)->claim;
     // A heartbeat far past the lease on the caller's clock still finds it live.
     const TimeMs beat_before = server_now(*store) - kCarriedClockSlackMs;
-    const Status beat = store->heartbeat_run(claim, kLeaseMs, local_ms() + skew + 2 * kLeaseMs);
+    const Status beat = store->heartbeat_claim(claim, kLeaseMs, local_ms() + skew + 2 * kLeaseMs);
     const TimeMs beat_after = server_now(*store) + kCarriedClockSlackMs;
     ASSERT_TRUE(beat.ok()) << beat.error().message;
-    const orrery::Run beaten = run_of(*store, claim.run_id);
+    const orrery::Run beaten = run_of(*store, claim.id);
     EXPECT_GE(*beaten.lease_expires_at, beat_before + kLeaseMs);
     EXPECT_LE(*beaten.lease_expires_at, beat_after + kLeaseMs);
     EXPECT_GE(beaten.updated_at, beat_before);
     EXPECT_LE(beaten.updated_at, beat_after);
 
     ASSERT_TRUE(store->record_supervisor(claim, {4242, 7}, local_ms() + skew).ok());
-    EXPECT_LE(run_of(*store, claim.run_id).updated_at, server_now(*store) + kCarriedClockSlackMs);
-    EXPECT_GE(run_of(*store, claim.run_id).updated_at, beat_before);
+    EXPECT_LE(run_of(*store, claim.id).updated_at, server_now(*store) + kCarriedClockSlackMs);
+    EXPECT_GE(run_of(*store, claim.id).updated_at, beat_before);
   }
 }
 
@@ -199,10 +199,10 @@ TEST_F(PostgresStoreClock, TrustingTheCallersClockUsesTheCallersTimes) {
   ASSERT_TRUE(claimed.ok() && claimed->has_value());
   EXPECT_EQ(run_of(*store, (*claimed)->run.id).started_at, ahead);
   EXPECT_EQ(run_of(*store, (*claimed)->run.id).lease_expires_at, ahead + kLeaseMs);
-  ASSERT_TRUE(store->heartbeat_run((*claimed)->claim, kLeaseMs, ahead + 1000).ok());
+  ASSERT_TRUE(store->heartbeat_claim((*claimed)->claim, kLeaseMs, ahead + 1000).ok());
   EXPECT_EQ(run_of(*store, (*claimed)->run.id).lease_expires_at, ahead + 1000 + kLeaseMs);
   // Past the lease on the caller's clock, the claim is lost.
-  const Status late = store->heartbeat_run((*claimed)->claim, kLeaseMs, ahead + 2 * kLeaseMs);
+  const Status late = store->heartbeat_claim((*claimed)->claim, kLeaseMs, ahead + 2 * kLeaseMs);
   ASSERT_FALSE(late.ok());
   EXPECT_EQ(late.error().code, ErrorCode::kConflict);
 }

@@ -210,7 +210,7 @@ TEST(SqliteStoreDamage, PruneRefusesADamagedDatabaseAndChangesNoByte) {
       RunOutcome outcome;
       outcome.status = RunStatus::kSucceeded;
       outcome.stdout_tail = std::string(3000, char('a' + i % 26));
-      ASSERT_TRUE(store->finalize_run((*claimed)->claim, outcome, kNow + 1).ok());
+      ASSERT_TRUE(store->finish_claim((*claimed)->claim, outcome, kNow + 1).ok());
     }
   }  // closed: the WAL is checkpointed into the file
   std::string bytes = read_file(path);

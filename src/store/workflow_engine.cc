@@ -1,4 +1,4 @@
-#include "store/store.h"
+#include "store/workflow_engine.h"
 
 namespace orrery {
 
@@ -14,6 +14,10 @@ const char* reserve_answer_name(ReserveAnswer answer) {
       return "reclaimed";
   }
   return "unknown";
+}
+
+Claim claim_of(const StepAttempt& attempt) {
+  return {attempt.dispatch_id, attempt.claimed_by, attempt.claim_token, WorkKind::kStepAttempt};
 }
 
 }  // namespace orrery
