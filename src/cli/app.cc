@@ -13,7 +13,6 @@
 #include "cli/command.h"
 #include "cli/daemon_command.h"
 #include "cli/edit_command.h"
-#include "cli/exit_codes.h"
 #include "cli/json_views.h"
 #include "cli/loop_commands.h"
 #include "cli/next_in_command.h"
@@ -24,6 +23,7 @@
 #include "cli/service_command.h"
 #include "cli/status_command.h"
 #include "cli/workflow_commands.h"
+#include "core/exit_codes.h"
 #include "core/text.h"
 #include "exec/clock.h"
 

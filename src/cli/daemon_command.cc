@@ -4,12 +4,12 @@
 #include <optional>
 #include <ostream>
 
-#include "cli/exit_codes.h"
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/run_commands.h"
 #include "cli/store_access.h"
 #include "core/duration.h"
+#include "core/exit_codes.h"
 #include "core/runner_labels.h"
 #include "core/timezone.h"
 #include "engine/daemon.h"
@@ -94,7 +94,8 @@ Result<int> daemon_command(const DaemonArgs& args, const Context& context) {
   DaemonLog& log = file_log ? *file_log : stderr_log;
   // Forked before the database is opened: no connection may cross a fork.
   const Globals globals = context.globals;
-  auto forker = SupervisorForker::start([globals] { return prepare_forked_supervisor(globals); });
+  auto forker = SupervisorForker::start(
+      [globals] { return prepare_forked_supervisor(work_store_opener(globals)); });
   if (forker) {
     options->forker = &*forker;
   } else {

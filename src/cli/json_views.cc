@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/exit_codes.h"
+#include "core/exit_codes.h"
 #include "store/target_codec.h"
 
 namespace orrery::cli {

@@ -14,7 +14,6 @@
 #include <ostream>
 #include <random>
 
-#include "cli/exit_codes.h"
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/store_access.h"
@@ -22,6 +21,7 @@
 #include "core/byte_size.h"
 #include "core/cron_describe.h"
 #include "core/duration.h"
+#include "core/exit_codes.h"
 #include "core/ids.h"
 #include "core/limits.h"
 #include "core/loop_transitions.h"

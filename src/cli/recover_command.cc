@@ -3,9 +3,9 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "cli/exit_codes.h"
 #include "cli/json_views.h"
 #include "cli/store_access.h"
+#include "core/exit_codes.h"
 #include "exec/process_identity.h"
 #include "exec/recovery.h"
 

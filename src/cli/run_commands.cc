@@ -14,21 +14,21 @@
 #include <ostream>
 #include <sstream>
 
-#include "cli/exit_codes.h"
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/store_access.h"
 #include "cli/trigger_overlap.h"
 #include "core/duration.h"
+#include "core/exit_codes.h"
 #include "core/runner_labels.h"
 #include "core/text.h"
 #include "engine/wake.h"
 #include "exec/claim_keeper.h"
 #include "exec/clock.h"
 #include "exec/kept_outcome.h"
+#include "exec/launcher.h"
 #include "exec/process_identity.h"
 #include "exec/recovery.h"
-#include "exec/run_launch.h"
 #include "exec/supervisor.h"
 #include "exec/supervisor_start.h"
 #include "store/data_dir.h"
@@ -316,9 +316,10 @@ Result<int> trigger_loop(const TriggerArgs& args, const Context& context) {
   if (!claimed) return conflict_error("could not claim a manual slot for loop " + loop->name);
   notify_daemon(opened->home);
   Store& store = *opened->store;
-  auto started =
-      launch_run(store, {opened->home, context.globals.db}, *claimed, /*detach=*/!args.wait);
-  if (!started) return started.error();
+  SupervisorLauncher launcher(store, {opened->home, context.globals.db});
+  auto launched = launcher.launch({claimed->claim, 0, true, /*detach=*/!args.wait});
+  if (!launched) return launched.error();
+  const pid_t started = launched->pid;
   if (!args.wait) {
     if (context.globals.json) {
       *context.out << json_text({{"run_id", claimed->run.id}}) << '\n';
@@ -327,11 +328,10 @@ Result<int> trigger_loop(const TriggerArgs& args, const Context& context) {
     }
     return kExitOk;
   }
-  wait_for_supervisor(*started);
+  wait_for_supervisor(started);
   auto run = find_run(store, claimed->run.id);
   if (!run) return run.error();
-  if (run->status == RunStatus::kRunning)
-    return supervisor_gone_error(opened->home, *run, *started);
+  if (run->status == RunStatus::kRunning) return supervisor_gone_error(opened->home, *run, started);
   print_run_document(context, store, *run);
   return run->status == RunStatus::kSucceeded ? kExitOk : kExitWorkFailed;
 }
@@ -525,73 +525,11 @@ Result<int> show_logs(const RunArgs& args, const Context& context) {
   return follow_log(*opened->store, opened->home, run_id, path, *context.out);
 }
 
-namespace {
-
-// The lease of the run's loop, when both can be read.
-std::optional<DurationMs> lease_of(Store& store, const std::string& run_id) {
-  auto run = store.get_run(run_id);
-  if (!run || !run->has_value()) return std::nullopt;
-  auto loop = store.get_loop((*run)->loop_id);
-  if (!loop || !loop->has_value()) return std::nullopt;
-  return (*loop)->lease_ms;
-}
-
-}  // namespace
-
-// The supervisor's connection waits for a busy database at most
-// supervisor_busy_timeout_ms(lease), so that ClaimKeeper, not SQLite, does
-// the waiting (docs/execution.md, "Heartbeats and finishing").
 Result<int> supervise_run(const RunArgs& args, const Context& context) {
-  auto opened = open_store(context, kSupervisorMaxBusyTimeoutMs);
-  if (!opened) return opened.error();
-  if (const auto lease = lease_of(*opened->store, args.run)) {
-    if (const int timeout = supervisor_busy_timeout_ms(*lease);
-        timeout < kSupervisorMaxBusyTimeoutMs) {
-      opened = open_store(context, timeout);
-      if (!opened) return opened.error();
-    }
-  }
-  auto token = read_token_fd(args.token_fd);
-  if (!token) return token.error();
-  auto supervised = supervise(*opened->store, {opened->home, args.run, *token});
+  auto supervised = supervise_exec(WorkKind::kLoopRun, args.run, args.token_fd,
+                                   work_store_opener(context.globals));
   if (!supervised) return supervised.error();
   return kExitOk;
-}
-
-SupervisorForker::Runner prepare_forked_supervisor(const Globals& globals) {
-  return prepare_forked_work(
-      globals, [](Store& store, const std::string& home, const ForkRequest& request) -> Status {
-        if (auto log = start_in_run_log(request.run_dir); !log) {
-          return fail_unstarted(store, {request.run_id, request.claimed_by, request.token},
-                                log.error());
-        }
-        return supervise(store, {home, request.run_id, request.token});
-      });
-}
-
-SupervisorForker::Runner prepare_forked_work(const Globals& globals, ForkedWork work) {
-  // Opened before the request is known, with the longest wait a supervisor
-  // uses; reopened when the run's lease asks for a shorter one.
-  const Context context{globals, wall_clock_now(), &std::cout, false};
-  auto opened =
-      std::make_shared<Result<OpenedStore>>(open_store(context, kSupervisorMaxBusyTimeoutMs));
-  return [context, opened, work](const ForkRequest& request) {
-    const int timeout = supervisor_busy_timeout_ms(request.lease_ms);
-    if (*opened && timeout < kSupervisorMaxBusyTimeoutMs) *opened = open_store(context, timeout);
-    // A connection prepared long ago may have been ended by its server (a
-    // restart, an idle timeout): one read tells, and a new one is opened.
-    // So may one whose opening the server cut short.
-    if (!*opened || !(*opened)->store->get_daemon_lease()) *opened = open_store(context, timeout);
-    Status done = [&]() -> Status {
-      // Without a store nothing can be recorded: whoever forked this process
-      // sees it end and has recovery finish its work.
-      if (!*opened) return (*opened).error();
-      return work(*(*opened)->store, (*opened)->home, request);
-    }();
-    if (done) return kExitOk;
-    std::cerr << "orrery: " << terminal_text(done.error().message) << '\n';
-    return exit_code_for(done.error().code);
-  };
 }
 
 }  // namespace orrery::cli

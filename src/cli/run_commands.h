@@ -7,7 +7,6 @@
 
 #include "cli/command.h"
 #include "core/run.h"
-#include "exec/supervisor_forker.h"
 #include "store/store.h"
 
 namespace orrery::cli {
@@ -44,17 +43,5 @@ Result<int> list_runs(const RunsArgs& args, const Context& context);
 Result<int> show_run(const RunArgs& args, const Context& context);
 Result<int> show_logs(const RunArgs& args, const Context& context);
 Result<int> supervise_run(const RunArgs& args, const Context& context);
-
-// Prepares a supervisor the daemon's fork server forked
-// (exec/supervisor_forker.h): opens the store the daemon's `globals` name;
-// the runner then runs `supervise` as `orrery supervise` does, and returns
-// its exit status, an error printed to stderr (the run's supervisor.log).
-SupervisorForker::Runner prepare_forked_supervisor(const Globals& globals);
-
-// The same preparation for any supervised work: `work` runs the request on
-// the prepared store (the data directory given), its Error printed to stderr.
-using ForkedWork =
-    std::function<Status(Store& store, const std::string& home, const ForkRequest& request)>;
-SupervisorForker::Runner prepare_forked_work(const Globals& globals, ForkedWork work);
 
 }  // namespace orrery::cli

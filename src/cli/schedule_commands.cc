@@ -3,11 +3,11 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "cli/exit_codes.h"
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "core/cron_describe.h"
 #include "core/duration.h"
+#include "core/exit_codes.h"
 #include "core/limits.h"
 #include "core/schedule.h"
 

@@ -4,8 +4,10 @@
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 
 #include "cli/env_settings.h"
+#include "exec/clock.h"
 #include "exec/process_identity.h"
 #include "store/data_dir.h"
 #include "store/db_location.h"
@@ -78,6 +80,15 @@ Result<OpenedStore> open_store(const Context& context, std::optional<int> busy_t
   opened.store = std::move(*store);
   opened.database_path = path;
   return opened;
+}
+
+WorkStoreOpener work_store_opener(const Globals& globals) {
+  return [globals](int busy_timeout_ms) -> Result<OpenedWorkStore> {
+    const Context context{globals, wall_clock_now(), &std::cout, false};
+    auto opened = open_store(context, busy_timeout_ms);
+    if (!opened) return opened.error();
+    return OpenedWorkStore{opened->home, std::move(opened->store)};
+  };
 }
 
 }  // namespace orrery::cli

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "exec/supervisor_main.h"
 #include "store/store.h"
 
 namespace orrery::cli {
@@ -26,5 +27,9 @@ struct OpenedStore {
 // (docs/execution.md).
 Result<OpenedStore> open_store(const Context& context,
                                std::optional<int> busy_timeout_cap_ms = std::nullopt);
+
+// How a supervisor process opens the store the global options name
+// (exec/supervisor_main.h).
+WorkStoreOpener work_store_opener(const Globals& globals);
 
 }  // namespace orrery::cli

@@ -9,13 +9,13 @@
 #include <thread>
 
 #include "cli/env_settings.h"
-#include "cli/exit_codes.h"
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/live_run_view.h"
 #include "cli/run_commands.h"
 #include "cli/store_access.h"
 #include "core/duration.h"
+#include "core/exit_codes.h"
 #include "core/limits.h"
 #include "core/text.h"
 #include "core/workflow_spec.h"
@@ -23,8 +23,8 @@
 #include "exec/claim_keeper.h"
 #include "exec/clock.h"
 #include "exec/fresh_id.h"
+#include "exec/launcher.h"
 #include "exec/process_identity.h"
-#include "exec/run_launch.h"
 #include "exec/step_supervisor.h"
 #include "exec/supervisor_start.h"
 #include "exec/workflow_publish.h"
@@ -188,21 +188,8 @@ Result<DriverOptions> driver_options(const OpenedStore& opened, const Context& c
 // step"), started before the database is opened: no connection may cross a
 // fork. Null when it cannot start: supervisors are exec'd then.
 std::optional<SupervisorForker> step_forker(const Globals& globals) {
-  auto forker = SupervisorForker::start([globals] {
-    return prepare_forked_work(
-        globals, [](Store& store, const std::string& home, const ForkRequest& request) -> Status {
-          if (auto log = start_in_run_log(request.run_dir); !log) {
-            RunOutcome outcome;
-            outcome.status = RunStatus::kFailed;
-            outcome.error = "the supervisor could not start: " + log.error().message;
-            (void)store.finish_claim(
-                {request.run_id, request.claimed_by, request.token, WorkKind::kStepAttempt},
-                outcome, wall_clock_now());
-            return log.error();
-          }
-          return supervise_step(store, {home, request.run_id, request.token});
-        });
-  });
+  auto forker = SupervisorForker::start(
+      [globals] { return prepare_forked_supervisor(work_store_opener(globals)); });
   if (!forker) return std::nullopt;
   return std::move(*forker);
 }
@@ -484,11 +471,8 @@ Result<int> drive_workflow_command(const WorkflowArgs& args, const Context& cont
 }
 
 Result<int> supervise_step_command(const WorkflowArgs& args, const Context& context) {
-  auto opened = open_store(context, kSupervisorMaxBusyTimeoutMs);
-  if (!opened) return opened.error();
-  auto token = read_token_fd(args.token_fd);
-  if (!token) return token.error();
-  auto supervised = supervise_step(*opened->store, {opened->home, args.run, *token});
+  auto supervised = supervise_exec(WorkKind::kStepAttempt, args.run, args.token_fd,
+                                   work_store_opener(context.globals));
   if (!supervised) return supervised.error();
   return kExitOk;
 }

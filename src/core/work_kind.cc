@@ -3,9 +3,9 @@
 namespace orrery {
 
 const WorkKindTraits& work_kind_traits(WorkKind kind) {
-  static const WorkKindTraits kLoopRun{"run", true, ""};
-  static const WorkKindTraits kStepAttempt{"step attempt", false,
-                                           "the step's driver gives it a new attempt"};
+  static const WorkKindTraits kLoopRun{"run", true, "", "supervise"};
+  static const WorkKindTraits kStepAttempt{
+      "step attempt", false, "the step's driver gives it a new attempt", "supervise-step"};
   return kind == WorkKind::kLoopRun ? kLoopRun : kStepAttempt;
 }
 

@@ -45,6 +45,12 @@ void raise_descriptor_limit() {
   setrlimit(RLIMIT_NOFILE, &limit);
 }
 
+// The lease the run was claimed with (0 when the row does not say).
+DurationMs claimed_lease_ms(const Run& run) {
+  if (!run.lease_expires_at || !run.started_at) return 0;
+  return std::max<DurationMs>(0, *run.lease_expires_at - *run.started_at);
+}
+
 // A supervisor the daemon started, for the run it supervises.
 struct Launched {
   std::string run_id;
@@ -507,18 +513,13 @@ class Daemon {
   // Forked by the fork server while it lives, else exec'd. A forked
   // supervisor records itself; the daemon records it only if it dies first
   // (note_unfinished_runs), so a start costs no write.
-  Result<ForkedSupervisor> start_supervisor_of(const ClaimedRun& run) {
-    SupervisorForker* forker = options_.forker;
-    if (forker == nullptr || forker->server_gone()) {
-      auto pid = launch_run(store_, options_.location, run, /*detach=*/true);
-      if (!pid) return pid.error();
-      return ForkedSupervisor{*pid, -1, process_start_time(*pid)};
-    }
-    auto forked = launch_forked_run(store_, options_.location, run, *forker);
-    if (forker->server_gone()) {
+  Result<StartedSupervisor> start_supervisor_of(const ClaimedRun& run) {
+    const bool had_server = options_.forker != nullptr && !launcher_.forker_gone();
+    auto started = launcher_.launch({run.claim, claimed_lease_ms(run.run), false, true});
+    if (had_server && launcher_.forker_gone()) {
       log("the supervisor fork server is gone; supervisors are exec'd from now on");
     }
-    return forked;
+    return started;
   }
 
   // Overlap `replace`: the supervisor treats SIGTERM as cancel; a run whose
@@ -688,6 +689,7 @@ class Daemon {
   std::vector<PendingKill> kills_;
   DaemonResult result_;
   WorkflowDriverStarter drivers_{options_.location};
+  SupervisorLauncher launcher_{store_, options_.location, options_.forker};
 
   // Runners (docs/daemon.md, "Runners"): on a shared database only.
   bool scheduling_ = true;     // holds the lease; else a runner only

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "core/result.h"
-#include "exec/run_launch.h"
+#include "exec/launcher.h"
 #include "store/store.h"
 
 namespace orrery {

@@ -49,7 +49,8 @@ class Driver {
         workflow_(std::move(workflow)),
         host_(host_name()),
         interval_(std::max<DurationMs>(options.lease_ms / 3, 100)),
-        next_beat_(Clock::now() + interval_) {}
+        next_beat_(Clock::now() + interval_),
+        launcher_(store, options.location, options.forker) {}
 
   ~Driver() {
     for (auto& [id, watched] : watched_) {
@@ -243,42 +244,17 @@ class Driver {
   }
 
   // Starts the attempt's supervisor and watches it; one that cannot start
-  // finishes the attempt failed at once.
+  // finishes the attempt failed at once (the next round advances the step).
   Status launch(const StepAttempt& attempt) {
-    const std::string& home = options_.location.home;
-    const std::string dir = step_directory(home, attempt.run_id, attempt.step_id);
-    const Claim claim = claim_of(attempt);
-    if (options_.forker != nullptr && !options_.forker->server_gone()) {
-      const DurationMs lease =
-          attempt.lease_expires_at.value_or(attempt.started_at) - attempt.started_at;
-      auto forked = options_.forker->fork_supervisor(
-          {attempt.dispatch_id, attempt.claimed_by, attempt.claim_token, dir, lease});
-      if (forked) {
-        // If the supervisor finished already, its claim is gone: nothing to add.
-        (void)store_.record_supervisor(claim, {forked->pid, forked->started_at}, wall_clock_now());
-        watched_[attempt.dispatch_id] = Watched{forked->pid, forked->pidfd, false};
-        return Ok{};
-      }
-      if (!options_.forker->server_gone())
-        return finish_unstarted(attempt, RunStatus::kFailed, forked.error().message);
-      // The server died: this step's supervisor, and the next ones, are exec'd.
+    const DurationMs lease =
+        attempt.lease_expires_at.value_or(attempt.started_at) - attempt.started_at;
+    auto started = launcher_.launch({claim_of(attempt), lease, /*record_forked=*/true, true});
+    if (!started) return Ok{};
+    if (started->pidfd >= 0) {
+      watched_[attempt.dispatch_id] = Watched{started->pid, started->pidfd, false};
+    } else {
+      watch(attempt.dispatch_id, started->pid);
     }
-    if (auto made = prepare_data_dir(dir); !made)
-      return finish_unstarted(attempt, RunStatus::kFailed, made.error().message);
-    SupervisorLaunch launch;
-    launch.executable = self_executable();
-    launch.global_args = {"--home", home};
-    launch.db = options_.location.db;
-    launch.command = "supervise-step";
-    launch.run_id = attempt.dispatch_id;
-    launch.token = attempt.claim_token;
-    launch.log_path = dir + "/supervisor.log";
-    launch.detach = true;
-    auto pid = start_supervisor(launch);
-    if (!pid) return finish_unstarted(attempt, RunStatus::kFailed, pid.error().message);
-    // If the supervisor finished already, its claim is gone: nothing to add.
-    (void)store_.record_supervisor(claim, {*pid, process_start_time(*pid)}, wall_clock_now());
-    watch(attempt.dispatch_id, *pid);
     return Ok{};
   }
 
@@ -337,28 +313,13 @@ class Driver {
   std::chrono::milliseconds interval_;
   Clock::time_point next_beat_;
   StopSignals signals_;
+  SupervisorLauncher launcher_;
   std::map<std::string, Watched> watched_;  // by dispatch id
   std::set<std::string> stopped_;           // dispatch ids sent SIGTERM
   bool cancel_ = false;
 };
 
 }  // namespace
-
-Status start_detached_driver(const StoreLocation& location, const std::string& run_id) {
-  const std::string dir = workflow_run_directory(location.home, run_id);
-  if (auto made = prepare_data_dir(dir); !made) return made;
-  SupervisorLaunch launch;
-  launch.executable = self_executable();
-  launch.global_args = {"--home", location.home};
-  launch.db = location.db;
-  launch.command = "drive-workflow";
-  launch.run_id = run_id;
-  launch.log_path = dir + "/driver.log";
-  launch.detach = true;
-  auto started = start_supervisor(launch);
-  if (!started) return started.error();
-  return Ok{};
-}
 
 std::string driver_name() { return "drive@" + host_name() + ":" + std::to_string(getpid()); }
 

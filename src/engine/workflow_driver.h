@@ -23,7 +23,7 @@
 
 #include "core/result.h"
 #include "core/workflow.h"
-#include "exec/run_launch.h"  // StoreLocation
+#include "exec/launcher.h"  // StoreLocation
 #include "exec/supervisor_forker.h"
 #include "store/store.h"
 
@@ -39,10 +39,6 @@ struct DriverOptions {
   // server is gone: they are exec'd (`orrery supervise-step`).
   SupervisorForker* forker = nullptr;
 };
-
-// Starts `orrery drive-workflow RUN` in a new session, for a run no process
-// drives (its output goes to the run's driver.log).
-Status start_detached_driver(const StoreLocation& location, const std::string& run_id);
 
 // The driver's claimant name: drive@HOST:PID.
 std::string driver_name();

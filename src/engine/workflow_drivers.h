@@ -13,7 +13,7 @@
 #include <map>
 #include <string>
 
-#include "exec/run_launch.h"
+#include "exec/launcher.h"
 #include "store/workflow_engine.h"
 
 namespace orrery {

@@ -44,6 +44,8 @@ std::string encode(const ForkRequest& request) {
     message += '\0';
   }
   message += std::to_string(request.lease_ms);
+  message += '\0';
+  message += std::to_string(int(request.kind));
   return message;
 }
 
@@ -56,7 +58,11 @@ bool decode(const std::string& message, ForkRequest& request) {
       fields.back() += c;
     }
   }
-  if (fields.size() != 5 || fields[4].empty()) return false;
+  if (fields.size() != 6 || fields[4].empty()) return false;
+  if (fields[5] != std::to_string(int(WorkKind::kLoopRun)) &&
+      fields[5] != std::to_string(int(WorkKind::kStepAttempt)))
+    return false;
+  request.kind = WorkKind(std::stoi(fields[5]));
   request.run_id = fields[0];
   request.claimed_by = fields[1];
   request.token = fields[2];

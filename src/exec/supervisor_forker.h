@@ -28,16 +28,18 @@
 
 #include "core/result.h"
 #include "core/time.h"
+#include "core/work_kind.h"
 
 namespace orrery {
 
-// What a forked supervisor is asked to do: supervise the claimed run.
+// What a forked supervisor is asked to do: supervise the claimed work.
 struct ForkRequest {
-  std::string run_id;
+  std::string run_id;  // the claim's id: a run's, or a step attempt's dispatch id
   std::string claimed_by;
   std::string token;
   std::string run_dir;      // where its log and the run's logs go
   DurationMs lease_ms = 0;  // the run's lease (how long it may wait for the database)
+  WorkKind kind = WorkKind::kLoopRun;
 };
 
 // A supervisor the server forked; the caller owns `pidfd`.

@@ -1,9 +1,10 @@
-// Exit statuses of docs/cli.md and the error codes of JSON error documents.
+// Exit statuses of docs/cli.md, of every orrery process (the CLI and the
+// supervisors alike), and the error codes of JSON error documents.
 #pragma once
 
 #include "core/result.h"
 
-namespace orrery::cli {
+namespace orrery {
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitWorkFailed = 1;
@@ -45,4 +46,4 @@ inline const char* error_code_name(ErrorCode code) {
   return "internal";
 }
 
-}  // namespace orrery::cli
+}  // namespace orrery

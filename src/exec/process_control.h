@@ -1,0 +1,38 @@
+// ProcessControl: the seam for processes (docs/architecture.md, "Seams"):
+// whether a recorded process still lives (ProcessProbe), its start time,
+// and signals to a process or a process group. The daemon, the workflow
+// driver and recovery act on processes only through it, so that tests give
+// fake processes and nothing is signalled for real.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+
+#include "core/time.h"
+#include "store/process_probe.h"
+
+namespace orrery {
+
+class ProcessControl : public ProcessProbe {
+ public:
+  // Sends `signal` to the process `pid`, or to the process group -pid when
+  // pid is negative (as kill(2)); true when it was sent.
+  virtual bool send_signal(pid_t pid, int signal) = 0;
+  // When the process started; nothing when there is no such process.
+  virtual std::optional<TimeMs> start_time(pid_t pid) const = 0;
+};
+
+// The machine's processes (/proc and kill(2)).
+class SystemProcessControl final : public ProcessControl {
+ public:
+  bool is_alive(const ProcessIdentity& process) const override;
+  std::string host_name() const override;
+  bool send_signal(pid_t pid, int signal) override;
+  std::optional<TimeMs> start_time(pid_t pid) const override;
+};
+
+// One for the whole process: it holds no state.
+SystemProcessControl& system_processes();
+
+}  // namespace orrery
