@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "cli/env_settings.h"
 #include "cli/human.h"
@@ -26,6 +25,7 @@
 #include "exec/launcher.h"
 #include "exec/process_identity.h"
 #include "exec/step_supervisor.h"
+#include "exec/store_watch.h"
 #include "exec/supervisor_start.h"
 #include "exec/workflow_publish.h"
 #include "store/regular_file.h"
@@ -36,7 +36,9 @@ namespace {
 // How often a follower (`events --follow`, a run driven elsewhere) reads
 // the journal: the journal is written by other processes, which cannot wake
 // this one.
-constexpr std::chrono::milliseconds kFollowInterval{200};
+// How long a follower waits for a change before it looks anyway: a
+// server's notices do not tell of every step (exec/store_watch.h).
+constexpr std::chrono::milliseconds kFollowSafetyWait{1000};
 constexpr int kMaxRunsPage = 10'000;
 
 std::string optional_time_text(const std::optional<TimeMs>& time, TimeMs now) {
@@ -157,8 +159,12 @@ Result<int> print_run(Store& store, const Context& context, const WorkflowRun& r
   return kExitOk;
 }
 
-// Waits for a run another process drives, showing it as it goes.
-Result<WorkflowRun> follow_run(Store& store, const std::string& run_id, LiveRunView& view) {
+// Waits for a run another process drives, showing it as it goes: woken
+// when the database changes (exec/store_watch.h), not on a timer.
+Result<WorkflowRun> follow_run(const OpenedStore& opened, const std::string& run_id,
+                               LiveRunView& view) {
+  Store& store = *opened.store;
+  StoreWatch watch(opened.database_path, store);
   while (true) {
     if (auto shown = view.update(wall_clock_now()); !shown) return shown.error();
     auto run = store.get_workflow_run(run_id);
@@ -168,7 +174,7 @@ Result<WorkflowRun> follow_run(Store& store, const std::string& run_id, LiveRunV
       if (auto shown = view.update(wall_clock_now()); !shown) return shown.error();
       return **run;
     }
-    std::this_thread::sleep_for(kFollowInterval);  // other processes write the journal
+    watch.wait(kFollowSafetyWait);
   }
 }
 
@@ -177,6 +183,7 @@ Result<WorkflowRun> follow_run(Store& store, const std::string& run_id, LiveRunV
 Result<DriverOptions> driver_options(const OpenedStore& opened, const Context& context) {
   DriverOptions options;
   options.location = {opened.home, context.globals.db};
+  options.database_path = opened.database_path;
   auto lease =
       milliseconds_from_env("ORRERY_ENGINE_LEASE_MS", 1000, 3'600'000, kDefaultEngineLeaseMs);
   if (!lease) return lease.error();
@@ -203,14 +210,13 @@ Result<WorkflowRun> drive_or_follow(const OpenedStore& opened, const Context& co
   options.forker = forker;
   LiveRunView view(*opened.store, run_id, *context.out, context.out_is_tty, context.globals.json);
   options.on_progress = [&] { (void)view.update(wall_clock_now()); };
-  const SystemProcessProbe probe;
-  auto driven = drive_workflow_run(*opened.store, probe, run_id, options);
+  auto driven = drive_workflow_run(*opened.store, run_id, options);
   if (driven) {
     (void)view.update(wall_clock_now());
     return driven;
   }
   if (driven.error().code != ErrorCode::kConflict) return driven.error();
-  return follow_run(*opened.store, run_id, view);
+  return follow_run(opened, run_id, view);
 }
 
 Result<Workflow> resolve(Store& store, const WorkflowArgs& args) {
@@ -423,7 +429,7 @@ Result<int> workflow_events_command(const WorkflowArgs& args, const Context& con
   if (!run) return run.error();
   if (args.follow) {  // the journal as lines, on a terminal too
     LiveRunView view(store, run->id, *context.out, /*tty=*/false, /*quiet=*/false);
-    auto followed = follow_run(store, run->id, view);
+    auto followed = follow_run(*opened, run->id, view);
     if (!followed) return followed.error();
     return kExitOk;
   }
@@ -460,8 +466,7 @@ Result<int> drive_workflow_command(const WorkflowArgs& args, const Context& cont
   auto options = driver_options(*opened, context);
   if (!options) return options.error();
   options->forker = forker ? &*forker : nullptr;
-  const SystemProcessProbe probe;
-  auto driven = drive_workflow_run(*opened->store, probe, args.run, *options);
+  auto driven = drive_workflow_run(*opened->store, args.run, *options);
   if (!driven) {
     // Another driver holds it: nothing to do here.
     if (driven.error().code == ErrorCode::kConflict) return kExitOk;

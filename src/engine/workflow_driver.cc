@@ -8,25 +8,29 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "core/text.h"
 #include "core/workflow_progress.h"
 #include "exec/clock.h"
+#include "exec/process_control.h"
 #include "exec/process_identity.h"
 #include "exec/recovery.h"
 #include "exec/step_supervisor.h"
 #include "exec/stop_signals.h"
+#include "exec/store_watch.h"
 #include "exec/supervisor_start.h"
 #include "store/data_dir.h"
 
 namespace orrery {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Steady = std::chrono::steady_clock;
 
-// The longest a round waits: how soon a cancel asked by another process is
-// seen, and how often an attempt with no supervisor to watch is looked at.
+// The longest a round waits: how often an attempt with no supervisor to
+// watch is looked at (a cancel asked by another process wakes the driver
+// through the store watch at once).
 constexpr std::chrono::milliseconds kMaxWait{1000};
 
 std::string host_name() { return SystemProcessProbe().host_name(); }
@@ -40,17 +44,19 @@ struct Watched {
 
 class Driver {
  public:
-  Driver(Store& store, const ProcessProbe& probe, const DriverOptions& options, EngineFence fence,
-         Workflow workflow)
+  Driver(Store& store, const DriverOptions& options, EngineFence fence, Workflow workflow)
       : store_(store),
-        probe_(probe),
+        clock_(options.clock != nullptr ? *options.clock : real_clock()),
+        processes_(options.processes != nullptr ? *options.processes : system_processes()),
         options_(options),
         fence_(std::move(fence)),
         workflow_(std::move(workflow)),
-        host_(host_name()),
+        host_(processes_.host_name()),
         interval_(std::max<DurationMs>(options.lease_ms / 3, 100)),
-        next_beat_(Clock::now() + interval_),
-        launcher_(store, options.location, options.forker) {}
+        next_beat_(clock_.steady_now() + interval_),
+        own_launcher_(store, options.location, options.forker, clock_),
+        launcher_(options.launcher != nullptr ? *options.launcher : own_launcher_),
+        store_watch_(options.database_path, store) {}
 
   ~Driver() {
     for (auto& [id, watched] : watched_) {
@@ -85,7 +91,7 @@ class Driver {
     const bool cancel = (*run)->cancel_requested || cancel_;
     auto steps = store_.list_step_runs(fence_.run_id);
     if (!steps) return steps.error();
-    const TimeMs now = wall_clock_now();
+    const TimeMs now = clock_.wall_now();
     WorkflowAdvance advance;
     std::vector<StepAttempt> orphans;  // running attempts whose supervisor is gone
     std::vector<StepDecision> settled;
@@ -171,7 +177,7 @@ class Driver {
     if (found != watched_.end()) return found->second.exited;
     if (!attempt.supervisor) return true;  // reserve answers busy while its lease lives
     if (!on_this_host(attempt)) return true;
-    if (!probe_.is_alive(*attempt.supervisor)) return true;
+    if (!processes_.is_alive(*attempt.supervisor)) return true;
     watch(attempt.dispatch_id, attempt.supervisor->pid);  // a driver before this one started it
     return false;
   }
@@ -193,8 +199,8 @@ class Driver {
   // attempt cancelled.
   void stop(const StepAttempt& attempt) {
     if (!stopped_.insert(attempt.dispatch_id).second) return;
-    if (attempt.supervisor && on_this_host(attempt) && probe_.is_alive(*attempt.supervisor))
-      ::kill(attempt.supervisor->pid, SIGTERM);
+    if (attempt.supervisor && on_this_host(attempt) && processes_.is_alive(*attempt.supervisor))
+      processes_.send_signal(attempt.supervisor->pid, SIGTERM);
   }
 
   // A new attempt for a step whose supervisor died; its target's group is
@@ -202,11 +208,11 @@ class Driver {
   Status reclaim(const StepAttempt& orphan, bool cancel) {
     const bool known_dead =
         watched_.count(orphan.dispatch_id) > 0 || (orphan.supervisor && on_this_host(orphan));
-    if (on_this_host(orphan)) (void)kill_leftover_group(orphan.pgid, orphan.target, probe_);
+    if (on_this_host(orphan)) (void)kill_leftover_group(orphan.pgid, orphan.target, processes_);
     unwatch(orphan.dispatch_id);
     StepReserve request = reserve_request(orphan.step_id, orphan.attempt + 1);
     request.holder_dead = known_dead;
-    auto reservation = store_.reserve_step_attempt(fence_, request, wall_clock_now());
+    auto reservation = store_.reserve_step_attempt(fence_, request, clock_.wall_now());
     if (!reservation) return reservation.error();
     if (reservation->answer == ReserveAnswer::kBusy) return Ok{};  // its lease still runs
     if (options_.on_progress) options_.on_progress();
@@ -221,7 +227,7 @@ class Driver {
     });
     if (step == steps.end()) return internal_error("no step '" + step_id + "' in the run");
     auto reservation = store_.reserve_step_attempt(
-        fence_, reserve_request(step_id, step->attempts + 1), wall_clock_now());
+        fence_, reserve_request(step_id, step->attempts + 1), clock_.wall_now());
     if (!reservation) return reservation.error();
     // busy: another attempt holds the step; existing: this attempt was
     // reserved before and has its supervisor (or is reclaimed when it has
@@ -263,16 +269,16 @@ class Driver {
     outcome.status = status;
     outcome.error =
         status == RunStatus::kCancelled ? why : "the supervisor could not start: " + why;
-    auto finished = store_.finish_claim(claim_of(attempt), outcome, wall_clock_now());
+    auto finished = store_.finish_claim(claim_of(attempt), outcome, clock_.wall_now());
     if (!finished && finished.error().code != ErrorCode::kConflict) return finished.error();
     return Ok{};
   }
 
   Status keep_lease() {
-    if (Clock::now() < next_beat_) return Ok{};
-    auto beat = store_.heartbeat_engine_lease(fence_, options_.lease_ms, wall_clock_now());
+    if (clock_.steady_now() < next_beat_) return Ok{};
+    auto beat = store_.heartbeat_engine_lease(fence_, options_.lease_ms, clock_.wall_now());
     if (!beat && beat.error().code == ErrorCode::kConflict) return beat.error();
-    next_beat_ = Clock::now() + (beat ? interval_ : std::chrono::milliseconds(100));
+    next_beat_ = clock_.steady_now() + (beat ? interval_ : std::chrono::milliseconds(100));
     return Ok{};
   }
 
@@ -286,34 +292,46 @@ class Driver {
       fds.push_back({watched.pidfd, POLLIN, 0});
       owners.push_back(&watched);
     }
-    const size_t signal_index = fds.size();
-    if (signals_.fd() >= 0) fds.push_back({signals_.fd(), POLLIN, 0});
+    // Where the signal and store descriptors are in `fds`, if there.
+    const auto add = [&](int fd, bool wanted) -> std::optional<size_t> {
+      if (fd < 0 || !wanted) return std::nullopt;
+      fds.push_back({fd, POLLIN, 0});
+      return fds.size() - 1;
+    };
+    const std::optional<size_t> signal_index = add(signals_.fd(), true);
+    const auto quiet = store_watch_.quiet_left();
+    const std::optional<size_t> store_index = add(store_watch_.fd(), quiet.count() == 0);
     if (std::any_of(watched_.begin(), watched_.end(),
                     [](const auto& entry) { return entry.second.exited; }))
       return;  // an exit not yet acted on
     const auto until_beat =
-        std::chrono::duration_cast<std::chrono::milliseconds>(next_beat_ - Clock::now());
-    const auto timeout = std::clamp(until_beat, std::chrono::milliseconds(0), kMaxWait);
+        std::chrono::duration_cast<std::chrono::milliseconds>(next_beat_ - clock_.steady_now());
+    auto timeout = std::clamp(until_beat, std::chrono::milliseconds(0), kMaxWait);
+    if (quiet.count() > 0) timeout = std::min(timeout, quiet);
     if (::poll(fds.data(), fds.size(), int(timeout.count())) <= 0) return;
     for (size_t i = 0; i < owners.size(); ++i) {
       if (fds[i].revents != 0) owners[i]->exited = true;
     }
-    if (signal_index < fds.size() && fds[signal_index].revents != 0 && signals_.take() != 0) {
+    if (store_index && fds[*store_index].revents != 0) store_watch_.saw_change();
+    if (signal_index && fds[*signal_index].revents != 0 && signals_.take() != 0) {
       cancel_ = true;
-      (void)store_.request_workflow_cancel(fence_.run_id, wall_clock_now());
+      (void)store_.request_workflow_cancel(fence_.run_id, clock_.wall_now());
     }
   }
 
   Store& store_;
-  const ProcessProbe& probe_;
+  Clock& clock_;
+  ProcessControl& processes_;
   const DriverOptions& options_;
   EngineFence fence_;
   Workflow workflow_;
   std::string host_;
   std::chrono::milliseconds interval_;
-  Clock::time_point next_beat_;
+  Steady::time_point next_beat_;
   StopSignals signals_;
-  SupervisorLauncher launcher_;
+  SupervisorLauncher own_launcher_;  // unless the options give one
+  Launcher& launcher_;
+  StoreWatch store_watch_;
   std::map<std::string, Watched> watched_;  // by dispatch id
   std::set<std::string> stopped_;           // dispatch ids sent SIGTERM
   bool cancel_ = false;
@@ -323,8 +341,9 @@ class Driver {
 
 std::string driver_name() { return "drive@" + host_name() + ":" + std::to_string(getpid()); }
 
-Result<WorkflowRun> drive_workflow_run(Store& store, const ProcessProbe& probe,
-                                       const std::string& run_id, const DriverOptions& options) {
+Result<WorkflowRun> drive_workflow_run(Store& store, const std::string& run_id,
+                                       const DriverOptions& options) {
+  Clock& clock = options.clock != nullptr ? *options.clock : real_clock();
   auto run = store.get_workflow_run(run_id);
   if (!run) return run.error();
   if (!run->has_value()) return not_found_error("no workflow run has the id '" + run_id + "'");
@@ -333,7 +352,7 @@ Result<WorkflowRun> drive_workflow_run(Store& store, const ProcessProbe& probe,
   if (!workflow) return workflow.error();
   if (!workflow->has_value()) return not_found_error("the workflow of run " + run_id + " is gone");
   auto fence =
-      store.acquire_engine_lease(run_id, driver_name(), options.lease_ms, wall_clock_now());
+      store.acquire_engine_lease(run_id, driver_name(), options.lease_ms, clock.wall_now());
   if (!fence) {
     if (fence.error().code == ErrorCode::kConflict) {  // finished meanwhile
       auto after = store.get_workflow_run(run_id);
@@ -351,17 +370,17 @@ Result<WorkflowRun> drive_workflow_run(Store& store, const ProcessProbe& probe,
   if (!(*run)->loop_run_id.empty()) {
     auto loop_run = store.get_run((*run)->loop_run_id);
     if (loop_run && (!loop_run->has_value() || is_terminal((*loop_run)->status)))
-      (void)store.request_workflow_cancel(run_id, wall_clock_now());
+      (void)store.request_workflow_cancel(run_id, clock.wall_now());
   }
   // A driver before this one stopped without finishing the run: say so.
   if (!(*run)->driver.empty()) {
     WorkflowAdvance resumed;
     resumed.events.push_back(
         {"recovered", "", "{\"previous_driver\":" + json_quote((*run)->driver) + "}"});
-    if (auto written = store.advance_workflow_run(**fence, resumed, wall_clock_now()); !written)
+    if (auto written = store.advance_workflow_run(**fence, resumed, clock.wall_now()); !written)
       return written.error();
   }
-  Driver driver(store, probe, options, **fence, **workflow);
+  Driver driver(store, options, **fence, **workflow);
   return driver.drive();
 }
 

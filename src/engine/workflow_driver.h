@@ -23,7 +23,9 @@
 
 #include "core/result.h"
 #include "core/workflow.h"
+#include "exec/clock.h"
 #include "exec/launcher.h"  // StoreLocation
+#include "exec/process_control.h"
 #include "exec/supervisor_forker.h"
 #include "store/store.h"
 
@@ -31,6 +33,9 @@ namespace orrery {
 
 struct DriverOptions {
   StoreLocation location;  // where step supervisors find the store
+  // The SQLite file (empty for a server): the driver is woken when it
+  // changes (exec/store_watch.h), e.g. by a cancel asked from elsewhere.
+  std::string database_path;
   DurationMs lease_ms = kDefaultEngineLeaseMs;
   DurationMs step_lease_ms = kDefaultStepLeaseMs;
   // Called after each round that wrote something (the CLI prints new events).
@@ -38,6 +43,11 @@ struct DriverOptions {
   // Forks the step supervisors (exec/supervisor_forker.h); null, or once its
   // server is gone: they are exec'd (`orrery supervise-step`).
   SupervisorForker* forker = nullptr;
+  // The seams (docs/architecture.md, "Seams"); null: the machine's clock,
+  // its processes, and a SupervisorLauncher over the store with `forker`.
+  Clock* clock = nullptr;
+  ProcessControl* processes = nullptr;
+  Launcher* launcher = nullptr;
 };
 
 // The driver's claimant name: drive@HOST:PID.
@@ -46,7 +56,7 @@ std::string driver_name();
 // Drives the run to its end and returns it finished. Another driver's live
 // lease is a conflict naming it (the caller may follow the run instead); a
 // lease lost midway is a conflict too.
-Result<WorkflowRun> drive_workflow_run(Store& store, const ProcessProbe& probe,
-                                       const std::string& run_id, const DriverOptions& options);
+Result<WorkflowRun> drive_workflow_run(Store& store, const std::string& run_id,
+                                       const DriverOptions& options);
 
 }  // namespace orrery
