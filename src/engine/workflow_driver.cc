@@ -19,6 +19,7 @@
 #include "exec/stop_signals.h"
 #include "exec/supervisor_start.h"
 #include "store/data_dir.h"
+#include "store/home_layout.h"
 
 namespace orrery {
 namespace {
@@ -246,7 +247,8 @@ class Driver {
   // finishes the attempt failed at once.
   Status launch(const StepAttempt& attempt) {
     const std::string& home = options_.location.home;
-    const std::string dir = step_directory(home, attempt.run_id, attempt.step_id);
+    const RunDirectory step_dir = HomeLayout(home).step(attempt.run_id, attempt.step_id);
+    const std::string& dir = step_dir.path();
     const Claim claim{attempt.dispatch_id, attempt.claimed_by, attempt.claim_token};
     if (options_.forker != nullptr && !options_.forker->server_gone()) {
       const DurationMs lease =
@@ -273,7 +275,7 @@ class Driver {
     launch.command = "supervise-step";
     launch.run_id = attempt.dispatch_id;
     launch.token = attempt.claim_token;
-    launch.log_path = dir + "/supervisor.log";
+    launch.log_path = step_dir.supervisor_log();
     launch.detach = true;
     auto pid = start_supervisor(launch);
     if (!pid) return finish_unstarted(attempt, RunStatus::kFailed, pid.error().message);
@@ -348,15 +350,15 @@ class Driver {
 }  // namespace
 
 Status start_detached_driver(const StoreLocation& location, const std::string& run_id) {
-  const std::string dir = workflow_run_directory(location.home, run_id);
-  if (auto made = prepare_data_dir(dir); !made) return made;
+  const HomeLayout layout(location.home);
+  if (auto made = prepare_data_dir(layout.workflow_run(run_id)); !made) return made;
   SupervisorLaunch launch;
   launch.executable = self_executable();
   launch.global_args = {"--home", location.home};
   launch.db = location.db;
   launch.command = "drive-workflow";
   launch.run_id = run_id;
-  launch.log_path = dir + "/driver.log";
+  launch.log_path = layout.driver_log(run_id);
   launch.detach = true;
   auto started = start_supervisor(launch);
   if (!started) return started.error();

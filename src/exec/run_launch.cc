@@ -12,14 +12,9 @@
 #include "exec/process_identity.h"
 #include "exec/supervisor.h"
 #include "store/data_dir.h"
+#include "store/home_layout.h"
 
 namespace orrery {
-namespace {
-
-// The supervisor's own stdout and stderr, in its run directory.
-std::string supervisor_log(const std::string& run_dir) { return run_dir + "/supervisor.log"; }
-
-}  // namespace
 
 SupervisorLaunch supervisor_launch(const StoreLocation& location, const ClaimedRun& claimed,
                                    bool detach) {
@@ -29,7 +24,7 @@ SupervisorLaunch supervisor_launch(const StoreLocation& location, const ClaimedR
   launch.db = location.db;
   launch.run_id = claimed.run.id;
   launch.token = claimed.claim.token;
-  launch.log_path = supervisor_log(run_directory(location.home, claimed.run.id));
+  launch.log_path = HomeLayout(location.home).run(claimed.run.id).supervisor_log();
   launch.detach = detach;
   return launch;
 }
@@ -51,7 +46,7 @@ namespace {
 Result<pid_t> start_in_run_directory(Store& store, const StoreLocation& location,
                                      const ClaimedRun& claimed,
                                      const std::function<Result<pid_t>()>& start) {
-  if (auto made = prepare_data_dir(run_directory(location.home, claimed.run.id)); !made) {
+  if (auto made = prepare_data_dir(HomeLayout(location.home).run(claimed.run.id).path()); !made) {
     return fail_unstarted(store, claimed.claim, made.error());
   }
   auto started = start();
@@ -84,7 +79,7 @@ Result<pid_t> launch_run(Store& store, const StoreLocation& location, const Clai
 Result<ForkedSupervisor> launch_forked_run(Store& store, const StoreLocation& location,
                                            const ClaimedRun& claimed, SupervisorForker& forker) {
   const ForkRequest request{claimed.run.id, claimed.claim.claimed_by, claimed.claim.token,
-                            run_directory(location.home, claimed.run.id),
+                            HomeLayout(location.home).run(claimed.run.id).path(),
                             claimed_lease_ms(claimed.run)};
   auto forked = forker.fork_supervisor(request);
   if (forked) return forked;
@@ -99,7 +94,7 @@ Result<ForkedSupervisor> launch_forked_run(Store& store, const StoreLocation& lo
 
 Status start_in_run_log(const std::string& run_dir) {
   if (auto made = prepare_data_dir(run_dir); !made) return made.error();
-  const std::string path = supervisor_log(run_dir);
+  const std::string path = RunDirectory(run_dir).supervisor_log();
   const int log = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (log < 0) return internal_error("cannot open " + path + ": " + std::strerror(errno));
   dup2(log, STDOUT_FILENO);

@@ -44,7 +44,7 @@ struct SuperviseRequest {
 struct SupervisedJob {
   Claim claim;  // run_id: the run's id, or the attempt's dispatch id
   ClaimKeeper::Work work = ClaimKeeper::Work::kLoopRun;
-  std::string dir;  // where stdout.log and stderr.log go
+  std::string dir;  // its RunDirectory (store/home_layout.h)
   Target target;
   DurationMs lease_ms = 0;
   TimeMs lease_expires_at = 0;
@@ -77,8 +77,5 @@ Status supervise_job(Store& store, const SupervisedJob& job, const JobSetup& set
 // claim was lost, reported as a conflict). Blocks SIGTERM, SIGINT and SIGHUP
 // for the calling thread (they are read from a signalfd) and ignores SIGPIPE.
 Status supervise(Store& store, const SuperviseRequest& request, Env& env = system_env());
-
-// The directory holding a run's log files.
-std::string run_directory(const std::string& home, const std::string& run_id);
 
 }  // namespace orrery
