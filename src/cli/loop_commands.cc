@@ -28,7 +28,6 @@
 #include "core/text.h"
 #include "engine/wake.h"
 #include "exec/fresh_id.h"
-#include "exec/supervisor.h"
 #include "store/home_layout.h"
 #include "store/regular_file.h"
 #include "store/secrets.h"

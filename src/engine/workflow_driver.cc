@@ -15,7 +15,6 @@
 #include "exec/clock.h"
 #include "exec/process_identity.h"
 #include "exec/recovery.h"
-#include "exec/step_supervisor.h"
 #include "exec/stop_signals.h"
 #include "exec/supervisor_start.h"
 #include "store/data_dir.h"
