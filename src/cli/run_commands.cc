@@ -83,10 +83,9 @@ void print_run(const Context& context, Store& store, const Run& run) {
                                           workflow_run.substr(0, 12) + ")");
   if (!run.host.empty()) {
     const bool here = runs_on_host(run, SystemProcessProbe().host_name());
-    rows.emplace_back(
-        "host", terminal_text(run.host) + (here ? ""
-                                                : " (logs: " + HomeLayout::relative_run(run.id) +
-                                                      "/ in its data directory)"));
+    const std::string logs =
+        here ? "" : " (logs: " + HomeLayout::relative_run(run.id) + "/ in its data directory)";
+    rows.emplace_back("host", terminal_text(run.host) + logs);
   }
   print_fields(*context.out, rows);
   // The tails are the program's output: kept as lines, other controls escaped.
