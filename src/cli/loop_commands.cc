@@ -28,7 +28,7 @@
 #include "core/text.h"
 #include "engine/wake.h"
 #include "exec/fresh_id.h"
-#include "exec/supervisor.h"
+#include "store/home_layout.h"
 #include "store/regular_file.h"
 #include "store/secrets.h"
 
@@ -182,7 +182,7 @@ Status remove_run_directories(const std::string& home, const std::vector<std::st
         id.find_first_not_of("0123456789abcdefghijklmnopqrstuvwxyz") != std::string::npos) {
       continue;
     }
-    const std::string dir = run_directory(home, id);
+    const std::string dir = HomeLayout(home).run(id).path();
     std::error_code error;
     std::filesystem::remove_all(dir, error);
     if (error && failed++ == 0) failures = dir + ": " + error.message();

@@ -1,18 +1,10 @@
 #include "cli/run_commands.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <sys/inotify.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <chrono>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <ostream>
-#include <sstream>
 
 #include "cli/human.h"
 #include "cli/json_views.h"
@@ -27,18 +19,20 @@
 #include "exec/clock.h"
 #include "exec/kept_outcome.h"
 #include "exec/launcher.h"
+#include "exec/log_follower.h"
 #include "exec/process_identity.h"
 #include "exec/recovery.h"
 #include "exec/supervisor.h"
 #include "exec/supervisor_start.h"
 #include "store/data_dir.h"
+#include "store/home_layout.h"
 
 namespace orrery::cli {
 namespace {
 
 // The error for a run left `running` by a supervisor that is gone.
 Error supervisor_gone_error(const std::string& home, const Run& run, int pid) {
-  const auto kept_outcome = read_kept_outcome(run_directory(home, run.id));
+  const auto kept_outcome = read_kept_outcome(HomeLayout(home).run(run.id).path());
   const bool kept = kept_outcome.ok() && kept_outcome->has_value();
   return internal_error("the supervisor of run " + run.id + " (pid " + std::to_string(pid) +
                         ") is gone; run `orrery recover` to " +
@@ -89,9 +83,9 @@ void print_run(const Context& context, Store& store, const Run& run) {
                                           workflow_run.substr(0, 12) + ")");
   if (!run.host.empty()) {
     const bool here = runs_on_host(run, SystemProcessProbe().host_name());
-    rows.emplace_back("host",
-                      terminal_text(run.host) +
-                          (here ? "" : " (logs: runs/" + run.id + "/ in its data directory)"));
+    const std::string logs =
+        here ? "" : " (logs: " + HomeLayout::relative_run(run.id) + "/ in its data directory)";
+    rows.emplace_back("host", terminal_text(run.host) + logs);
   }
   print_fields(*context.out, rows);
   // The tails are the program's output: kept as lines, other controls escaped.
@@ -103,129 +97,28 @@ void print_run(const Context& context, Store& store, const Run& run) {
   }
 }
 
-// Copies the rest of `fd` to `out`.
-void copy_to_end(int fd, std::ostream& out) {
-  char buffer[64 * 1024];
-  ssize_t got;
-  while ((got = ::read(fd, buffer, sizeof buffer)) > 0 || (got < 0 && errno == EINTR)) {
-    if (got > 0) out.write(buffer, got);
-  }
-}
-
-}  // namespace
-
-std::string read_log(const std::string& path) {
-  std::ostringstream text;
-  for (const std::string& part : {path + ".1", path}) {
-    std::ifstream file(part, std::ios::binary);
-    if (file) text << file.rdbuf();
-  }
-  return text.str();
-}
-
-namespace {
-
-// Follows one log file across rotations: the file is read through a
-// descriptor kept open; when the path names another file (another inode),
-// the old one is read to its end before the new one is read from its start.
-class LogFollower {
- public:
-  explicit LogFollower(std::string path) : path_(std::move(path)) {}
-  ~LogFollower() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  LogFollower(const LogFollower&) = delete;
-  LogFollower& operator=(const LogFollower&) = delete;
-
-  // Prints the older part of the log once, before anything else.
-  void start(std::ostream& out) {
-    open_current();
-    std::ifstream older(path_ + ".1", std::ios::binary);
-    if (older) out << older.rdbuf();
-  }
-
-  // Copies what is new to `out`; the file may not exist yet.
-  void copy_new(std::ostream& out) {
-    if (fd_ < 0) open_current();
-    if (fd_ >= 0) copy_to_end(fd_, out);
-    struct stat now {};
-    if (fd_ >= 0 && ::stat(path_.c_str(), &now) == 0 && now.st_ino != inode_) {
-      copy_to_end(fd_, out);  // rotated: the old file's last bytes first
-      ::close(fd_);
-      fd_ = -1;
-      open_current();
-      if (fd_ >= 0) copy_to_end(fd_, out);
-    }
-    out.flush();
-  }
-
- private:
-  void open_current() {
-    fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-    struct stat opened {};
-    if (fd_ >= 0 && ::fstat(fd_, &opened) == 0) inode_ = opened.st_ino;
-  }
-
-  std::string path_;
-  int fd_ = -1;
-  ino_t inode_ = 0;
-};
-
-// The inotify descriptor, closed on every path.
-struct Inotify {
-  int fd = inotify_init1(IN_CLOEXEC);
-  ~Inotify() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
-// How often --follow looks at the run while its log keeps changing.
-constexpr std::chrono::milliseconds kFollowStatusEvery{250};
-
-// Prints the log as it grows, woken by inotify, until the run is finished;
-// an error when its supervisor is gone while the run is still `running`.
-// The run is read at most every 250 ms (and at least every second), not at
-// every write.
-Result<int> follow_log(Store& store, const std::string& home, const std::string& run_id,
-                       const std::string& path, std::ostream& out) {
-  const Inotify watch;
-  const std::string dir = path.substr(0, path.rfind('/'));
-  if (watch.fd >= 0) {
-    inotify_add_watch(watch.fd, dir.c_str(), IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO);
-  }
+// Prints the log as it grows (exec/log_follower.h) until the run is
+// finished; an error when its supervisor is gone while the run is still
+// `running`.
+Result<int> follow_run_log(Store& store, const std::string& home, const std::string& run_id,
+                           const std::string& path, std::ostream& out) {
   const SystemProcessProbe probe;
-  LogFollower log(path);
-  log.start(out);
   std::optional<Error> gone;
-  auto checked = std::chrono::steady_clock::time_point{};
-  while (true) {
-    log.copy_new(out);
-    if (std::chrono::steady_clock::now() - checked >= kFollowStatusEvery) {
-      checked = std::chrono::steady_clock::now();
-      auto run = store.get_run(run_id);
-      if (!run) return run.error();
-      if (!run->has_value() || is_terminal((*run)->status)) break;
-      if (supervisor_gone(**run, probe, wall_clock_now())) {
-        // It may have finished the run just before it exited: look once more.
-        auto again = store.get_run(run_id);
-        if (!again) return again.error();
-        if (again->has_value() && !is_terminal((*again)->status)) {
-          gone = supervisor_gone_error(home, **again,
-                                       (*again)->supervisor ? (*again)->supervisor->pid : 0);
-        }
-        break;
-      }
+  const FollowUntil finished = [&]() -> Result<bool> {
+    auto run = store.get_run(run_id);
+    if (!run) return run.error();
+    if (!run->has_value() || is_terminal((*run)->status)) return true;
+    if (!supervisor_gone(**run, probe, wall_clock_now())) return false;
+    // It may have finished the run just before it exited: look once more.
+    auto again = store.get_run(run_id);
+    if (!again) return again.error();
+    if (again->has_value() && !is_terminal((*again)->status)) {
+      gone = supervisor_gone_error(home, **again,
+                                   (*again)->supervisor ? (*again)->supervisor->pid : 0);
     }
-    // Woken by a write; a quarter second at most, to notice a run that ends silently.
-    pollfd fd{watch.fd, POLLIN, 0};
-    if (watch.fd >= 0 && poll(&fd, 1, int(kFollowStatusEvery.count())) > 0) {
-      char events[4096];
-      (void)!read(watch.fd, events, sizeof events);
-    } else if (watch.fd < 0) {
-      poll(nullptr, 0, int(kFollowStatusEvery.count()));
-    }
-  }
-  log.copy_new(out);
+    return true;
+  };
+  if (auto followed = follow_log(path, out, finished); !followed) return followed.error();
   if (gone) return *gone;
   return kExitOk;
 }
@@ -462,7 +355,7 @@ std::optional<std::string> home_of_claimant(Store& store, const Run& run) {
 Result<int> show_stored_tail(const Run& run, const std::string& stream, bool follow,
                              const std::optional<std::string>& runner_home,
                              const Context& context) {
-  const std::string file = "runs/" + run.id + "/" + stream + ".log";
+  const std::string file = HomeLayout::relative_run_log(run.id, stream);
   const std::string where = "run " + run.id + " ran on host " + terminal_text(run.host) +
                             "; its full " + stream + " log is there, in " +
                             (runner_home ? terminal_text(*runner_home + "/" + file)
@@ -510,8 +403,7 @@ Result<int> show_logs(const RunArgs& args, const Context& context) {
     return show_stored_tail(**run, stream, args.follow, runner_home, context);
   }
   // A run of another runner on this host has its logs in that runner's home.
-  const std::string path =
-      run_directory(runner_home.value_or(opened->home), run_id) + "/" + stream + ".log";
+  const std::string path = HomeLayout(runner_home.value_or(opened->home)).run(run_id).log(stream);
   if (!args.follow) {
     // The log is the program's output: printed as it is (docs/cli.md, "Escaping").
     const std::string text = read_log(path);  // nothing yet (or a skipped slot): no output
@@ -522,7 +414,7 @@ Result<int> show_logs(const RunArgs& args, const Context& context) {
     }
     return kExitOk;
   }
-  return follow_log(*opened->store, opened->home, run_id, path, *context.out);
+  return follow_run_log(*opened->store, opened->home, run_id, path, *context.out);
 }
 
 Result<int> supervise_run(const RunArgs& args, const Context& context) {

@@ -34,10 +34,6 @@ struct RunArgs {
 // The run as `run show` prints it (its JSON document, with output, with --json).
 void print_run_document(const Context& context, Store& store, const Run& run);
 
-// A whole stream's log: the rotated, older part (<name>.1) first, when there
-// is one, then the current file (docs/execution.md, "Logs").
-std::string read_log(const std::string& path);
-
 Result<int> trigger_loop(const TriggerArgs& args, const Context& context);
 Result<int> list_runs(const RunsArgs& args, const Context& context);
 Result<int> show_run(const RunArgs& args, const Context& context);

@@ -11,6 +11,7 @@
 #include "exec/process_identity.h"
 #include "store/data_dir.h"
 #include "store/db_location.h"
+#include "store/home_layout.h"
 #include "store/postgres/postgres_store.h"
 #include "store/sqlite/sqlite_store.h"
 
@@ -55,7 +56,7 @@ Result<OpenedStore> open_store(const Context& context, std::optional<int> busy_t
                     .string();
   if (opened.home.size() > 1 && opened.home.back() == '/') opened.home.pop_back();
   DbLocation location;
-  location.sqlite_path = opened.home + "/orrery.db";
+  location.sqlite_path = HomeLayout(opened.home).database();
   // Checked before anything is created: a refused --db leaves no trace.
   if (context.globals.db_given || !context.globals.db.empty()) {
     auto chosen = db_location_of(context.globals.db);

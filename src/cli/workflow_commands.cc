@@ -23,11 +23,13 @@
 #include "exec/clock.h"
 #include "exec/fresh_id.h"
 #include "exec/launcher.h"
+#include "exec/log_follower.h"
 #include "exec/process_identity.h"
 #include "exec/step_supervisor.h"
 #include "exec/store_watch.h"
 #include "exec/supervisor_start.h"
 #include "exec/workflow_publish.h"
+#include "store/home_layout.h"
 #include "store/regular_file.h"
 
 namespace orrery::cli {
@@ -501,8 +503,7 @@ Result<int> show_step_log(const std::string& run_text, const std::string& step, 
                            "'; its steps: " + names);
   }
   const std::string stream = stderr_stream ? "stderr" : "stdout";
-  const std::string text =
-      read_log(step_directory(opened->home, run->id, step) + "/" + stream + ".log");
+  const std::string text = read_log(HomeLayout(opened->home).step(run->id, step).log(stream));
   if (context.globals.json) {
     *context.out
         << json_text({{"run_id", run->id}, {"step_id", step}, {"stream", stream}, {"text", text}})

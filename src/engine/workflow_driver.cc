@@ -17,7 +17,6 @@
 #include "exec/process_control.h"
 #include "exec/process_identity.h"
 #include "exec/recovery.h"
-#include "exec/step_supervisor.h"
 #include "exec/stop_signals.h"
 #include "exec/store_watch.h"
 #include "exec/supervisor_start.h"

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "store/home_layout.h"
 #include "store/regular_file.h"
 
 namespace orrery {
@@ -25,7 +26,9 @@ std::optional<T> optional_from(const json& value) {
 
 }  // namespace
 
-std::string kept_outcome_path(const std::string& run_dir) { return run_dir + "/outcome.json"; }
+std::string kept_outcome_path(const std::string& run_dir) {
+  return RunDirectory(run_dir).kept_outcome();
+}
 
 Status keep_outcome(Env& env, const std::string& run_dir, const KeptOutcome& kept) {
   const RunOutcome& o = kept.outcome;

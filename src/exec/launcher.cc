@@ -7,16 +7,12 @@
 #include <cstring>
 
 #include "exec/process_identity.h"
-#include "exec/step_supervisor.h"
-#include "exec/supervisor.h"
 #include "exec/supervisor_start.h"
 #include "store/data_dir.h"
+#include "store/home_layout.h"
 
 namespace orrery {
 namespace {
-
-// A supervisor's own stdout and stderr, in its work's directory.
-std::string supervisor_log(const std::string& dir) { return dir + "/supervisor.log"; }
 
 // An exec'd process of the orrery binary in a new session: `orrery --home H
 // COMMAND ID [--token-fd N]`, its output in `log_path`.
@@ -38,13 +34,15 @@ SupervisorLaunch exec_launch(const StoreLocation& location, const char* command,
 }  // namespace
 
 std::string work_directory(const std::string& home, const Claim& claim) {
-  if (claim.kind == WorkKind::kLoopRun) return run_directory(home, claim.id);
+  const HomeLayout layout(home);
+  if (claim.kind == WorkKind::kLoopRun) return layout.run(claim.id).path();
   // A dispatch id is <run id>/<step id>/<attempt> (core/workflow.h).
   const size_t run_end = claim.id.find('/');
   const size_t step_end = claim.id.rfind('/');
-  if (run_end == std::string::npos || step_end <= run_end) return run_directory(home, claim.id);
-  return step_directory(home, claim.id.substr(0, run_end),
-                        claim.id.substr(run_end + 1, step_end - run_end - 1));
+  if (run_end == std::string::npos || step_end <= run_end) return layout.run(claim.id).path();
+  return layout
+      .step(claim.id.substr(0, run_end), claim.id.substr(run_end + 1, step_end - run_end - 1))
+      .path();
 }
 
 Error fail_unstarted(ClaimLedger& ledger, const Claim& claim, const Error& why, TimeMs now) {
@@ -90,7 +88,8 @@ Result<StartedSupervisor> SupervisorLauncher::exec_supervisor(const WorkLaunch& 
     return fail_unstarted(ledger_, claim, made.error(), clock_.wall_now());
   auto pid =
       start_supervisor(exec_launch(location_, work_kind_traits(claim.kind).supervisor_command,
-                                   claim.id, claim.token, supervisor_log(dir), work.detach));
+                                   claim.id, claim.token, RunDirectory(dir).supervisor_log(),
+                                          work.detach));
   if (!pid) return fail_unstarted(ledger_, claim, pid.error(), clock_.wall_now());
   const StartedSupervisor started{*pid, -1, process_start_time(*pid)};
   // Recorded before the supervisor records anything itself, so that one
@@ -102,7 +101,7 @@ Result<StartedSupervisor> SupervisorLauncher::exec_supervisor(const WorkLaunch& 
 
 Status start_in_work_log(const std::string& dir) {
   if (auto made = prepare_data_dir(dir); !made) return made.error();
-  const std::string path = supervisor_log(dir);
+  const std::string path = RunDirectory(dir).supervisor_log();
   const int log = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (log < 0) return internal_error("cannot open " + path + ": " + std::strerror(errno));
   dup2(log, STDOUT_FILENO);
@@ -112,10 +111,10 @@ Status start_in_work_log(const std::string& dir) {
 }
 
 Status start_detached_driver(const StoreLocation& location, const std::string& run_id) {
-  const std::string dir = workflow_run_directory(location.home, run_id);
-  if (auto made = prepare_data_dir(dir); !made) return made;
+  const HomeLayout layout(location.home);
+  if (auto made = prepare_data_dir(layout.workflow_run(run_id)); !made) return made;
   auto started = start_supervisor(
-      exec_launch(location, "drive-workflow", run_id, "", dir + "/driver.log", true));
+      exec_launch(location, "drive-workflow", run_id, "", layout.driver_log(run_id), true));
   if (!started) return started.error();
   return Ok{};
 }

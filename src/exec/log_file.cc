@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "store/home_layout.h"
+
 namespace orrery {
 namespace {
 
@@ -39,7 +41,7 @@ Status LogFile::open() {
   if (fd_ < 0) return internal_error("cannot open " + path_ + ": " + std::strerror(errno));
   bytes_in_file_ = std::max<off_t>(env_.size(fd_), 0);
   mid_line_ = bytes_in_file_ > 0 && last_byte(path_) != '\n';
-  const int older = env_.open(path_ + ".1", O_RDONLY, 0);
+  const int older = env_.open(RunDirectory::rotated_log(path_), O_RDONLY, 0);
   if (older >= 0) {
     rotated_ = true;
     rotated_bytes_ = std::max<off_t>(env_.size(older), 0);
@@ -83,7 +85,7 @@ Status LogFile::rotate() {
   if (rotated_) dropped_bytes_ += rotated_bytes_;
   env_.close(fd_);
   fd_ = -1;
-  if (env_.rename(path_, path_ + ".1") != 0) {
+  if (env_.rename(path_, RunDirectory::rotated_log(path_)) != 0) {
     return internal_error("cannot rotate " + path_ + ": " + std::strerror(errno));
   }
   rotated_ = true;
@@ -91,8 +93,8 @@ Status LogFile::rotate() {
   fd_ = env_.open(path_, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0600);
   if (fd_ < 0) return internal_error("cannot open " + path_ + ": " + std::strerror(errno));
   bytes_in_file_ = 0;
-  return write_marker("=== " + name() + " reached its limit: earlier output is in " + name() +
-                      ".1; " + std::to_string(dropped_bytes_) +
+  return write_marker("=== " + name() + " reached its limit: earlier output is in " +
+                      RunDirectory::rotated_log(name()) + "; " + std::to_string(dropped_bytes_) +
                       " bytes before that were dropped ===\n");
 }
 

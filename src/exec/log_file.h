@@ -1,5 +1,6 @@
-// LogFile: one stream of a run, written to $ORRERY_HOME/runs/<run>/<stream>.log
-// within a size limit (docs/execution.md, "Logs").
+// LogFile: one stream of a run, written to its RunDirectory's <stream>.log
+// (store/home_layout.h) within a size limit (docs/execution.md, "Logs");
+// exec/log_follower.h reads it.
 //
 // Invariants: the stream keeps at most `limit_bytes` of output on disk: the
 // current file holds at most half of it, and when the next write would pass

@@ -8,6 +8,7 @@
 #include "core/duration.h"
 #include "exec/kept_outcome.h"
 #include "exec/supervisor.h"
+#include "store/home_layout.h"
 
 namespace orrery {
 namespace {
@@ -30,7 +31,7 @@ Result<std::optional<Run>> reread(Store& store, const std::string& id) { return 
 // changed meanwhile (the guarded write changed nothing).
 Result<bool> finish_orphan(Store& store, const std::string& home, const Run& run, TimeMs now,
                            RecoveryReport& report) {
-  auto kept = read_kept_outcome(run_directory(home, run.id));
+  auto kept = read_kept_outcome(HomeLayout(home).run(run.id).path());
   if (!kept) return kept.error();
   const bool expired = run.lease_expires_at && *run.lease_expires_at <= now;
   const bool has_kept = kept->has_value() && (*kept)->claim_token == run.claim_token;

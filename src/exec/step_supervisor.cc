@@ -10,6 +10,7 @@
 #include "exec/clock.h"
 #include "exec/supervisor.h"
 #include "store/data_dir.h"
+#include "store/home_layout.h"
 
 namespace orrery {
 namespace {
@@ -60,7 +61,7 @@ SupervisedJob step_job(const StepSuperviseRequest& request, const StepContext& c
   const StepAttempt& attempt = context.attempt;
   SupervisedJob job;
   job.claim = Claim{attempt.dispatch_id, attempt.claimed_by, request.token, WorkKind::kStepAttempt};
-  job.dir = step_directory(request.home, attempt.run_id, attempt.step_id);
+  job.dir = HomeLayout(request.home).step(attempt.run_id, attempt.step_id).path();
   job.target = context.step.target;
   if (job.target.cwd.empty()) job.target.cwd = context.run.cwd;
   const DurationMs lease =
@@ -71,7 +72,7 @@ SupervisedJob step_job(const StepSuperviseRequest& request, const StepContext& c
   job.attempt = attempt.attempt;
   job.started_at = attempt.started_at;
   job.cooldown_account = step_account(context.step);
-  job.outputs_path = job.dir + "/output." + std::to_string(attempt.attempt);
+  job.outputs_path = RunDirectory(job.dir).step_output(attempt.attempt);
   return job;
 }
 
@@ -98,20 +99,11 @@ Status write_step_files(Env& env, const SupervisedJob& job, const StepContext& c
 
 }  // namespace
 
-std::string workflow_run_directory(const std::string& home, const std::string& run_id) {
-  return home + "/workflow-runs/" + run_id;
-}
-
-std::string step_directory(const std::string& home, const std::string& run_id,
-                           const std::string& step_id) {
-  return workflow_run_directory(home, run_id) + "/steps/" + step_id;
-}
-
 Status supervise_step(Store& store, const StepSuperviseRequest& request, Env& env) {
   auto context = read_context(store, request);
   if (!context) return context.error();
   const SupervisedJob job = step_job(request, *context);
-  const std::string steps_path = job.dir + "/steps." + std::to_string(job.attempt) + ".json";
+  const std::string steps_path = RunDirectory(job.dir).step_values(job.attempt);
   const WorkflowRun& run = context->run;
   const JobSetup setup = [&](const std::vector<EnvVar>& inherited) -> Result<JobEnvironment> {
     if (auto written = write_step_files(env, job, *context, steps_path); !written)

@@ -7,7 +7,8 @@
 // Before the target starts it writes the values of the steps finished so
 // far to ORRERY_STEPS and gives the target an empty ORRERY_OUTPUT file;
 // after, it reads that file into the attempt's outputs. Every file of a run
-// is under $home/workflow-runs/<run>/ (step logs in steps/<step id>/).
+// is under $home/workflow-runs/<run>/ (step logs in steps/<step id>/;
+// store/home_layout.h).
 #pragma once
 
 #include <string>
@@ -27,9 +28,5 @@ struct StepSuperviseRequest {
 // Supervises the attempt to its end; a conflict when it is not running
 // under this token.
 Status supervise_step(Store& store, const StepSuperviseRequest& request, Env& env = system_env());
-
-std::string workflow_run_directory(const std::string& home, const std::string& run_id);
-std::string step_directory(const std::string& home, const std::string& run_id,
-                           const std::string& step_id);
 
 }  // namespace orrery

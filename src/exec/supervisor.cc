@@ -34,6 +34,7 @@
 #include "exec/stop_signals.h"
 #include "exec/supervisor_start.h"
 #include "store/data_dir.h"
+#include "store/home_layout.h"
 #include "store/regular_file.h"
 #include "store/secrets.h"
 
@@ -150,8 +151,10 @@ class Supervision {
  private:
   Status prepare() {
     if (auto made = prepare_data_dir(job_.dir); !made) return made;
-    for (auto [stream, name] : {std::pair{&out_, "/stdout.log"}, std::pair{&err_, "/stderr.log"}}) {
-      stream->log = std::make_unique<LogFile>(env_, job_.dir + name, log_limit());
+    const RunDirectory dir(job_.dir);
+    for (auto [stream, path] :
+         {std::pair{&out_, dir.stdout_log()}, std::pair{&err_, dir.stderr_log()}}) {
+      stream->log = std::make_unique<LogFile>(env_, path, log_limit());
       if (auto opened = stream->log->open(); !opened) return opened;
     }
     // Each attempt after the first starts both logs with a marker line.
@@ -441,10 +444,6 @@ class Supervision {
 
 }  // namespace
 
-std::string run_directory(const std::string& home, const std::string& run_id) {
-  return home + "/runs/" + run_id;
-}
-
 Status supervise_job(ClaimLedger& ledger, Cooldowns& cooldowns, const SupervisedJob& job,
                      const JobSetup& setup, Env& env) {
   // Orphans of the target become this process's children, so that they can
@@ -465,7 +464,7 @@ Status check_secrets_present(const std::string& home, const Loop& loop,
                                      [&](const EnvVar& pair) { return pair.first == name; });
     if (!present) {
       return usage_error("the value of --secret-env " + name + " is missing from " +
-                         secrets_path(home, loop.id) +
+                         HomeLayout(home).loop_secrets(loop.id) +
                          "; add the loop again with its --secret-env values");
     }
   }
@@ -499,7 +498,7 @@ Target workflow_command(const SuperviseRequest& request, const Loop& loop, const
 SupervisedJob loop_run_job(const SuperviseRequest& request, const Loop& loop, const Run& run) {
   SupervisedJob job;
   job.claim = Claim{run.id, run.claimed_by, request.token};
-  job.dir = run_directory(request.home, run.id);
+  job.dir = HomeLayout(request.home).run(run.id).path();
   job.target = loop.target;
   job.lease_ms = loop.lease_ms;
   job.lease_expires_at = run.lease_expires_at.value_or(wall_clock_now() + loop.lease_ms);

@@ -43,7 +43,7 @@ struct SuperviseRequest {
 // One supervised process, from a loop's run or a workflow step's attempt.
 struct SupervisedJob {
   Claim claim;      // a loop run's, or a step attempt's (its kind says which)
-  std::string dir;  // where stdout.log and stderr.log go
+  std::string dir;  // its RunDirectory (store/home_layout.h)
   Target target;
   DurationMs lease_ms = 0;
   TimeMs lease_expires_at = 0;
@@ -82,8 +82,5 @@ Status supervise(Store& store, ClaimLedger& ledger, const SuperviseRequest& requ
 inline Status supervise(Store& store, const SuperviseRequest& request, Env& env = system_env()) {
   return supervise(store, store, request, env);
 }
-
-// The directory holding a run's log files.
-std::string run_directory(const std::string& home, const std::string& run_id);
 
 }  // namespace orrery

@@ -6,8 +6,8 @@
 
 #include "exec/env.h"
 #include "exec/fresh_id.h"
-#include "exec/step_supervisor.h"
 #include "store/data_dir.h"
+#include "store/home_layout.h"
 
 namespace orrery {
 namespace {
@@ -74,22 +74,19 @@ Result<std::string> check_workflow_input(std::string_view text) {
   return input.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-std::string manifest_path(const std::string& home, const std::string& run_id) {
-  return workflow_run_directory(home, run_id) + "/manifest.json";
-}
-
 Result<PublishedRun> publish_workflow_run(WorkflowRuns& store, const std::string& home,
                                           const WorkflowRunRequest& request, TimeMs now) {
   const NewWorkflowRun fresh = new_run(request, now);
+  const HomeLayout layout(home);
   PublishHooks hooks;
   hooks.before_commit = [&](const WorkflowRun& run) -> Status {
-    if (auto made = prepare_data_dir(workflow_run_directory(home, run.id)); !made) return made;
-    return write_file_atomically(system_env(), manifest_path(home, run.id),
+    if (auto made = prepare_data_dir(layout.workflow_run(run.id)); !made) return made;
+    return write_file_atomically(system_env(), layout.manifest(run.id),
                                  manifest_text(run, fresh.steps), 0600);
   };
   hooks.after_rollback = [&](const WorkflowRun& run) {
-    ::unlink(manifest_path(home, run.id).c_str());
-    ::rmdir(workflow_run_directory(home, run.id).c_str());
+    ::unlink(layout.manifest(run.id).c_str());
+    ::rmdir(layout.workflow_run(run.id).c_str());
   };
   return store.publish_workflow_run(fresh, hooks, now);
 }

@@ -32,6 +32,4 @@ Result<std::string> check_workflow_input(std::string_view text);
 Result<PublishedRun> publish_workflow_run(WorkflowRuns& store, const std::string& home,
                                           const WorkflowRunRequest& request, TimeMs now);
 
-std::string manifest_path(const std::string& home, const std::string& run_id);
-
 }  // namespace orrery

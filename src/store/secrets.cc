@@ -12,13 +12,10 @@
 
 #include "core/limits.h"
 #include "store/data_dir.h"
+#include "store/home_layout.h"
 #include "store/regular_file.h"
 
 namespace orrery {
-
-std::string secrets_path(const std::string& home, const std::string& loop_id) {
-  return home + "/secrets/" + loop_id + ".env";
-}
 
 namespace {
 
@@ -55,9 +52,10 @@ bool fsync_directory(const std::string& directory) {
 Status write_loop_secrets(const std::string& home, const std::string& loop_id,
                           const std::vector<EnvVar>& secrets) {
   if (secrets.empty()) return Ok{};
-  const std::string directory = home + "/secrets";
+  const HomeLayout layout(home);
+  const std::string directory = layout.secrets_directory();
   if (auto dir = prepare_data_dir(directory); !dir) return dir;
-  const std::string path = secrets_path(home, loop_id);
+  const std::string path = layout.loop_secrets(loop_id);
   const std::string temporary = path + ".tmp";
   const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return usage_error("cannot write " + temporary + ": " + std::strerror(errno));
@@ -84,7 +82,7 @@ Status write_loop_secrets(const std::string& home, const std::string& loop_id,
 }
 
 Result<std::vector<EnvVar>> read_loop_secrets(const std::string& home, const std::string& loop_id) {
-  const std::string path = secrets_path(home, loop_id);
+  const std::string path = HomeLayout(home).loop_secrets(loop_id);
   auto file = read_regular_file(path, kMaxSecretsFileBytes);
   if (!file) return usage_error("the secrets file " + file.error().message);
   std::vector<EnvVar> secrets;
@@ -107,7 +105,7 @@ Result<std::vector<EnvVar>> read_loop_secrets(const std::string& home, const std
 }
 
 Status remove_loop_secrets(const std::string& home, const std::string& loop_id) {
-  const std::string path = secrets_path(home, loop_id);
+  const std::string path = HomeLayout(home).loop_secrets(loop_id);
   if (unlink(path.c_str()) != 0 && errno != ENOENT) {
     return internal_error("cannot remove " + path + ": " + std::strerror(errno));
   }

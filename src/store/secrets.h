@@ -1,5 +1,5 @@
 // Secret environment values (--secret-env) live outside the database: one
-// file per loop, $ORRERY_HOME/secrets/<loop-id>.env, mode 0600 in a 0700
+// file per loop, $ORRERY_HOME/secrets/<loop-id>.env (HomeLayout::loop_secrets), mode 0600 in a 0700
 // directory, one KEY=VALUE per line. The database keeps only the names.
 #pragma once
 
@@ -10,9 +10,6 @@
 #include "core/result.h"
 
 namespace orrery {
-
-// $home/secrets/<loop-id>.env
-std::string secrets_path(const std::string& home, const std::string& loop_id);
 
 Status write_loop_secrets(const std::string& home, const std::string& loop_id,
                           const std::vector<EnvVar>& secrets);

@@ -19,6 +19,7 @@
 #include "exec/kept_outcome.h"
 #include "exec/process_identity.h"
 #include "exec/recovery.h"
+#include "store/home_layout.h"
 #include "store/sqlite/sqlite_store.h"
 #include "support/fake_probe.h"
 #include "support/fault_env.h"
@@ -122,7 +123,7 @@ class SupervisorTest : public ::testing::Test {
     return **run;
   }
 
-  std::string run_dir() const { return run_directory(dir_.path(), claim_.id); }
+  std::string run_dir() const { return HomeLayout(dir_.path()).run(claim_.id).path(); }
 
   testing::TempDir dir_;
   std::shared_ptr<SystemProcessProbe> probe_ = std::make_shared<SystemProcessProbe>();

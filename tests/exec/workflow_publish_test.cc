@@ -9,6 +9,7 @@
 
 #include "exec/process_identity.h"
 #include "exec/step_supervisor.h"
+#include "store/home_layout.h"
 #include "store/sqlite/sqlite_store.h"
 #include "support/forwarding_roles.h"
 #include "support/temp_dir.h"
@@ -33,7 +34,7 @@ class FailingCommitStore : public testing::ForwardingWorkflowRuns {
   Result<PublishedRun> publish_workflow_run(const NewWorkflowRun& run, const PublishHooks& hooks,
                                             TimeMs) override {
     if (auto written = hooks.before_commit(run.run); !written) return written.error();
-    manifest_seen = std::filesystem::exists(manifest_path(home, run.run.id));
+    manifest_seen = std::filesystem::exists(HomeLayout(home).manifest(run.run.id));
     hooks.after_rollback(run.run);
     return unavailable_error("the database stayed busy");
   }
@@ -88,7 +89,7 @@ TEST_F(WorkflowPublish, WritesTheRunItsStepsAndItsManifest) {
   EXPECT_EQ((*steps)[0].step_id, "fetch");
   EXPECT_EQ((*steps)[1].sequence, 2);
   EXPECT_EQ((*steps)[1].max_attempts, 3);
-  const auto manifest = nlohmann::json::parse(read_text(manifest_path(home(), run.id)));
+  const auto manifest = nlohmann::json::parse(read_text(HomeLayout(home()).manifest(run.id)));
   EXPECT_EQ(manifest["run_id"], run.id);
   EXPECT_EQ(manifest["workflow_name"], "build");
   EXPECT_EQ(manifest["input"]["branch"], "main");

@@ -1,5 +1,6 @@
 // SqlStore: usage-limit cooldowns of provider accounts.
 #include "core/usage_limit.h"
+#include "store/sql/column_table.h"
 #include "store/sql/sql_store.h"
 
 namespace orrery {
@@ -8,9 +9,15 @@ namespace {
 // A cooldown that ended longer ago than this no longer counts as consecutive.
 constexpr DurationMs kConsecutiveWindowMs = 3'600'000;
 
-Cooldown read_cooldown(const sql::Statement& row) {
-  return {row.text(0), row.int64(1), int(row.int64(2)), row.text(3), row.int64(4)};
-}
+using sql::read_field;
+
+const sql::ColumnTable<Cooldown> kCooldownColumns = {
+    {"account", read_field<&Cooldown::account>},
+    {"until_at", read_field<&Cooldown::until_at>},
+    {"hits", read_field<&Cooldown::hits>},
+    {"reason", read_field<&Cooldown::reason>},
+    {"updated_at", read_field<&Cooldown::updated_at>},
+};
 
 }  // namespace
 
@@ -61,9 +68,8 @@ Result<Cooldown> SqlStore::record_cooldown(const std::string& account,
 }
 
 Result<std::vector<Cooldown>> SqlStore::active_cooldowns(TimeMs now) {
-  auto query = db_->prepare(
-      "SELECT account, until_at, hits, reason, updated_at FROM cooldowns WHERE until_at > ?1 "
-      "ORDER BY until_at");
+  auto query = db_->prepare("SELECT " + sql::select_list(kCooldownColumns) +
+                            " FROM cooldowns WHERE until_at > ?1 ORDER BY until_at");
   if (!query) return query.error();
   (*query)->bind(1, now);
   std::vector<Cooldown> cooldowns;
@@ -71,7 +77,9 @@ Result<std::vector<Cooldown>> SqlStore::active_cooldowns(TimeMs now) {
     auto row = (*query)->step();
     if (!row) return row.error();
     if (!*row) return cooldowns;
-    cooldowns.push_back(read_cooldown(**query));
+    auto cooldown = sql::read_columns(kCooldownColumns, **query);
+    if (!cooldown) return cooldown.error();
+    cooldowns.push_back(std::move(*cooldown));
   }
 }
 

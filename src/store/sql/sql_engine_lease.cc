@@ -148,7 +148,7 @@ Result<std::vector<WorkflowRun>> SqlStore::workflow_runs_without_driver(TimeMs c
   // Reads the partial index workflow_runs_unfinished (created_at, id) of
   // pending and running runs, oldest first.
   auto query =
-      db_->prepare(std::string("SELECT ") + sql::kWorkflowRunColumns + " FROM workflow_runs " +
+      db_->prepare("SELECT " + sql::workflow_run_select_list() + " FROM workflow_runs " +
                    db_->index_hint("workflow_runs_unfinished") +
                    "WHERE status IN ('pending', 'running') AND (driver_lease_expires_at IS NULL OR "
                    "driver_lease_expires_at <= ?1) ORDER BY created_at, id LIMIT ?2");

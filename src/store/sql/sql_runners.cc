@@ -1,7 +1,36 @@
 // SqlStore: the runners — every daemon's row, for `orrery status`.
+#include "store/sql/column_table.h"
 #include "store/sql/sql_store.h"
 
 namespace orrery {
+namespace {
+
+using sql::read_field;
+
+// The running count reads the partial index runs_running_claimant.
+const sql::ColumnTable<RunnerRecord> kRunnerColumns = {
+    {"id", read_field<&RunnerRecord::id>},
+    {"host", read_field<&RunnerRecord::host>},
+    {"labels", read_field<&RunnerRecord::labels>},
+    {"pid",
+     [](const sql::Statement& r, int c, RunnerRecord& runner) -> Status {
+       runner.process.pid = int(r.int64(c));
+       return Ok{};
+     }},
+    {"process_started_at",
+     [](const sql::Statement& r, int c, RunnerRecord& runner) -> Status {
+       runner.process.started_at = r.optional_int64(c);
+       return Ok{};
+     }},
+    {"home", read_field<&RunnerRecord::home>},
+    {"started_at", read_field<&RunnerRecord::started_at>},
+    {"last_seen_at", read_field<&RunnerRecord::last_seen_at>},
+    {"(SELECT COUNT(*) FROM runs WHERE runs.claimed_by = runners.id AND runs.status = "
+     "'running')",
+     read_field<&RunnerRecord::running>},
+};
+
+}  // namespace
 
 Status SqlStore::register_runner(const RunnerRecord& runner, TimeMs now) {
   if (runner.id.empty()) return usage_error("a runner needs an id");
@@ -45,21 +74,17 @@ Status SqlStore::remove_runner(const std::string& id) {
 }
 
 Result<std::vector<RunnerRecord>> SqlStore::list_runners() {
-  // The running count reads the partial index runs_running_claimant.
-  auto query = db_->prepare(
-      "SELECT id, host, labels, pid, process_started_at, home, started_at, last_seen_at, "
-      "(SELECT COUNT(*) FROM runs WHERE runs.claimed_by = runners.id AND runs.status = "
-      "'running') FROM runners ORDER BY host, id");
+  auto query = db_->prepare("SELECT " + sql::select_list(kRunnerColumns) +
+                            " FROM runners ORDER BY host, id");
   if (!query) return query.error();
   std::vector<RunnerRecord> runners;
   while (true) {
     auto row = (*query)->step();
     if (!row) return row.error();
     if (!*row) return runners;
-    const sql::Statement& r = **query;
-    runners.push_back({r.text(0), r.text(1), r.text(2),
-                       ProcessIdentity{int(r.int64(3)), r.optional_int64(4)}, r.text(5), r.int64(6),
-                       r.int64(7), r.int64(8)});
+    auto runner = sql::read_columns(kRunnerColumns, **query);
+    if (!runner) return runner.error();
+    runners.push_back(std::move(*runner));
   }
 }
 

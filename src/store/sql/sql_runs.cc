@@ -6,6 +6,7 @@
 
 #include "core/retry_policy.h"
 #include "core/time.h"
+#include "store/sql/column_table.h"
 #include "store/sql/rows.h"
 #include "store/sql/sql_store.h"
 
@@ -25,27 +26,43 @@ struct ClaimTerms {
   std::optional<TimeMs> expires_at;
 };
 
+const sql::ColumnTable<ClaimTerms> kClaimTermsColumns = {
+    {"name", sql::read_field<&ClaimTerms::name>},
+    {"status",
+     [](const sql::Statement& r, int c, ClaimTerms& terms) -> Status {
+       auto status = parse_loop_status(r.text(c));
+       if (!status) return status.error();
+       terms.status = *status;
+       return Ok{};
+     }},
+    {"archived", sql::read_field<&ClaimTerms::archived>},
+    {"lease_ms",
+     [](const sql::Statement& r, int c, ClaimTerms& terms) -> Status {
+       terms.lease_ms = sql::stored_lease(r.int64(c));
+       return Ok{};
+     }},
+    {"max_attempts", sql::read_field<&ClaimTerms::max_attempts>},
+    {"expires_at", sql::read_field<&ClaimTerms::expires_at>},
+};
+
 // Reads the loop's terms under `lock`; with `live_at`, only a loop that has
 // not passed its expiry by then.
 Result<std::optional<ClaimTerms>> read_claim_terms(sql::Connection& db, const std::string& loop_id,
                                                    std::optional<TimeMs> live_at,
                                                    sql::RowLock lock) {
-  auto query = db.prepare(
-      std::string("SELECT name, status, archived, lease_ms, max_attempts, expires_at FROM loops "
-                  "WHERE id = ?1") +
-      (live_at ? " AND (expires_at IS NULL OR expires_at > ?2)" : "") +
-      std::string(db.row_lock(lock)));
+  auto query =
+      db.prepare("SELECT " + sql::select_list(kClaimTermsColumns) + " FROM loops WHERE id = ?1" +
+                 (live_at ? " AND (expires_at IS NULL OR expires_at > ?2)" : "") +
+                 std::string(db.row_lock(lock)));
   if (!query) return query.error();
   (*query)->bind(1, loop_id);
   if (live_at) (*query)->bind(2, *live_at);
   auto row = (*query)->step();
   if (!row) return row.error();
   if (!*row) return std::optional<ClaimTerms>{};
-  auto status = parse_loop_status((*query)->text(1));
-  if (!status) return status.error();
-  return std::optional<ClaimTerms>{ClaimTerms{
-      (*query)->text(0), *status, (*query)->int64(2) != 0, sql::stored_lease((*query)->int64(3)),
-      int((*query)->int64(4)), (*query)->optional_int64(5)}};
+  auto terms = sql::read_columns(kClaimTermsColumns, **query);
+  if (!terms) return terms.error();
+  return std::optional<ClaimTerms>{std::move(*terms)};
 }
 
 // Locks the loop's row against changes (pause, archive, delete) until the

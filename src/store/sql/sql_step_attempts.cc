@@ -14,7 +14,7 @@ namespace {
 
 Result<std::optional<StepRun>> read_step(sql::Connection& db, const std::string& run_id,
                                          const std::string& step_id) {
-  auto query = db.prepare(std::string("SELECT ") + sql::kStepRunColumns +
+  auto query = db.prepare("SELECT " + sql::step_run_select_list() +
                           " FROM workflow_steps WHERE run_id = ?1 AND step_id = ?2");
   if (!query) return query.error();
   (*query)->bind(1, run_id).bind(2, step_id);

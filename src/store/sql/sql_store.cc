@@ -5,24 +5,31 @@
 
 #include "core/ids.h"
 #include "core/time.h"
+#include "store/sql/column_table.h"
 
 namespace orrery {
 namespace {
 
-constexpr const char* kLeaseColumns =
-    "lease_id, generation, pid, process_started_at, host, acquired_at, heartbeat_at, expires_at";
+using sql::read_field;
 
-DaemonLease read_lease(const sql::Statement& row) {
-  DaemonLease lease;
-  lease.lease_id = row.text(0);
-  lease.generation = row.int64(1);
-  lease.holder = {int(row.int64(2)), row.optional_int64(3)};
-  lease.host = row.text(4);
-  lease.acquired_at = row.int64(5);
-  lease.heartbeat_at = row.int64(6);
-  lease.expires_at = row.int64(7);
-  return lease;
-}
+const sql::ColumnTable<DaemonLease> kLeaseColumns = {
+    {"lease_id", read_field<&DaemonLease::lease_id>},
+    {"generation", read_field<&DaemonLease::generation>},
+    {"pid",
+     [](const sql::Statement& r, int c, DaemonLease& lease) -> Status {
+       lease.holder.pid = int(r.int64(c));
+       return Ok{};
+     }},
+    {"process_started_at",
+     [](const sql::Statement& r, int c, DaemonLease& lease) -> Status {
+       lease.holder.started_at = r.optional_int64(c);
+       return Ok{};
+     }},
+    {"host", read_field<&DaemonLease::host>},
+    {"acquired_at", read_field<&DaemonLease::acquired_at>},
+    {"heartbeat_at", read_field<&DaemonLease::heartbeat_at>},
+    {"expires_at", read_field<&DaemonLease::expires_at>},
+};
 
 bool same_process(const ProcessIdentity& a, const ProcessIdentity& b) {
   return a.pid == b.pid && a.started_at == b.started_at;
@@ -112,13 +119,15 @@ Result<std::optional<DaemonLease>> SqlStore::locked_daemon_lease() {
 }
 
 Result<std::optional<DaemonLease>> SqlStore::read_daemon_lease(std::string_view lock) {
-  auto query = db_->prepare(std::string("SELECT ") + kLeaseColumns + " FROM daemon_lease" +
+  auto query = db_->prepare("SELECT " + sql::select_list(kLeaseColumns) + " FROM daemon_lease" +
                             std::string(lock));
   if (!query) return query.error();
   auto row = (*query)->step();
   if (!row) return row.error();
   if (!*row) return std::optional<DaemonLease>{};
-  return std::optional<DaemonLease>{read_lease(**query)};
+  auto lease = sql::read_columns(kLeaseColumns, **query);
+  if (!lease) return lease.error();
+  return std::optional<DaemonLease>{std::move(*lease)};
 }
 
 // Read under a row lock, written with a guard on what was read (the row's

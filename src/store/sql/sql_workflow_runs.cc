@@ -33,9 +33,9 @@ Result<std::vector<Record>> query_rows(sql::Connection& db, const std::string& s
 
 Result<std::vector<WorkflowRun>> query_workflow_runs(sql::Connection& db, const std::string& where,
                                                      const Bind& bind) {
-  return query_rows(
-      db, std::string("SELECT ") + sql::kWorkflowRunColumns + " FROM workflow_runs " + where, bind,
-      sql::read_workflow_run);
+  return query_rows(db,
+                    "SELECT " + sql::workflow_run_select_list() + " FROM workflow_runs " + where,
+                    bind, sql::read_workflow_run);
 }
 
 // The filter's conditions (?1 name, ?2 status), shared by the list and its count.
@@ -232,22 +232,16 @@ Result<std::int64_t> SqlStore::count_workflow_runs(const WorkflowRunFilter& filt
 Result<std::vector<StepRun>> SqlStore::list_step_runs(const std::string& run_id) {
   return query_rows(
       *db_,
-      std::string("SELECT ") + sql::kStepRunColumns +
+      "SELECT " + sql::step_run_select_list() +
           " FROM workflow_steps WHERE run_id = ?1 ORDER BY sequence",
       [&](sql::Statement& s) { s.bind(1, run_id); }, sql::read_step_run);
 }
 
 Result<std::vector<StepAttempt>> SqlStore::list_step_attempts(const std::string& run_id) {
   // Each column named by its table: both tables have run_id and step_id.
-  std::string columns;
-  for (std::string_view rest = sql::kStepAttemptColumns; !rest.empty();) {
-    const size_t comma = rest.find(", ");
-    columns += (columns.empty() ? "a." : ", a.") + std::string(rest.substr(0, comma));
-    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 2);
-  }
   return query_rows(
       *db_,
-      "SELECT " + columns +
+      "SELECT " + sql::step_attempt_select_list("a.") +
           " FROM workflow_attempts AS a JOIN workflow_steps AS s ON s.run_id = "
           "a.run_id AND s.step_id = a.step_id WHERE a.run_id = ?1 "
           "ORDER BY s.sequence, a.attempt",
@@ -257,7 +251,7 @@ Result<std::vector<StepAttempt>> SqlStore::list_step_attempts(const std::string&
 Result<std::optional<StepAttempt>> SqlStore::get_step_attempt(const std::string& dispatch_id) {
   auto found = query_rows(
       *db_,
-      std::string("SELECT ") + sql::kStepAttemptColumns +
+      "SELECT " + sql::step_attempt_select_list() +
           " FROM workflow_attempts WHERE dispatch_id = ?1",
       [&](sql::Statement& s) { s.bind(1, dispatch_id); }, sql::read_step_attempt);
   if (!found) return found.error();
@@ -270,7 +264,7 @@ Result<std::vector<WorkflowEvent>> SqlStore::list_workflow_events(const std::str
                                                                   int limit) {
   return query_rows(
       *db_,
-      std::string("SELECT ") + sql::kWorkflowEventColumns +
+      "SELECT " + sql::workflow_event_select_list() +
           " FROM workflow_events WHERE run_id = ?1 AND sequence > ?2 "
           "ORDER BY sequence LIMIT ?3",
       [&](sql::Statement& s) {

@@ -21,8 +21,7 @@ using Bind = std::function<void(sql::Statement&)>;
 
 Result<std::vector<Workflow>> query_workflows(sql::Connection& db, const std::string& where,
                                               const Bind& bind) {
-  auto query =
-      db.prepare(std::string("SELECT ") + sql::kWorkflowColumns + " FROM workflows " + where);
+  auto query = db.prepare("SELECT " + sql::workflow_select_list() + " FROM workflows " + where);
   if (!query) return query.error();
   bind(**query);
   return sql::read_all(**query, sql::read_workflow);

@@ -1,19 +1,12 @@
 #include "store/sql/workflow_rows.h"
 
 #include "core/workflow_spec.h"
+#include "store/sql/column_table.h"
 
 namespace orrery::sql {
 namespace {
 
-std::optional<int> optional_int(const Statement& row, int column) {
-  if (row.is_null(column)) return std::nullopt;
-  return int(row.int64(column));
-}
-
-std::optional<ProcessIdentity> optional_process(const Statement& row, int pid, int started) {
-  if (row.is_null(pid)) return std::nullopt;
-  return ProcessIdentity{int(row.int64(pid)), row.optional_int64(started)};
-}
+using S = Statement;
 
 Result<WorkflowStatus> parse_stored_workflow_status(const std::string& text) {
   if (text == workflow_status_name(WorkflowStatus::kActive)) return WorkflowStatus::kActive;
@@ -21,139 +14,173 @@ Result<WorkflowStatus> parse_stored_workflow_status(const std::string& text) {
   return internal_error("a stored workflow has the unknown status '" + text + "'");
 }
 
+// An error of a record's column, naming the record (its key is read first).
+Status naming(const std::string& what, Status status, ErrorCode code = ErrorCode::kInternal) {
+  if (status) return status;
+  return Error{code, what + ": " + status.error().message};
+}
+
+template <typename T>
+Status parsed_into(Result<T> parsed, T& field) {
+  if (!parsed) return parsed.error();
+  field = std::move(*parsed);
+  return Ok{};
+}
+
+// A process identity is read from two columns: its pid, then its start time.
+Status read_pid(const S& r, int c, std::optional<ProcessIdentity>& process) {
+  if (!r.is_null(c)) process = ProcessIdentity{int(r.int64(c)), std::nullopt};
+  return Ok{};
+}
+Status read_started(const S& r, int c, std::optional<ProcessIdentity>& process) {
+  if (process) process->started_at = r.optional_int64(c);
+  return Ok{};
+}
+
+const ColumnTable<Workflow> kWorkflowColumns = {
+    {"id", read_field<&Workflow::id>},
+    {"name", read_field<&Workflow::name>},
+    {"version", read_field<&Workflow::version>},
+    {"status",
+     [](const S& r, int c, Workflow& w) {
+       return parsed_into(parse_stored_workflow_status(r.text(c)), w.status);
+     }},
+    {"spec",
+     [](const S& r, int c, Workflow& w) {
+       auto spec = decode_workflow_spec(r.text(c));
+       if (!spec) return naming("workflow " + w.id, spec.error(), spec.error().code);
+       return parsed_into(std::move(spec), w.spec);
+     }},
+    {"created_at", read_field<&Workflow::created_at>},
+    {"updated_at", read_field<&Workflow::updated_at>},
+};
+
+const ColumnTable<WorkflowRun> kWorkflowRunColumns = {
+    {"id", read_field<&WorkflowRun::id>},
+    {"workflow_id", read_field<&WorkflowRun::workflow_id>},
+    {"workflow_name", read_field<&WorkflowRun::workflow_name>},
+    {"workflow_version", read_field<&WorkflowRun::workflow_version>},
+    {"status",
+     [](const S& r, int c, WorkflowRun& run) {
+       return naming("workflow run " + run.id,
+                     parsed_into(parse_workflow_run_status(r.text(c)), run.status));
+     }},
+    {"input_json", read_field<&WorkflowRun::input_json>},
+    {"idempotency_key", read_field<&WorkflowRun::idempotency_key>},
+    {"loop_id", read_field<&WorkflowRun::loop_id>},
+    {"loop_run_id", read_field<&WorkflowRun::loop_run_id>},
+    {"cwd", read_field<&WorkflowRun::cwd>},
+    {"max_parallel", read_field<&WorkflowRun::max_parallel>},
+    {"driver", read_field<&WorkflowRun::driver>},
+    {"driver_token", read_field<&WorkflowRun::driver_token>},
+    {"driver_lease_expires_at", read_field<&WorkflowRun::driver_lease_expires_at>},
+    {"cancel_requested", read_field<&WorkflowRun::cancel_requested>},
+    {"error", read_field<&WorkflowRun::error>},
+    {"created_at", read_field<&WorkflowRun::created_at>},
+    {"started_at", read_field<&WorkflowRun::started_at>},
+    {"finished_at", read_field<&WorkflowRun::finished_at>},
+    {"updated_at", read_field<&WorkflowRun::updated_at>},
+};
+
+const ColumnTable<StepRun> kStepRunColumns = {
+    {"run_id", read_field<&StepRun::run_id>},
+    {"step_id", read_field<&StepRun::step_id>},
+    {"sequence", read_field<&StepRun::sequence>},
+    {"status",
+     [](const S& r, int c, StepRun& step) {
+       return naming("step " + step.step_id + " of workflow run " + step.run_id,
+                     parsed_into(parse_step_status(r.text(c)), step.status));
+     }},
+    {"attempts", read_field<&StepRun::attempts>},
+    {"max_attempts", read_field<&StepRun::max_attempts>},
+    {"dispatch_id", read_field<&StepRun::dispatch_id>},
+    {"started_at", read_field<&StepRun::started_at>},
+    {"finished_at", read_field<&StepRun::finished_at>},
+    {"exit_code", read_field<&StepRun::exit_code>},
+    {"error", read_field<&StepRun::error>},
+    {"outputs_json", read_field<&StepRun::outputs_json>},
+    {"updated_at", read_field<&StepRun::updated_at>},
+};
+
+const ColumnTable<StepAttempt> kStepAttemptColumns = {
+    {"dispatch_id", read_field<&StepAttempt::dispatch_id>},
+    {"run_id", read_field<&StepAttempt::run_id>},
+    {"step_id", read_field<&StepAttempt::step_id>},
+    {"attempt", read_field<&StepAttempt::attempt>},
+    {"phase", read_field<&StepAttempt::phase>},
+    {"status",
+     [](const S& r, int c, StepAttempt& a) {
+       return naming("step attempt " + a.dispatch_id,
+                     parsed_into(parse_run_status(r.text(c)), a.status));
+     }},
+    {"claimed_by", read_field<&StepAttempt::claimed_by>},
+    {"claim_token", read_field<&StepAttempt::claim_token>},
+    {"host", read_field<&StepAttempt::host>},
+    {"lease_expires_at", read_field<&StepAttempt::lease_expires_at>},
+    {"supervisor_pid",
+     [](const S& r, int c, StepAttempt& a) { return read_pid(r, c, a.supervisor); }},
+    {"supervisor_started_at",
+     [](const S& r, int c, StepAttempt& a) { return read_started(r, c, a.supervisor); }},
+    {"pid", [](const S& r, int c, StepAttempt& a) { return read_pid(r, c, a.target); }},
+    {"process_started_at",
+     [](const S& r, int c, StepAttempt& a) { return read_started(r, c, a.target); }},
+    {"pgid", read_field<&StepAttempt::pgid>},
+    {"started_at", read_field<&StepAttempt::started_at>},
+    {"finished_at", read_field<&StepAttempt::finished_at>},
+    {"exit_code", read_field<&StepAttempt::exit_code>},
+    {"signal", read_field<&StepAttempt::signal>},
+    {"error", read_field<&StepAttempt::error>},
+    {"stdout", read_field<&StepAttempt::stdout_tail>},
+    {"stderr", read_field<&StepAttempt::stderr_tail>},
+    {"outputs_json", read_field<&StepAttempt::outputs_json>},
+    {"input_tokens",
+     [](const S& r, int c, StepAttempt& a) -> Status {
+       a.usage.input_tokens = r.optional_int64(c);
+       return Ok{};
+     }},
+    {"output_tokens",
+     [](const S& r, int c, StepAttempt& a) -> Status {
+       a.usage.output_tokens = r.optional_int64(c);
+       return Ok{};
+     }},
+    {"cost_usd",
+     [](const S& r, int c, StepAttempt& a) -> Status {
+       if (!r.is_null(c)) a.usage.cost_usd = r.real(c);
+       return Ok{};
+     }},
+    {"usage_limited", read_field<&StepAttempt::usage_limited>},
+    {"updated_at", read_field<&StepAttempt::updated_at>},
+};
+
+const ColumnTable<WorkflowEvent> kWorkflowEventColumns = {
+    {"run_id", read_field<&WorkflowEvent::run_id>},
+    {"sequence", read_field<&WorkflowEvent::sequence>},
+    {"event_type", read_field<&WorkflowEvent::event_type>},
+    {"step_id", read_field<&WorkflowEvent::step_id>},
+    {"payload_json", read_field<&WorkflowEvent::payload_json>},
+    {"created_at", read_field<&WorkflowEvent::created_at>},
+};
+
 }  // namespace
 
-const char* const kWorkflowColumns = "id, name, version, status, spec, created_at, updated_at";
-
-Result<Workflow> read_workflow(const Statement& row) {
-  Workflow workflow;
-  workflow.id = row.text(0);
-  workflow.name = row.text(1);
-  workflow.version = int(row.int64(2));
-  auto status = parse_stored_workflow_status(row.text(3));
-  if (!status) return status.error();
-  workflow.status = *status;
-  auto spec = decode_workflow_spec(row.text(4));
-  if (!spec)
-    return Error{spec.error().code, "workflow " + workflow.id + ": " + spec.error().message};
-  workflow.spec = std::move(*spec);
-  workflow.created_at = row.int64(5);
-  workflow.updated_at = row.int64(6);
-  return workflow;
+std::string workflow_select_list() { return select_list(kWorkflowColumns); }
+std::string workflow_run_select_list() { return select_list(kWorkflowRunColumns); }
+std::string step_run_select_list() { return select_list(kStepRunColumns); }
+std::string step_attempt_select_list(std::string_view qualifier) {
+  return select_list(kStepAttemptColumns, qualifier);
 }
+std::string workflow_event_select_list() { return select_list(kWorkflowEventColumns); }
 
-const char* const kWorkflowRunColumns =
-    "id, workflow_id, workflow_name, workflow_version, status, input_json, idempotency_key, "
-    "loop_id, loop_run_id, cwd, max_parallel, driver, driver_token, driver_lease_expires_at, "
-    "cancel_requested, error, created_at, started_at, finished_at, updated_at";
-
+Result<Workflow> read_workflow(const Statement& row) { return read_columns(kWorkflowColumns, row); }
 Result<WorkflowRun> read_workflow_run(const Statement& row) {
-  WorkflowRun run;
-  run.id = row.text(0);
-  run.workflow_id = row.text(1);
-  run.workflow_name = row.text(2);
-  run.workflow_version = int(row.int64(3));
-  auto status = parse_workflow_run_status(row.text(4));
-  if (!status)
-    return Error{ErrorCode::kInternal, "workflow run " + run.id + ": " + status.error().message};
-  run.status = *status;
-  run.input_json = row.text(5);
-  run.idempotency_key = row.text(6);
-  run.loop_id = row.text(7);
-  run.loop_run_id = row.text(8);
-  run.cwd = row.text(9);
-  run.max_parallel = int(row.int64(10));
-  run.driver = row.text(11);
-  run.driver_token = row.text(12);
-  run.driver_lease_expires_at = row.optional_int64(13);
-  run.cancel_requested = row.int64(14) != 0;
-  run.error = row.text(15);
-  run.created_at = row.int64(16);
-  run.started_at = row.optional_int64(17);
-  run.finished_at = row.optional_int64(18);
-  run.updated_at = row.int64(19);
-  return run;
+  return read_columns(kWorkflowRunColumns, row);
 }
-
-const char* const kStepRunColumns =
-    "run_id, step_id, sequence, status, attempts, max_attempts, dispatch_id, started_at, "
-    "finished_at, exit_code, error, outputs_json, updated_at";
-
-Result<StepRun> read_step_run(const Statement& row) {
-  StepRun step;
-  step.run_id = row.text(0);
-  step.step_id = row.text(1);
-  step.sequence = int(row.int64(2));
-  auto status = parse_step_status(row.text(3));
-  if (!status)
-    return Error{ErrorCode::kInternal, "step " + step.step_id + " of workflow run " + step.run_id +
-                                           ": " + status.error().message};
-  step.status = *status;
-  step.attempts = int(row.int64(4));
-  step.max_attempts = int(row.int64(5));
-  step.dispatch_id = row.text(6);
-  step.started_at = row.optional_int64(7);
-  step.finished_at = row.optional_int64(8);
-  step.exit_code = optional_int(row, 9);
-  step.error = row.text(10);
-  step.outputs_json = row.text(11);
-  step.updated_at = row.int64(12);
-  return step;
-}
-
-const char* const kStepAttemptColumns =
-    "dispatch_id, run_id, step_id, attempt, phase, status, claimed_by, claim_token, host, "
-    "lease_expires_at, supervisor_pid, supervisor_started_at, pid, process_started_at, pgid, "
-    "started_at, finished_at, exit_code, signal, error, stdout, stderr, outputs_json, "
-    "input_tokens, output_tokens, cost_usd, usage_limited, updated_at";
-
+Result<StepRun> read_step_run(const Statement& row) { return read_columns(kStepRunColumns, row); }
 Result<StepAttempt> read_step_attempt(const Statement& row) {
-  StepAttempt attempt;
-  attempt.dispatch_id = row.text(0);
-  attempt.run_id = row.text(1);
-  attempt.step_id = row.text(2);
-  attempt.attempt = int(row.int64(3));
-  attempt.phase = row.text(4);
-  auto status = parse_run_status(row.text(5));
-  if (!status)
-    return Error{ErrorCode::kInternal,
-                 "step attempt " + attempt.dispatch_id + ": " + status.error().message};
-  attempt.status = *status;
-  attempt.claimed_by = row.text(6);
-  attempt.claim_token = row.text(7);
-  attempt.host = row.text(8);
-  attempt.lease_expires_at = row.optional_int64(9);
-  attempt.supervisor = optional_process(row, 10, 11);
-  attempt.target = optional_process(row, 12, 13);
-  attempt.pgid = optional_int(row, 14);
-  attempt.started_at = row.int64(15);
-  attempt.finished_at = row.optional_int64(16);
-  attempt.exit_code = optional_int(row, 17);
-  attempt.signal = optional_int(row, 18);
-  attempt.error = row.text(19);
-  attempt.stdout_tail = row.text(20);
-  attempt.stderr_tail = row.text(21);
-  attempt.outputs_json = row.text(22);
-  attempt.usage.input_tokens = row.optional_int64(23);
-  attempt.usage.output_tokens = row.optional_int64(24);
-  if (!row.is_null(25)) attempt.usage.cost_usd = row.real(25);
-  attempt.usage_limited = row.int64(26) != 0;
-  attempt.updated_at = row.int64(27);
-  return attempt;
+  return read_columns(kStepAttemptColumns, row);
 }
-
-const char* const kWorkflowEventColumns =
-    "run_id, sequence, event_type, step_id, payload_json, created_at";
-
 Result<WorkflowEvent> read_workflow_event(const Statement& row) {
-  WorkflowEvent event;
-  event.run_id = row.text(0);
-  event.sequence = row.int64(1);
-  event.event_type = row.text(2);
-  event.step_id = row.text(3);
-  event.payload_json = row.text(4);
-  event.created_at = row.int64(5);
-  return event;
+  return read_columns(kWorkflowEventColumns, row);
 }
 
 }  // namespace orrery::sql

@@ -1,9 +1,11 @@
-// The columns of the workflow tables (docs/workflows.md, "Storage") and the
-// functions that read a row of each: every SELECT of those tables uses
-// these lists, so that a column is never read at the wrong position.
+// The column tables of the workflow tables (docs/workflows.md, "Storage")
+// and the functions that read a row of each (store/sql/column_table.h):
+// every SELECT of those tables uses these lists, so that a column is named
+// once and never read at the wrong position.
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "core/workflow.h"
 #include "store/sql/connection.h"
@@ -11,12 +13,13 @@
 
 namespace orrery::sql {
 
-// "id, name, ..." of each table, in the order its reader reads them.
-extern const char* const kWorkflowColumns;
-extern const char* const kWorkflowRunColumns;
-extern const char* const kStepRunColumns;
-extern const char* const kStepAttemptColumns;
-extern const char* const kWorkflowEventColumns;
+// "id, name, ..." of each table, in the order its reader reads them;
+// `qualifier` ("a.") before each name.
+std::string workflow_select_list();
+std::string workflow_run_select_list();
+std::string step_run_select_list();
+std::string step_attempt_select_list(std::string_view qualifier = "");
+std::string workflow_event_select_list();
 
 Result<Workflow> read_workflow(const Statement& row);
 Result<WorkflowRun> read_workflow_run(const Statement& row);
