@@ -1,0 +1,258 @@
+// The workflow driver with a fake clock, fake processes and a fake launcher
+// over a real SQLite store: no supervisor process is started, nothing
+// sleeps. A launched "supervisor" is a pipe: the test finishes its attempt
+// through the claim ledger, as a supervisor would, and closes the pipe's
+// write end, which the driver sees as the supervisor's exit (a pidfd is
+// readable when its process ends).
+#include "engine/workflow_driver.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <functional>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "exec/workflow_publish.h"
+#include "store/sqlite/sqlite_store.h"
+#include "support/fake_probe.h"
+#include "support/temp_dir.h"
+
+namespace orrery {
+namespace {
+
+constexpr TimeMs kNow = 1'800'000'000'000;
+
+class FakeClock final : public Clock {
+ public:
+  TimeMs wall_now() const override { return wall; }
+  Steady::time_point steady_now() const override {
+    return Steady::time_point(std::chrono::milliseconds(wall - kNow));
+  }
+  TimeMs wall = kNow;
+};
+
+class FakeProcesses final : public ProcessControl {
+ public:
+  bool is_alive(const ProcessIdentity& process) const override {
+    return alive.count(process.pid) > 0;
+  }
+  std::string host_name() const override { return "testhost"; }
+  bool send_signal(pid_t pid, int signal) override {
+    signals.push_back({pid, signal});
+    return alive.count(pid) > 0;
+  }
+  std::optional<TimeMs> start_time(pid_t pid) const override {
+    if (alive.count(pid) == 0) return std::nullopt;
+    return kNow;
+  }
+  std::set<pid_t> alive;
+  std::vector<std::pair<pid_t, int>> signals;
+};
+
+// What a fake supervisor does when it is launched (FakeLauncher::exit ends it).
+using OnLaunch = std::function<void(const WorkLaunch& work, pid_t pid)>;
+
+class FakeLauncher final : public Launcher {
+ public:
+  Result<StartedSupervisor> launch(const WorkLaunch& work) override {
+    launches.push_back(work);
+    if (fail) return fail_unstarted(*ledger, work.claim, internal_error("no fork"), kNow);
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) return internal_error("no pipe");
+    const pid_t pid = next_pid++;
+    writers[pid] = fds[1];
+    if (on_launch) on_launch(work, pid);
+    return StartedSupervisor{pid, fds[0], kNow};
+  }
+  ~FakeLauncher() override {
+    for (auto& [pid, fd] : writers) ::close(fd);
+  }
+  // The supervisor of `pid` exits.
+  void exit(pid_t pid) {
+    ::close(writers.at(pid));
+    writers.erase(pid);
+  }
+  ClaimLedger* ledger = nullptr;
+  bool fail = false;
+  OnLaunch on_launch;
+  std::vector<WorkLaunch> launches;
+  std::map<pid_t, int> writers;
+  pid_t next_pid = 5000;
+};
+
+class WorkflowDriverTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto opened = SqliteStore::open(
+        {dir_.file("orrery.db"), sqlite::Synchronous::kNormal, 5000, probe_, kNow});
+    ASSERT_TRUE(opened.ok());
+    store_ = std::move(*opened);
+    launcher_.ledger = store_.get();
+    options_.location = {dir_.path(), ""};
+    options_.database_path = dir_.file("orrery.db");
+    options_.clock = &clock_;
+    options_.processes = &processes_;
+    options_.launcher = &launcher_;
+  }
+
+  // A workflow of `steps`, each depending on the one before when `chain`.
+  std::string publish(const std::vector<std::string>& steps, bool chain, int retries = 0) {
+    WorkflowSpec spec;
+    spec.name = "flow";
+    for (const std::string& id : steps) {
+      WorkflowStep step;
+      step.id = id;
+      step.target.argv = {"/bin/true"};
+      step.retries = retries;
+      if (chain && !spec.steps.empty()) step.depends_on = {spec.steps.back().id};
+      spec.steps.push_back(step);
+    }
+    auto workflow = store_->create_workflow(spec, "01a2000000000000000000000000000a", kNow);
+    EXPECT_TRUE(workflow.ok());
+    WorkflowRunRequest request;
+    request.workflow = *workflow;
+    request.cwd = dir_.path();
+    auto published = publish_workflow_run(*store_, dir_.path(), request, kNow);
+    EXPECT_TRUE(published.ok()) << published.error().message;
+    return published->run.id;
+  }
+
+  // A fake supervisor that finishes its attempt as `status` and exits.
+  OnLaunch finishing(RunStatus status) {
+    return [this, status](const WorkLaunch& work, pid_t pid) {
+      RunOutcome outcome;
+      outcome.status = status;
+      outcome.exit_code = status == RunStatus::kSucceeded ? 0 : 1;
+      EXPECT_TRUE(store_->finish_claim(work.claim, outcome, clock_.wall).ok());
+      launcher_.exit(pid);  // the supervisor exits once its attempt is finished
+    };
+  }
+
+  std::vector<StepRun> steps(const std::string& run_id) {
+    auto listed = store_->list_step_runs(run_id);
+    EXPECT_TRUE(listed.ok());
+    return *listed;
+  }
+
+  testing::TempDir dir_;
+  std::shared_ptr<testing::FakeProbe> probe_ = std::make_shared<testing::FakeProbe>();
+  std::unique_ptr<SqliteStore> store_;
+  FakeClock clock_;
+  FakeProcesses processes_;
+  FakeLauncher launcher_;
+  DriverOptions options_;
+};
+
+TEST_F(WorkflowDriverTest, AChainRunsEachStepOnceInOrderWithFakeSupervisors) {
+  const std::string run = publish({"a", "b", "c"}, /*chain=*/true);
+  launcher_.on_launch = finishing(RunStatus::kSucceeded);
+  auto driven = drive_workflow_run(*store_, run, options_);
+  ASSERT_TRUE(driven.ok()) << driven.error().message;
+  EXPECT_EQ(driven->status, WorkflowRunStatus::kSucceeded);
+  ASSERT_EQ(launcher_.launches.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    const WorkLaunch& work = launcher_.launches[i];
+    EXPECT_EQ(work.claim.kind, WorkKind::kStepAttempt);
+    EXPECT_EQ(work.claim.id, dispatch_id(run, std::string(1, char('a' + i)), 1));
+    EXPECT_TRUE(work.record_forked);
+  }
+  for (const StepRun& step : steps(run)) EXPECT_EQ(step.status, StepStatus::kSucceeded);
+  EXPECT_TRUE(processes_.signals.empty());
+}
+
+TEST_F(WorkflowDriverTest, AStepWhoseSupervisorCannotStartFailsTheRunWithTheReason) {
+  const std::string run = publish({"a", "b"}, /*chain=*/true);
+  launcher_.fail = true;
+  auto driven = drive_workflow_run(*store_, run, options_);
+  ASSERT_TRUE(driven.ok()) << driven.error().message;
+  EXPECT_EQ(driven->status, WorkflowRunStatus::kFailed);
+  ASSERT_EQ(launcher_.launches.size(), 1u);  // b never starts
+  auto attempt = store_->get_step_attempt(dispatch_id(run, "a", 1));
+  ASSERT_TRUE(attempt.ok() && attempt->has_value());
+  EXPECT_EQ((*attempt)->status, RunStatus::kFailed);
+  EXPECT_NE((*attempt)->error.find("the supervisor could not start: no fork"), std::string::npos)
+      << (*attempt)->error;
+  EXPECT_EQ(steps(run)[1].status, StepStatus::kSkipped);
+}
+
+TEST_F(WorkflowDriverTest, ASupervisorThatDiesWithoutFinishingGetsANewAttempt) {
+  const std::string run = publish({"a"}, /*chain=*/false, /*retries=*/1);
+  int launched = 0;
+  launcher_.on_launch = [&](const WorkLaunch& work, pid_t pid) {
+    if (++launched == 1) {  // dies at once: nothing finished
+      launcher_.exit(pid);
+      return;
+    }
+    finishing(RunStatus::kSucceeded)(work, pid);
+  };
+  auto driven = drive_workflow_run(*store_, run, options_);
+  ASSERT_TRUE(driven.ok()) << driven.error().message;
+  EXPECT_EQ(driven->status, WorkflowRunStatus::kSucceeded);
+  ASSERT_EQ(launcher_.launches.size(), 2u);
+  EXPECT_EQ(launcher_.launches[1].claim.id, dispatch_id(run, "a", 2));
+  auto first = store_->get_step_attempt(dispatch_id(run, "a", 1));
+  ASSERT_TRUE(first.ok() && first->has_value());
+  EXPECT_EQ((*first)->status, RunStatus::kAbandoned);
+}
+
+TEST_F(WorkflowDriverTest, ACancelRequestedElsewhereStopsTheRunningStepsSupervisor) {
+  const std::string run = publish({"a", "b"}, /*chain=*/true);
+  launcher_.on_launch = [&](const WorkLaunch& work, pid_t pid) {
+    // The supervisor runs (alive, recorded) when another process asks to cancel.
+    processes_.alive.insert(pid);
+    EXPECT_TRUE(store_->record_supervisor(work.claim, {pid, kNow}, kNow).ok());
+    EXPECT_TRUE(store_->request_workflow_cancel(run, kNow).ok());
+  };  // SIGTERM to the fake supervisor: it finishes its attempt cancelled and exits.
+  auto driven = [&] {
+    options_.on_progress = [&] {
+      for (const auto& [pid, signal] : processes_.signals) {
+        if (signal != SIGTERM || launcher_.writers.count(pid) == 0) continue;
+        RunOutcome cancelled;
+        cancelled.status = RunStatus::kCancelled;
+        EXPECT_TRUE(store_->finish_claim(launcher_.launches[0].claim, cancelled, kNow).ok());
+        processes_.alive.erase(pid);
+        launcher_.exit(pid);
+      }
+    };
+    return drive_workflow_run(*store_, run, options_);
+  }();
+  ASSERT_TRUE(driven.ok()) << driven.error().message;
+  EXPECT_EQ(driven->status, WorkflowRunStatus::kCancelled);
+  ASSERT_EQ(processes_.signals.size(), 1u);
+  EXPECT_EQ(processes_.signals[0], std::make_pair(pid_t(5000), SIGTERM));
+  ASSERT_EQ(launcher_.launches.size(), 1u);  // b never starts
+  EXPECT_EQ(steps(run)[1].status, StepStatus::kCancelled);
+}
+
+TEST_F(WorkflowDriverTest, ADriverWhoseEngineLeaseIsTakenOverStopsAndChangesNothingMore) {
+  const std::string run = publish({"a", "b"}, /*chain=*/true);
+  options_.lease_ms = 3000;
+  launcher_.on_launch = [&](const WorkLaunch& work, pid_t pid) {
+    // The driver stalls past its lease; another driver takes the run over,
+    // then this attempt's supervisor finishes.
+    clock_.wall += 10'000;
+    auto other = store_->acquire_engine_lease(run, "drive@other:1", 30'000, clock_.wall);
+    ASSERT_TRUE(other.ok() && other->has_value());
+    RunOutcome outcome;
+    outcome.status = RunStatus::kSucceeded;
+    EXPECT_TRUE(store_->finish_claim(work.claim, outcome, clock_.wall).ok());
+    launcher_.exit(pid);
+  };
+  auto driven = drive_workflow_run(*store_, run, options_);
+  ASSERT_FALSE(driven.ok());
+  EXPECT_EQ(driven.error().code, ErrorCode::kConflict);
+  EXPECT_NE(driven.error().message.find("engine lease lost"), std::string::npos)
+      << driven.error().message;
+  EXPECT_EQ(launcher_.launches.size(), 1u);  // b is the new driver's to start
+  auto after = store_->get_workflow_run(run);
+  ASSERT_TRUE(after.ok() && after->has_value());
+  EXPECT_EQ((*after)->driver, "drive@other:1");
+  EXPECT_EQ(steps(run)[1].status, StepStatus::kPending);
+}
+
+}  // namespace
+}  // namespace orrery
