@@ -26,9 +26,9 @@
 #include "core/limits.h"
 #include "core/loop_transitions.h"
 #include "core/text.h"
-#include "engine/wake.h"
 #include "exec/fresh_id.h"
 #include "exec/supervisor.h"
+#include "exec/wake.h"
 #include "store/regular_file.h"
 #include "store/secrets.h"
 

@@ -22,7 +22,6 @@
 #include "core/duration.h"
 #include "core/runner_labels.h"
 #include "core/text.h"
-#include "engine/wake.h"
 #include "exec/claim_keeper.h"
 #include "exec/clock.h"
 #include "exec/kept_outcome.h"
@@ -31,6 +30,7 @@
 #include "exec/run_launch.h"
 #include "exec/supervisor.h"
 #include "exec/supervisor_start.h"
+#include "exec/wake.h"
 #include "store/data_dir.h"
 
 namespace orrery::cli {

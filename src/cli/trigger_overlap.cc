@@ -11,9 +11,9 @@
 #include "cli/json_views.h"
 #include "cli/run_commands.h"
 #include "core/text.h"
-#include "engine/wake.h"
 #include "exec/clock.h"
 #include "exec/process_identity.h"
+#include "exec/wake.h"
 
 namespace orrery::cli {
 namespace {
