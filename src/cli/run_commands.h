@@ -32,9 +32,6 @@ struct RunArgs {
   int token_fd = -1;    // supervise: the descriptor the claim token is read from
 };
 
-// The run as `run show` prints it (its JSON document, with output, with --json).
-void print_run_document(const Context& context, Store& store, const Run& run);
-
 // A whole stream's log: the rotated, older part (<name>.1) first, when there
 // is one, then the current file (docs/execution.md, "Logs").
 std::string read_log(const std::string& path);
