@@ -4,7 +4,7 @@
 #include "cli/store_access.h"
 #include "cli/workflow_target.h"
 #include "core/loop_edit.h"
-#include "engine/wake.h"
+#include "exec/wake.h"
 #include "store/secrets.h"
 
 namespace orrery::cli {

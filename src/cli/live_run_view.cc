@@ -5,6 +5,7 @@
 
 #include "core/duration.h"
 #include "core/text.h"
+#include "core/workflow_graph.h"
 #include "core/workflow_spec.h"
 
 namespace orrery::cli {

@@ -10,7 +10,7 @@
 #include "core/duration.h"
 #include "core/limits.h"
 #include "core/text.h"
-#include "engine/wake.h"
+#include "exec/wake.h"
 
 namespace orrery::cli {
 namespace {

@@ -31,9 +31,6 @@ struct RunArgs {
   int token_fd = -1;    // supervise: the descriptor the claim token is read from
 };
 
-// The run as `run show` prints it (its JSON document, with output, with --json).
-void print_run_document(const Context& context, Store& store, const Run& run);
-
 Result<int> trigger_loop(const TriggerArgs& args, const Context& context);
 Result<int> list_runs(const RunsArgs& args, const Context& context);
 Result<int> show_run(const RunArgs& args, const Context& context);

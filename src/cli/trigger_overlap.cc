@@ -9,11 +9,12 @@
 #include <thread>
 
 #include "cli/json_views.h"
-#include "cli/run_commands.h"
+#include "cli/run_document.h"
 #include "core/text.h"
-#include "engine/wake.h"
+#include "core/trigger_overlap.h"
 #include "exec/clock.h"
 #include "exec/process_identity.h"
+#include "exec/wake.h"
 
 namespace orrery::cli {
 namespace {
@@ -125,24 +126,29 @@ Result<TriggerGoOn> wait_for_queued(Store& store, const std::string& run_id,
   }
 }
 
-Result<TriggerGoOn> queue_behind(Store& store, const std::string& home, const Loop& loop,
-                                 const Run& running, bool wait, const Context& context) {
+// Reads what the decision needs, in the order it needs it: the runs in
+// progress (unless --force or allow), then, to queue behind one, the loop's
+// queued run and, with --wait and none queued, the daemon lease.
+Status read_trigger(Store& store, const Loop& loop, TimeMs now, ManualTrigger& trigger,
+                    std::vector<Run>& running) {
+  if (trigger.force || loop.overlap == OverlapPolicy::kAllow) return Ok{};
+  auto runs = runs_of(store, loop, RunStatus::kRunning, 100);
+  if (!runs) return runs.error();
+  running = std::move(*runs);
+  for (const Run& run : running) trigger.running.push_back(run.id);
+  if (running.empty() || loop.overlap != OverlapPolicy::kQueue) return Ok{};
   auto queued = runs_of(store, loop, RunStatus::kQueued, 1);
   if (!queued) return queued.error();
-  if (!queued->empty()) {
-    return conflict_error("loop " + loop.name + " already holds a queued run (" +
-                          queued->front().id + ") behind its run in progress (" + running.id +
-                          "); --force runs anyway");
-  }
-  if (wait) {
-    auto daemon = daemon_running(store, context.now);
-    if (!daemon) return daemon.error();
-    if (!*daemon) {
-      return conflict_error("loop " + loop.name + " has a run in progress (" + running.id +
-                            ") and no daemon is running to start a queued run after it; start "
-                            "one (orrery daemon), or use --force to run now");
-    }
-  }
+  if (!queued->empty()) trigger.queued = queued->front().id;
+  if (trigger.queued || !trigger.wait) return Ok{};
+  auto daemon = daemon_running(store, now);
+  if (!daemon) return daemon.error();
+  trigger.daemon_live = *daemon;
+  return Ok{};
+}
+
+Result<TriggerGoOn> queue_behind(Store& store, const std::string& home, const Loop& loop,
+                                 const Run& running, bool wait, const Context& context) {
   auto run = queue_slot(store, loop, context.now);
   if (!run) return run.error();
   notify_daemon(home);
@@ -161,20 +167,24 @@ Result<TriggerGoOn> queue_behind(Store& store, const std::string& home, const Lo
 
 Result<TriggerGoOn> apply_trigger_overlap(Store& store, const std::string& home, const Loop& loop,
                                           bool force, bool wait, const Context& context) {
-  if (force || loop.overlap == OverlapPolicy::kAllow) return TriggerGoOn::kRunNow;
-  auto running = runs_of(store, loop, RunStatus::kRunning, 100);
-  if (!running) return running.error();
-  if (running->empty()) return TriggerGoOn::kRunNow;
-  switch (loop.overlap) {
-    case OverlapPolicy::kSkip:
-      return conflict_error("loop " + loop.name + " has a run in progress (" + running->front().id +
-                            "); --force runs anyway");
-    case OverlapPolicy::kQueue:
-      return queue_behind(store, home, loop, running->front(), wait, context);
-    case OverlapPolicy::kReplace:
-      if (auto replaced = replace_runs(store, *running); !replaced) return replaced.error();
-      return TriggerGoOn::kRunNow;
-    case OverlapPolicy::kAllow:
+  ManualTrigger trigger;
+  trigger.loop_name = loop.name;
+  trigger.overlap = loop.overlap;
+  trigger.force = force;
+  trigger.wait = wait;
+  std::vector<Run> running;
+  if (auto read = read_trigger(store, loop, context.now, trigger, running); !read) {
+    return read.error();
+  }
+  auto action = decide_trigger(trigger);
+  if (!action) return action.error();
+  switch (*action) {
+    case TriggerAction::kRunNow:
+      break;
+    case TriggerAction::kQueue:
+      return queue_behind(store, home, loop, running.front(), wait, context);
+    case TriggerAction::kReplace:
+      if (auto replaced = replace_runs(store, running); !replaced) return replaced.error();
       break;
   }
   return TriggerGoOn::kRunNow;

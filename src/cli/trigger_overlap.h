@@ -1,15 +1,13 @@
-// What `orrery trigger` does while a run of the loop is in progress
-// (docs/cli.md, "trigger"): the loop's overlap policy decides, as it does
-// for a scheduled slot — skip refuses (exit 4), queue holds one queued run
-// for the daemon to start when the running one ends, allow runs alongside,
-// replace cancels the running run (SIGTERM to its supervisor, which stops
-// its target and finalizes it `cancelled`) and then runs. --force runs
-// regardless.
+// Carrying out what `orrery trigger` does while a run of the loop is in
+// progress (docs/cli.md, "trigger"), as core/trigger_overlap.h decides it:
+// reading the loop's runs and the daemon lease, writing the queued run and
+// waiting for it, or cancelling the running runs for `replace` (SIGTERM to
+// each supervisor, which stops its target and finalizes it `cancelled`).
 //
-// Invariants: a loop holds at most one queued run; a queued row is written
-// by one plan commit guarded by the loop's state version, so it never races
-// a tick into a second row; nothing is signalled but a supervisor whose pid
-// and start time still match the run's record.
+// Invariants: a queued row is written by one plan commit guarded by the
+// loop's state version, so it never races a tick into a second row; nothing
+// is signalled but a supervisor whose pid and start time still match the
+// run's record.
 #pragma once
 
 #include <string>

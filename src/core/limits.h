@@ -4,13 +4,13 @@
 // refused (exit 2) naming the option, the value and the maximum. With these
 // maxima every time orrery computes from a time in 1970-9999 and one duration
 // fits in int64 milliseconds with room to spare. Times themselves stay within
-// the years 1970-9999 (kEarliestTime, kLatestTime in core/time.h).
+// the years 1970-9999 (kEarliestTime, kLatestTime in core/instant.h).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#include "core/time.h"
+#include "core/instant.h"
 
 namespace orrery {
 

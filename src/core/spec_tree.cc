@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "core/text.h"
-#include "core/workflow_spec.h"
 
 namespace orrery {
 namespace {

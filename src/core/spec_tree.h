@@ -17,6 +17,8 @@
 
 namespace orrery {
 
+inline constexpr int kMaxSpecNesting = 64;  // arrays and objects inside each other
+
 Result<nlohmann::json> json_spec_tree(std::string_view text);
 Result<nlohmann::json> yaml_spec_tree(std::string_view text);
 

@@ -154,19 +154,6 @@ Result<TimeMs> within_years(TimeMs time, std::string_view text) {
 
 }  // namespace
 
-std::optional<TimeMs> add_checked(TimeMs time, DurationMs duration) {
-  TimeMs sum = 0;
-  if (__builtin_add_overflow(time, duration, &sum) || !in_time_range(sum)) return std::nullopt;
-  return sum;
-}
-
-TimeMs add_saturating(TimeMs time, DurationMs duration) {
-  TimeMs sum = 0;
-  if (__builtin_add_overflow(time, duration, &sum))
-    return duration > 0 ? kLatestTime : kEarliestTime;
-  return std::clamp(sum, kEarliestTime, kLatestTime);
-}
-
 Result<TimeMs> parse_time(std::string_view raw, TimeMs now, const TimeZone& zone) {
   const std::string_view text = trim(raw);
   if (text == "now") return within_years(now, text);

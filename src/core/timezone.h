@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/instant.h"
 #include "core/result.h"
-#include "core/time.h"
 
 namespace date {
 class time_zone;

@@ -6,8 +6,6 @@
 #include <string>
 #include <unordered_map>
 
-#include "core/workflow_spec.h"
-
 namespace orrery {
 namespace {
 

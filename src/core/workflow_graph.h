@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "core/workflow.h"
@@ -14,5 +15,9 @@ namespace orrery {
 // next and the last on the first, starting at the one earliest in the spec;
 // empty when there is none. Every dependency must name a step.
 std::vector<size_t> dependency_cycle(const WorkflowSpec& spec);
+
+// The step ids in an order where every step comes after its dependencies;
+// among the steps ready at the same time, spec order. The spec must be valid.
+std::vector<std::string> topological_order(const WorkflowSpec& spec);
 
 }  // namespace orrery

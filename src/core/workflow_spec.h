@@ -8,9 +8,9 @@
 // dependencies without duplicates, no self-dependency, no cycle, valid
 // command or agent targets, absolute paths); every error names where it is
 // (the line and column of a syntax error, the step and field of a
-// validation error); nesting deeper than kMaxSpecNesting is refused before
-// it can exhaust the stack. encode → decode gives back an equal spec. Pure:
-// no file or process I/O.
+// validation error); nesting deeper than kMaxSpecNesting (core/spec_tree.h)
+// is refused before it can exhaust the stack. encode → decode gives back an
+// equal spec. Pure: no file or process I/O.
 #pragma once
 
 #include <string>
@@ -22,7 +22,6 @@
 
 namespace orrery {
 
-inline constexpr int kMaxSpecNesting = 64;  // arrays and objects inside each other
 inline constexpr std::size_t kMaxGoalCharacters = 4000;
 inline constexpr std::size_t kMaxDescriptionCharacters = 4000;
 
@@ -48,9 +47,5 @@ Result<WorkflowSpec> decode_workflow_spec(std::string_view json);
 // continue_on_failure, timeout_ms, retries, account}], a target in the shape
 // of a loop's target (docs/cli.md).
 std::string workflow_steps_json(const WorkflowSpec& spec);
-
-// The step ids in an order where every step comes after its dependencies;
-// among the steps ready at the same time, spec order. The spec must be valid.
-std::vector<std::string> topological_order(const WorkflowSpec& spec);
 
 }  // namespace orrery

@@ -19,11 +19,11 @@
 #include "engine/notice_watch.h"
 #include "engine/sd_notify.h"
 #include "engine/suspend_detector.h"
-#include "engine/wake.h"
 #include "engine/workflow_drivers.h"
 #include "exec/clock.h"
 #include "exec/process_identity.h"
 #include "exec/supervisor.h"
+#include "exec/wake.h"
 
 namespace orrery {
 namespace {

@@ -9,7 +9,9 @@
 // writes nothing and is planned again at once; only due loops are read.
 #pragma once
 
-#include "engine/tick.h"
+#include "core/result.h"
+#include "engine/cooldowns.h"
+#include "engine/tick_context.h"
 
 namespace orrery {
 

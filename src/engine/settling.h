@@ -10,7 +10,9 @@
 // others. Each finished run is logged once, when it is settled.
 #pragma once
 
-#include "engine/tick.h"
+#include "core/result.h"
+#include "engine/cooldowns.h"
+#include "engine/tick_context.h"
 
 namespace orrery {
 

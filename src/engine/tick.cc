@@ -35,15 +35,6 @@ Result<CooldownMap> read_cooldowns(Store& store, TimeMs now) {
 
 }  // namespace
 
-std::optional<TimeMs> cooldown_of(const CooldownMap& cooldowns, const Loop& loop) {
-  if (cooldowns.empty()) return std::nullopt;
-  const std::string account = cooldown_account(loop.target);
-  if (account.empty()) return std::nullopt;
-  const auto found = cooldowns.find(account);
-  if (found == cooldowns.end()) return std::nullopt;
-  return found->second;
-}
-
 Result<TickReport> run_tick(Store& store, const ProcessProbe& probe, const TickSettings& settings,
                             const TickTimes& times, TickSteps steps, const EventSink& log) {
   if (steps.recover) {

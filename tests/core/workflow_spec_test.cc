@@ -5,6 +5,9 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "core/spec_tree.h"
+#include "core/workflow_graph.h"
+
 namespace orrery {
 namespace {
 

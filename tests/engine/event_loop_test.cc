@@ -9,8 +9,8 @@
 #include <chrono>
 #include <vector>
 
-#include "engine/wake.h"
 #include "exec/clock.h"
+#include "exec/wake.h"
 #include "support/temp_dir.h"
 
 namespace orrery {

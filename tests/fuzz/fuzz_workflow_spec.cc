@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/workflow_graph.h"
 #include "core/workflow_spec.h"
 
 namespace {

@@ -53,7 +53,7 @@ inline std::string iso_time(TimeMs ms) {
   const std::time_t seconds = ms / 1000;
   std::tm parts{};
   gmtime_r(&seconds, &parts);
-  char text[96];  // room for any int the fields could hold
+  char text[80];  // room for any int in every field, so nothing is ever cut
   std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900,
                 parts.tm_mon + 1, parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec,
                 int(ms % 1000));

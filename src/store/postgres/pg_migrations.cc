@@ -332,22 +332,36 @@ Status check_state(const PgConnection& db, const SchemaState& state, int latest)
   return Ok{};
 }
 
-Status apply(PgConnection& db, const Migration& migration, std::int64_t now) {
-  const auto failed = [&](const Error& error) {
-    return Error{error.code, "schema migration " + std::to_string(migration.version) + " (" +
-                                 migration.name + ") failed and was rolled back: " + error.message};
-  };
-  if (auto status = db.exec(migration.sql); !status) return failed(status.error());
-  auto record =
-      db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)");
-  if (!record) return failed(record.error());
-  if (auto status =
-          (*record)->bind(1, migration.version).bind(2, migration.name).bind(3, now).run();
-      !status) {
-    return failed(status.error());
+// What PostgreSQL does its own way: the schema is current_schema(), every
+// missing migration goes into one transaction, and migrating processes queue
+// on an advisory lock taken inside it.
+class PgMigrations final : public sql::MigrationBackend {
+ public:
+  explicit PgMigrations(PgConnection& db) : db_(db) {}
+
+  sql::Connection& connection() override { return db_; }
+  Result<int> checked_version(int latest) override {
+    auto state = schema_state(db_);
+    if (!state) return state.error();
+    if (auto compatible = check_state(db_, *state, latest); !compatible) {
+      return compatible.error();
+    }
+    return state->version;
   }
-  return Ok{};
-}
+  Status lock() override {
+    auto lock = db_.prepare("SELECT pg_advisory_xact_lock(?1)");
+    if (!lock) return lock.error();
+    return (*lock)->bind(1, kMigrationLock).run();
+  }
+  std::string_view history_table() const override {
+    return "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, "
+           "name TEXT NOT NULL, applied_at BIGINT NOT NULL)";
+  }
+  bool one_transaction() const override { return true; }
+
+ private:
+  PgConnection& db_;
+};
 
 // From PostgreSQL 10 the number is major * 10000 + minor (110005 is 11.5);
 // before, major * 10000 + minor * 100 + patch (90624 is 9.6.24).
@@ -379,36 +393,11 @@ const std::vector<Migration>& migrations() {
 Status migrate(PgConnection& db, std::int64_t now) { return migrate_with(db, migrations(), now); }
 
 Status migrate_with(PgConnection& db, const std::vector<Migration>& list, std::int64_t now) {
-  const int latest = list.empty() ? 0 : list.back().version;
   if (auto server = check_server_version(db.server_version(), db.shown_url()); !server) {
     return server;
   }
-  // Read-only first: a database that is not ours is refused before anything is written.
-  auto state = schema_state(db);
-  if (!state) return state.error();
-  if (auto compatible = check_state(db, *state, latest); !compatible) return compatible;
-  if (state->version == latest) return Ok{};
-  // Processes migrating at once queue on the lock; each reads the version
-  // again under it, so every migration is applied once.
-  auto transaction = sql::Transaction::begin(db);
-  if (!transaction) return transaction.error();
-  auto lock = db.prepare("SELECT pg_advisory_xact_lock(?1)");
-  if (!lock) return lock.error();
-  if (auto locked = (*lock)->bind(1, kMigrationLock).run(); !locked) return locked;
-  state = schema_state(db);
-  if (!state) return state.error();
-  if (auto compatible = check_state(db, *state, latest); !compatible) return compatible;
-  if (auto history =
-          db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, "
-                  "name TEXT NOT NULL, applied_at BIGINT NOT NULL)");
-      !history) {
-    return history;
-  }
-  for (const Migration& migration : list) {
-    if (migration.version <= state->version) continue;
-    if (auto status = apply(db, migration, now); !status) return status;
-  }
-  return (*transaction)->commit();
+  PgMigrations backend(db);
+  return sql::run_migrations(backend, list, now);
 }
 
 }  // namespace orrery::postgres

@@ -1,6 +1,7 @@
 // Schema migrations for the PostgreSQL store: numbered like SQLite's (a
 // version names the same schema on both: PostgreSQL starts at version 4),
-// recorded in schema_migrations, whose largest version is the database's.
+// recorded in schema_migrations, whose largest version is the database's,
+// and applied by the one runner (store/sql/migration_runner.h).
 //
 // Invariants: a server older than kMinServerVersion, a database holding
 // another program's tables, or a schema newer than the binary's is refused,
@@ -16,17 +17,14 @@
 
 #include "core/result.h"
 #include "store/postgres/pg_connection.h"
+#include "store/sql/migration_runner.h"
 
 namespace orrery::postgres {
 
 // PostgreSQL 12: the oldest server orrery supports.
 inline constexpr int kMinServerVersion = 120000;
 
-struct Migration {
-  int version;
-  const char* name;
-  const char* sql;
-};
+using Migration = sql::Migration;
 
 const std::vector<Migration>& migrations();
 

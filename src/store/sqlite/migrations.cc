@@ -300,49 +300,34 @@ Status check_state(const SchemaState& state, int latest) {
   return Ok{};
 }
 
-// Inside the caller's transaction.
-Status apply(Database& db, const Migration& migration, std::int64_t now) {
-  const auto failed = [&](const Error& error) {
-    return Error{error.code, "schema migration " + std::to_string(migration.version) + " (" +
-                                 migration.name + ") failed and was rolled back: " + error.message};
-  };
-  if (auto status =
-          db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
-                  "name TEXT NOT NULL, applied_at INTEGER NOT NULL)");
-      !status) {
-    return failed(status.error());
-  }
-  if (auto status = db.exec(migration.sql); !status) return failed(status.error());
-  auto record =
-      db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)");
-  if (!record) return failed(record.error());
-  if (auto status =
-          (*record)->bind(1, migration.version).bind(2, migration.name).bind(3, now).run();
-      !status) {
-    return failed(status.error());
-  }
-  const std::string pragma = "PRAGMA user_version = " + std::to_string(migration.version);
-  if (auto status = db.exec(pragma); !status) return failed(status.error());
-  return Ok{};
-}
+// What SQLite does its own way: the version is also PRAGMA user_version,
+// WAL is turned on before the first write, and each migration commits in its
+// own write transaction (BEGIN IMMEDIATE takes the whole database, so
+// migrating processes take turns).
+class SqliteMigrations final : public sql::MigrationBackend {
+ public:
+  explicit SqliteMigrations(Database& db) : db_(db) {}
 
-// Applies the first migration the database lacks, in one write transaction
-// that re-reads the version under the write lock; false when none is missing.
-Result<bool> apply_next(Database& db, const std::vector<Migration>& list, std::int64_t now) {
-  const int latest = list.empty() ? 0 : list.back().version;
-  auto transaction = Transaction::begin(db);
-  if (!transaction) return transaction.error();
-  auto state = schema_state(db);
-  if (!state) return state.error();
-  if (auto compatible = check_state(*state, latest); !compatible) return compatible.error();
-  for (const Migration& migration : list) {
-    if (migration.version <= state->version) continue;
-    if (auto status = apply(db, migration, now); !status) return status.error();
-    if (auto status = (*transaction)->commit(); !status) return status.error();
-    return true;
+  sql::Connection& connection() override { return db_; }
+  Result<int> checked_version(int latest) override {
+    auto state = schema_state(db_);
+    if (!state) return state.error();
+    if (auto compatible = check_state(*state, latest); !compatible) return compatible.error();
+    return state->version;
   }
-  return false;
-}
+  Status before_writing() override { return db_.ensure_wal(); }
+  std::string_view history_table() const override {
+    return "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
+           "name TEXT NOT NULL, applied_at INTEGER NOT NULL)";
+  }
+  Status mark(const Migration& migration) override {
+    return db_.exec("PRAGMA user_version = " + std::to_string(migration.version));
+  }
+  bool one_transaction() const override { return false; }
+
+ private:
+  Database& db_;
+};
 
 }  // namespace
 
@@ -371,21 +356,11 @@ Status check_schema(Database& db, int latest) {
 }
 
 Status migrate_with(Database& db, const std::vector<Migration>& list, std::int64_t now) {
-  const int latest = list.empty() ? 0 : list.back().version;
-  // Read-only first: a file that is not ours is refused before anything is written.
-  auto state = schema_state(db);
-  if (!state) return state.error();
-  if (auto compatible = check_state(*state, latest); !compatible) return compatible;
-  if (auto wal = db.ensure_wal(); !wal) return wal;
-  if (state->version == latest) return Ok{};
   // Any number of processes may get here at once on a new database: each
   // migration is applied by whoever takes the write lock first; the others
   // then find it applied (docs/storage.md, "Migrations").
-  while (true) {
-    auto applied = apply_next(db, list, now);
-    if (!applied) return applied.error();
-    if (!*applied) return Ok{};
-  }
+  SqliteMigrations backend(db);
+  return sql::run_migrations(backend, list, now);
 }
 
 }  // namespace orrery::sqlite

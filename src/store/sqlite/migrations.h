@@ -1,6 +1,7 @@
-// Schema migrations for the SQLite store: numbered, applied in order, each in
-// its own transaction together with its row in schema_migrations and the new
-// PRAGMA user_version.
+// Schema migrations for the SQLite store: numbered, applied in order by the
+// one runner (store/sql/migration_runner.h), each in its own transaction
+// together with its row in schema_migrations and the new PRAGMA
+// user_version.
 //
 // Invariants: a database whose user_version is newer than the latest
 // migration is refused, naming both versions, and left untouched; a
@@ -11,15 +12,12 @@
 #include <vector>
 
 #include "core/result.h"
+#include "store/sql/migration_runner.h"
 #include "store/sqlite/database.h"
 
 namespace orrery::sqlite {
 
-struct Migration {
-  int version;
-  const char* name;
-  const char* sql;
-};
+using Migration = sql::Migration;
 
 const std::vector<Migration>& migrations();
 int latest_schema_version();

@@ -1,4 +1,4 @@
-#include "engine/wake.h"
+#include "exec/wake.h"
 
 #include <gtest/gtest.h>
 #include <poll.h>

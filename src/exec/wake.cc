@@ -1,4 +1,4 @@
-#include "engine/wake.h"
+#include "exec/wake.h"
 
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -10,10 +10,12 @@
 #include <cstring>
 #include <optional>
 
+#include "store/home_layout.h"
+
 namespace orrery {
 namespace {
 
-constexpr const char* kSocketName = "daemon.sock";
+constexpr const char* kSocketName = HomeLayout::kDaemonSocketName;
 
 // A socket address for `path`; a path too long for sun_path is reached
 // through `dir_fd` (the data directory opened O_PATH) as
@@ -44,7 +46,7 @@ Error socket_error(const std::string& what, const std::string& path, int error) 
 
 }  // namespace
 
-std::string wake_socket_path(const std::string& home) { return home + "/" + kSocketName; }
+std::string wake_socket_path(const std::string& home) { return HomeLayout(home).daemon_socket(); }
 
 void notify_daemon(const std::string& home) {
   const std::string path = wake_socket_path(home);

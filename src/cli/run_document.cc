@@ -1,0 +1,85 @@
+#include "cli/run_document.h"
+
+#include <ostream>
+#include <utility>
+#include <vector>
+
+#include "cli/human.h"
+#include "cli/json_views.h"
+#include "core/duration.h"
+#include "core/text.h"
+#include "core/timezone.h"
+#include "exec/process_identity.h"
+#include "store/home_layout.h"
+
+namespace orrery::cli {
+namespace {
+
+// The workflow run a loop's run started (docs/workflows.md, "Loops that
+// run workflows"); empty for none.
+std::string workflow_run_of(Store& store, const std::string& run_id) {
+  WorkflowRunFilter filter;
+  filter.loop_run_id = run_id;
+  filter.limit = 1;
+  auto runs = store.list_workflow_runs(filter);
+  return runs && !runs->empty() ? runs->front().id : "";
+}
+
+}  // namespace
+
+std::string outcome_text(const Run& run) {
+  std::string text = run_status_name(run.status);
+  if (run.duration_ms) text += " in " + format_duration(*run.duration_ms);
+  if (run.exit_code) text += ", exit " + std::to_string(*run.exit_code);
+  if (!run.error.empty() && run.error.rfind("exit status", 0) != 0) text += ": " + run.error;
+  if (!run.skip_reason.empty()) text += " (" + run.skip_reason + ")";
+  return text;
+}
+
+nlohmann::json run_document(Store& store, const Run& run, bool with_output) {
+  nlohmann::json document = run_json(run, with_output);
+  const std::string workflow_run = workflow_run_of(store, run.id);
+  document["workflow_run_id"] =
+      workflow_run.empty() ? nlohmann::json(nullptr) : nlohmann::json(workflow_run);
+  return document;
+}
+
+void print_run(const Context& context, Store& store, const Run& run) {
+  const TimeZone zone = TimeZone::local();
+  std::vector<std::pair<std::string, std::string>> rows{
+      {"id", run.id},
+      {"loop", run.loop_name + " (" + run.loop_id + ")"},
+      {"slot", format_wall(run.scheduled_for, zone)},
+      {"attempt", std::to_string(run.attempt)},
+      {"status", outcome_text(run)}};
+  if (run.started_at) rows.emplace_back("started", format_wall(*run.started_at, zone));
+  if (run.finished_at) rows.emplace_back("finished", format_wall(*run.finished_at, zone));
+  if (run.target) rows.emplace_back("pid", std::to_string(run.target->pid));
+  if (const std::string workflow_run = workflow_run_of(store, run.id); !workflow_run.empty())
+    rows.emplace_back("workflow run", workflow_run + " (orrery workflow show-run " +
+                                          workflow_run.substr(0, 12) + ")");
+  if (!run.host.empty()) {
+    const bool here = runs_on_host(run, SystemProcessProbe().host_name());
+    const std::string logs =
+        here ? "" : " (logs: " + HomeLayout::relative_run(run.id) + "/ in its data directory)";
+    rows.emplace_back("host", terminal_text(run.host) + logs);
+  }
+  print_fields(*context.out, rows);
+  // The tails are the program's output: kept as lines, other controls escaped.
+  if (!run.stdout_tail.empty()) {
+    *context.out << "--- stdout\n" << terminal_lines(run.stdout_tail) << '\n';
+  }
+  if (!run.stderr_tail.empty()) {
+    *context.out << "--- stderr\n" << terminal_lines(run.stderr_tail) << '\n';
+  }
+}
+
+void print_run_document(const Context& context, Store& store, const Run& run) {
+  if (context.globals.json) {
+    *context.out << json_text(run_document(store, run, true)) << '\n';
+  } else {
+    print_run(context, store, run);
+  }
+}
+
+}  // namespace orrery::cli
