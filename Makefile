@@ -4,7 +4,8 @@
 #   make test   builds everything under ASan+UBSan and runs every test, with a
 #               throwaway PostgreSQL cluster (scripts/with-postgres) for the tests
 #               that need one
-# Also: make fuzz (libFuzzer, FUZZ_SECONDS each), make bench (benchmarks, release build),
+# Also: make release-check (the release build with tests and benchmarks, compiled only),
+# make fuzz (libFuzzer, FUZZ_SECONDS each), make bench (benchmarks, release build),
 # make bench-pg (claims on a throwaway durable PostgreSQL cluster, PG_BENCH_FLAGS).
 
 JOBS ?= $(shell nproc)
@@ -12,7 +13,7 @@ FUZZ_SECONDS ?= 60
 ARGS ?= daemon
 GENERATOR := -G Ninja
 
-.PHONY: run build test fuzz bench bench-pg deps format clean
+.PHONY: run build release-check test fuzz bench bench-pg deps format clean
 
 deps:
 	@scripts/install-deps
@@ -20,6 +21,13 @@ deps:
 build: deps
 	@cmake -S . -B build/release $(GENERATOR) -DCMAKE_BUILD_TYPE=Release -DORRERY_TESTS=OFF >/dev/null
 	@cmake --build build/release --target orrery -j $(JOBS)
+
+# The Release configuration with the tests and benchmarks (build/release-check),
+# compiled and linked but not run: GCC's -O3 warnings are errors there as well.
+release-check: deps
+	@cmake -S . -B build/release-check $(GENERATOR) -DCMAKE_BUILD_TYPE=Release -DORRERY_TESTS=ON \
+		-DORRERY_BENCH=ON >/dev/null
+	@cmake --build build/release-check -j $(JOBS)
 
 run: build
 	./build/release/orrery $(ARGS)

@@ -26,57 +26,59 @@ namespace orrery {
 
 inline constexpr DurationMs kMinimumLeaseMs = 1000;
 
+// Every member has a default initialiser: a spec is written with designated
+// initialisers naming only what it sets, each constructed from its value.
 struct LoopSpec {
-  std::string name;
-  std::string description;
+  std::string name{};
+  std::string description{};
   // Schedule: exactly one of cron, every, at, dynamic.
-  std::string cron;
-  std::string every;
+  std::string cron{};
+  std::string every{};
   bool fixed_delay = false;
-  std::string at;
+  std::string at{};
   bool dynamic = false;
-  std::string min;
-  std::string max;
-  std::string tz;
-  std::string jitter;
+  std::string min{};
+  std::string max{};
+  std::string tz{};
+  std::string jitter{};
   // Policies.
-  std::string catch_up;
-  std::optional<int> catch_up_limit;
-  std::string catch_up_window;
-  std::string overlap;
-  std::optional<int> max_attempts;
-  std::string retry_delay;
-  std::string retry_backoff;
-  std::string lease;
-  std::string timeout;
-  std::string idle_timeout;
-  std::string expires;
-  std::string cwd;
-  std::vector<std::string> env;         // K=V
-  std::vector<std::string> secret_env;  // K=V; values leave the Loop (see secret_values)
-  std::vector<std::string> machine;     // LABEL=VALUE
+  std::string catch_up{};
+  std::optional<int> catch_up_limit{};
+  std::string catch_up_window{};
+  std::string overlap{};
+  std::optional<int> max_attempts{};
+  std::string retry_delay{};
+  std::string retry_backoff{};
+  std::string lease{};
+  std::string timeout{};
+  std::string idle_timeout{};
+  std::string expires{};
+  std::string cwd{};
+  std::vector<std::string> env{};         // K=V
+  std::vector<std::string> secret_env{};  // K=V; values leave the Loop (see secret_values)
+  std::vector<std::string> machine{};     // LABEL=VALUE
   // Target: exactly one of command (argv), shell, agent, workflow.
-  std::vector<std::string> command;
-  std::string shell;
-  std::string agent;
-  std::string prompt;  // agent options, accepted once agent targets exist
-  std::string prompt_file;
-  std::string model;
-  std::string effort;
-  std::string permission_mode;
-  std::string sandbox;
-  std::string agent_name;        // a named agent of the provider
-  std::string config_isolation;  // safe | none
-  std::vector<std::string> add_dirs;
-  std::vector<std::string> agent_args;  // extra arguments for the agent CLI
-  std::string auth_profile;
-  std::string workflow;
-  std::string input;      // workflow input
-  std::string log_limit;  // --log-limit SIZE
+  std::vector<std::string> command{};
+  std::string shell{};
+  std::string agent{};
+  std::string prompt{};  // agent options, accepted once agent targets exist
+  std::string prompt_file{};
+  std::string model{};
+  std::string effort{};
+  std::string permission_mode{};
+  std::string sandbox{};
+  std::string agent_name{};        // a named agent of the provider
+  std::string config_isolation{};  // safe | none
+  std::vector<std::string> add_dirs{};
+  std::vector<std::string> agent_args{};  // extra arguments for the agent CLI
+  std::string auth_profile{};
+  std::string workflow{};
+  std::string input{};      // workflow input
+  std::string log_limit{};  // --log-limit SIZE
   // The directory relative paths (--cwd, --add-dir, --prompt-file) are
   // resolved against: the working directory of `add`. Empty: relative paths
   // are refused.
-  std::string base_dir;
+  std::string base_dir{};
 };
 
 struct BuiltLoop {

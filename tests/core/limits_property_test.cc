@@ -107,11 +107,7 @@ TEST(LimitsProperty, EveryDurationOptionIsRefusedOrWithinItsMaximum) {
     for (DurationMs value : extreme_durations()) {
       for (const std::string& text :
            {std::to_string(value), std::to_string(value) + "ms", std::to_string(value) + "d"}) {
-        LoopSpec spec;
-        spec.name = "x";
-        spec.every = "1m";
-        spec.max_attempts = 2;
-        spec.command = {"/bin/true"};
+        LoopSpec spec{.name = "x", .every = "1m", .max_attempts = 2, .command = {"/bin/true"}};
         option.set(spec, text);
         const std::string what = std::string(option.name) + " " + text;
         auto built = build_loop(spec, kId, kNow, TimeZone::utc());

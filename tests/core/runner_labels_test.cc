@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "core/limits.h"
+#include "support/numbered.h"
 
 namespace orrery {
 namespace {
+
+using testing::numbered;
 
 std::string error_of(const std::string& text) {
   auto label = parse_label(text, "--label");
@@ -16,7 +19,7 @@ std::string error_of(const std::string& text) {
 
 std::vector<std::string> numbered(int count) {
   std::vector<std::string> texts;
-  for (int i = 0; i < count; ++i) texts.push_back("k" + std::to_string(i) + "=v");
+  for (int i = 0; i < count; ++i) texts.push_back(numbered("k", i) + "=v");
   return texts;
 }
 

@@ -6,8 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "support/numbered.h"
+
 namespace orrery {
 namespace {
+
+using testing::numbered;
 
 using nlohmann::json;
 
@@ -101,7 +105,7 @@ TEST(StepOutputs, ABadKeyNamesItsLineAndTheRule) {
 
 TEST(StepOutputs, AtMostAThousandKeys) {
   std::string text;
-  for (size_t i = 0; i < kMaxStepOutputKeys; ++i) text += "k" + std::to_string(i) + "=v\n";
+  for (size_t i = 0; i < kMaxStepOutputKeys; ++i) text += numbered("k", i) + "=v\n";
   EXPECT_EQ(json::parse(parsed(text)).size(), kMaxStepOutputKeys);
   // Replacing a key is not a new one.
   EXPECT_EQ(json::parse(parsed(text + "k0=again\n")).size(), kMaxStepOutputKeys);

@@ -11,9 +11,12 @@
 #include <vector>
 
 #include "core/text.h"
+#include "support/numbered.h"
 
 namespace orrery {
 namespace {
+
+using testing::numbered;
 
 using nlohmann::json;
 using Ids = std::vector<std::string>;
@@ -133,7 +136,7 @@ TEST(WorkflowProgress, FanOutIsLimitedByMaxParallelCountingRunningSteps) {
   std::vector<WorkflowStep> steps{step("root")};
   Ids middle;
   for (int i = 0; i < 10; ++i) {
-    middle.push_back("m" + std::to_string(i));
+    middle.push_back(numbered("m", i));
     steps.push_back(step(middle.back(), {"root"}));
   }
   steps.push_back(step("sink", middle));
@@ -162,7 +165,7 @@ TEST(WorkflowProgress, FanOutIsLimitedByMaxParallelCountingRunningSteps) {
 
 TEST(WorkflowProgress, MaxParallelIsClampedToTheLimit) {
   std::vector<WorkflowStep> steps;
-  for (int i = 0; i < kMaxParallelSteps + 10; ++i) steps.push_back(step("s" + std::to_string(i)));
+  for (int i = 0; i < kMaxParallelSteps + 10; ++i) steps.push_back(step(numbered("s", i)));
   const WorkflowSpec spec = spec_of(steps);
   EXPECT_EQ(plan(spec, records_of(spec), 100000).ready.size(), size_t(kMaxParallelSteps));
 }
@@ -419,8 +422,7 @@ TEST(WorkflowProgress, AThousandStepChainPlansWithoutDeepRecursion) {
   for (const bool reversed : {false, true}) {
     std::vector<WorkflowStep> steps;
     for (int i = 0; i < kMaxWorkflowSteps; ++i)
-      steps.push_back(
-          step("s" + std::to_string(i), i == 0 ? Ids{} : Ids{"s" + std::to_string(i - 1)}));
+      steps.push_back(step(numbered("s", i), i == 0 ? Ids{} : Ids{numbered("s", i - 1)}));
     if (reversed) std::reverse(steps.begin(), steps.end());
     const WorkflowSpec spec = spec_of(steps);
     auto records = records_of(spec);
@@ -438,13 +440,12 @@ TEST(WorkflowProgress, AThousandStepChainPlansWithoutDeepRecursion) {
 TEST(WorkflowProgress, AThousandStepChainRunsToTheEnd) {
   std::vector<WorkflowStep> steps;
   for (int i = 0; i < kMaxWorkflowSteps; ++i)
-    steps.push_back(
-        step("s" + std::to_string(i), i == 0 ? Ids{} : Ids{"s" + std::to_string(i - 1)}));
+    steps.push_back(step(numbered("s", i), i == 0 ? Ids{} : Ids{numbered("s", i - 1)}));
   const WorkflowSpec spec = spec_of(steps);
   auto records = records_of(spec);
   for (int i = 0; i < kMaxWorkflowSteps; ++i) {
     const Progress p = plan(spec, records, 1);
-    ASSERT_EQ(p.ready, Ids({"s" + std::to_string(i)}));
+    ASSERT_EQ(p.ready, Ids({numbered("s", i)}));
     ASSERT_FALSE(p.finish);
     records[size_t(i)].status = StepStatus::kSucceeded;
   }
@@ -688,10 +689,9 @@ class RandomRun {
     for (int i = 0; i < n; ++i) {
       Ids depends_on;
       for (int j = 0; j < i; ++j) {
-        if (random_() % 4 == 0) depends_on.push_back("s" + std::to_string(j));
+        if (random_() % 4 == 0) depends_on.push_back(numbered("s", j));
       }
-      steps.push_back(
-          step("s" + std::to_string(i), depends_on, random_() % 3 == 0, int(random_() % 3)));
+      steps.push_back(step(numbered("s", i), depends_on, random_() % 3 == 0, int(random_() % 3)));
     }
     // Any spec order: the rules do not depend on it.
     std::shuffle(steps.begin(), steps.end(), random_);

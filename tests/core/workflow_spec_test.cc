@@ -7,9 +7,12 @@
 
 #include "core/spec_tree.h"
 #include "core/workflow_graph.h"
+#include "support/numbered.h"
 
 namespace orrery {
 namespace {
+
+using testing::numbered;
 
 using nlohmann::json;
 
@@ -35,6 +38,17 @@ std::string with_steps(const std::string& steps) {
   return R"({"name": "build", "steps": )" + steps + "}";
 }
 
+// A JSON array of the given elements (each JSON text), joined by ','.
+std::string array_of(const std::vector<std::string>& elements) {
+  std::string text = "[";
+  for (size_t i = 0; i < elements.size(); ++i) {
+    if (i > 0) text += ',';
+    text += elements[i];
+  }
+  text += ']';
+  return text;
+}
+
 // A spec of one step with the given members beside a `true` command.
 std::string one_step(const std::string& members) {
   return with_steps(R"([{"id": "a", "target": {"type": "command", "command": "true"})" +
@@ -54,9 +68,8 @@ WorkflowSpec parsed_or_fail(const Result<WorkflowSpec>& parsed) {
 json chain(int steps) {
   json spec{{"name", "chain"}, {"steps", json::array()}};
   for (int i = 0; i < steps; ++i) {
-    json step{{"id", "s" + std::to_string(i)},
-              {"target", {{"type", "command"}, {"command", "true"}}}};
-    if (i > 0) step["depends_on"] = {"s" + std::to_string(i - 1)};
+    json step{{"id", numbered("s", i)}, {"target", {{"type", "command"}, {"command", "true"}}}};
+    if (i > 0) step["depends_on"] = {numbered("s", i - 1)};
     spec["steps"].push_back(step);
   }
   return spec;
@@ -368,19 +381,17 @@ TEST(WorkflowSpec, CyclesNameAStepOnThemAndTheirPath) {
                "depends_on": [)" +
            deps + "]}";
   };
-  EXPECT_EQ(
-      error_of(parse_json(with_steps("[" + step("a", R"("b")") + "," + step("b", R"("a")") + "]"))),
-      "step 'a' (steps[0]) is on a dependency cycle: a → b → a (each step depends on the "
-      "next)");
-  EXPECT_EQ(
-      error_of(parse_json(with_steps("[" + step("start", "") + "," + step("x", R"("start", "z")") +
-                                     "," + step("y", R"("x")") + "," + step("z", R"("y")") + "," +
-                                     step("after", R"("z")") + "]"))),
-      "step 'x' (steps[1]) is on a dependency cycle: x → z → y → x (each step depends on "
-      "the next)");
+  EXPECT_EQ(error_of(parse_json(with_steps(array_of({step("a", R"("b")"), step("b", R"("a")")})))),
+            "step 'a' (steps[0]) is on a dependency cycle: a → b → a (each step depends on the "
+            "next)");
+  EXPECT_EQ(error_of(parse_json(with_steps(
+                array_of({step("start", ""), step("x", R"("start", "z")"), step("y", R"("x")"),
+                          step("z", R"("y")"), step("after", R"("z")")})))),
+            "step 'x' (steps[1]) is on a dependency cycle: x → z → y → x (each step depends on "
+            "the next)");
   // The steps before the cycle in spec order depend on it.
-  EXPECT_EQ(error_of(parse_json(with_steps("[" + step("tail", R"("q")") + "," +
-                                           step("p", R"("q")") + "," + step("q", R"("p")") + "]"))),
+  EXPECT_EQ(error_of(parse_json(with_steps(
+                array_of({step("tail", R"("q")"), step("p", R"("q")"), step("q", R"("p")")})))),
             "step 'p' (steps[1]) is on a dependency cycle: p → q → p (each step depends on the "
             "next)");
   json ring = chain(kMaxWorkflowSteps);
@@ -643,7 +654,7 @@ TEST(WorkflowSpec, AThousandStepChainAndFanInAreQuick) {
   json all = json::array();
   for (int i = 0; i < kMaxWorkflowSteps - 1; ++i) {
     fan_in["steps"][size_t(i)].erase("depends_on");
-    all.push_back("s" + std::to_string(i));
+    all.push_back(numbered("s", i));
   }
   fan_in["steps"][size_t(kMaxWorkflowSteps - 1)]["depends_on"] = all;
   const WorkflowSpec wide = parsed_or_fail(parse_yaml(fan_in.dump()));  // JSON is YAML too
@@ -652,7 +663,7 @@ TEST(WorkflowSpec, AThousandStepChainAndFanInAreQuick) {
   json dense = chain(500);
   for (int i = 1; i < 500; ++i) {
     json before = json::array();
-    for (int j = 0; j < i; ++j) before.push_back("s" + std::to_string(j));
+    for (int j = 0; j < i; ++j) before.push_back(numbered("s", j));
     dense["steps"][size_t(i)]["depends_on"] = before;
   }
   const std::string text = dense.dump();
@@ -667,13 +678,13 @@ TEST(WorkflowSpec, TopologicalOrderTakesReadyStepsInSpecOrder) {
                "depends_on": [)" +
            deps + "]}";
   };
-  const WorkflowSpec diamond = parsed_or_fail(parse_json(with_steps(
-      "[" + step("end", R"("left", "right")") + "," + step("right", R"("start")") + "," +
-      step("left", R"("start")") + "," + step("start", "") + "," + step("alone", "") + "]")));
+  const WorkflowSpec diamond = parsed_or_fail(parse_json(
+      with_steps(array_of({step("end", R"("left", "right")"), step("right", R"("start")"),
+                           step("left", R"("start")"), step("start", ""), step("alone", "")}))));
   EXPECT_EQ(topological_order(diamond),
             (std::vector<std::string>{"start", "right", "left", "end", "alone"}));
-  const WorkflowSpec reversed = parsed_or_fail(parse_json(with_steps(
-      "[" + step("c", R"("b")") + "," + step("b", R"("a")") + "," + step("a", "") + "]")));
+  const WorkflowSpec reversed = parsed_or_fail(
+      parse_json(with_steps(array_of({step("c", R"("b")"), step("b", R"("a")"), step("a", "")}))));
   EXPECT_EQ(topological_order(reversed), (std::vector<std::string>{"a", "b", "c"}));
 }
 

@@ -9,9 +9,12 @@
 #include <sys/stat.h>
 
 #include "daemon_fixture.h"
+#include "support/numbered.h"
 
 namespace orrery {
 namespace {
+
+using testing::numbered;
 
 constexpr int kExitConflict = 4;
 constexpr int kProcesses = 8;
@@ -80,7 +83,7 @@ TEST_F(DaemonConcurrency, CommandsRunningTogetherUnderADaemonAllTakeEffect) {
     const pid_t child = ::fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
-      const std::string name = "l" + std::to_string(i);
+      const std::string name = numbered("l", i);
       bool ok = run({"add", name, "--every", "1h", "--", "true"}).exit_code == 0;
       ok = run({"edit", name, "--description", "edited " + name}).exit_code == 0 && ok;
       ok = run({"edit", "shared", "--description", "by " + name}).exit_code == 0 && ok;
@@ -95,7 +98,7 @@ TEST_F(DaemonConcurrency, CommandsRunningTogetherUnderADaemonAllTakeEffect) {
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   }
   for (int i = 0; i < kProcesses; ++i) {
-    const std::string name = "l" + std::to_string(i);
+    const std::string name = numbered("l", i);
     EXPECT_EQ(loop(name)["description"], "edited " + name);
     const json all = runs(name);
     ASSERT_EQ(all.size(), 1u) << all.dump(1);

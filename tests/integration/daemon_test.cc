@@ -21,9 +21,12 @@
 #include <thread>
 
 #include "home_fixture.h"
+#include "support/numbered.h"
 
 namespace orrery {
 namespace {
+
+using testing::numbered;
 
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
@@ -209,7 +212,7 @@ TEST_F(DaemonCli, BadLabelsExit2WithTheirSentenceAndCreateNothing) {
   }
   std::vector<std::string> too_many{"daemon", "--once"};
   for (int i = 0; i < 32; ++i)
-    too_many.insert(too_many.end(), {"--label", "k" + std::to_string(i) + "=v"});
+    too_many.insert(too_many.end(), {"--label", numbered("k", i) + "=v"});
   EXPECT_NE(expect_error(too_many, 2).find("a runner has at most 32 labels, host= included"),
             std::string::npos);
 }

@@ -17,9 +17,12 @@
 
 #include "home_fixture.h"
 #include "run_binary.h"
+#include "support/numbered.h"
 
 namespace orrery {
 namespace {
+
+using testing::numbered;
 
 using nlohmann::json;
 using Args = std::vector<std::string>;
@@ -236,9 +239,8 @@ TEST_F(InputRules, RelativePathsAreStoredAbsoluteAgainstTheDirectoryOfAdd) {
       {"sub", tmp_ + "/work/sub"}, {".", tmp_ + "/work"}, {"./sub/../sub/", tmp_ + "/work/sub"}};
   int n = 0;
   for (const auto& [given, stored] : cwds) {
-    const RunResult result =
-        run_in(tmp_ + "/work", {"--json", "add", "p" + std::to_string(n++), "--every", "1h",
-                                "--cwd", given, "--", "/bin/true"});
+    const RunResult result = run_in(tmp_ + "/work", {"--json", "add", numbered("p", n++), "--every",
+                                                     "1h", "--cwd", given, "--", "/bin/true"});
     ASSERT_EQ(result.exit_code, 0) << result.err;
     EXPECT_EQ(json::parse(result.out)["target"]["cwd"], stored) << given;
   }
@@ -373,9 +375,8 @@ TEST_F(InputRules, LogLimitIsParsedBoundedAndShown) {
                                                                    {"16GiB", 16LL << 30}};
   int n = 0;
   for (const auto& [text, bytes] : sizes) {
-    EXPECT_EQ(
-        added("l" + std::to_string(n++), {"--every", "1h", "--log-limit", text})["log_limit_bytes"],
-        bytes)
+    EXPECT_EQ(added(numbered("l", n++), {"--every", "1h", "--log-limit", text})["log_limit_bytes"],
+              bytes)
         << text;
   }
   for (const std::string text : {"1KiB", "65535", "17GiB", "lots", "1.5MiB"}) {

@@ -19,11 +19,14 @@
 
 #include "cli_fixture.h"
 #include "run_binary.h"
+#include "support/numbered.h"
 #include "support/pg_test_database.h"
 #include "support/refusing_port.h"
 
 namespace orrery {
 namespace {
+
+using testing::int_or_zero;
 
 namespace fs = std::filesystem;
 using testing::pg_query;
@@ -355,7 +358,7 @@ TEST_F(PostgresCli, ARunStartsAfterTheServerEndedTheWaitingSupervisorsConnection
   }
   daemon_pid_ = daemon;  // stopped by TearDown
   const auto count = [&](const std::string& where) {
-    return std::stoi("0" + sql("SELECT count(*) FROM runs WHERE " + where));
+    return int_or_zero(sql("SELECT count(*) FROM runs WHERE " + where));
   };
   const auto wait_for = [&](const std::string& where, int at_least) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);

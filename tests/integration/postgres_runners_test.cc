@@ -23,10 +23,13 @@
 
 #include "cli_fixture.h"
 #include "run_binary.h"
+#include "support/numbered.h"
 #include "support/pg_test_database.h"
 
 namespace orrery {
 namespace {
+
+using testing::int_or_zero;
 
 namespace fs = std::filesystem;
 using testing::pg_query;
@@ -133,8 +136,8 @@ class PostgresRunners : public CliFixture {
     Runner& lost = holder == first.claimant() ? first : second;
     EXPECT_EQ(holder, lost.claimant()) << logs();
     const int supervisor =
-        std::stoi("0" + polled("SELECT supervisor_pid FROM runs WHERE status = 'running'"));
-    const int group = std::stoi("0" + polled("SELECT pgid FROM runs WHERE status = 'running'"));
+        int_or_zero(polled("SELECT supervisor_pid FROM runs WHERE status = 'running'"));
+    const int group = int_or_zero(polled("SELECT pgid FROM runs WHERE status = 'running'"));
     kill_now(lost);
     if (supervisor > 1) ::kill(supervisor, SIGKILL);
     if (group > 1) {
@@ -178,7 +181,7 @@ class PostgresRunners : public CliFixture {
   }
 
   int count(const std::string& where) const {
-    return std::stoi("0" + polled("SELECT count(*) FROM runs WHERE " + where));
+    return int_or_zero(polled("SELECT count(*) FROM runs WHERE " + where));
   }
 
   // Polls `done` every 20 ms for up to `limit`.

@@ -19,10 +19,13 @@
 
 #include "home_fixture.h"
 #include "run_binary.h"
+#include "support/numbered.h"
 #include "support/test_files.h"
 
 namespace orrery {
 namespace {
+
+using testing::numbered;
 
 using testing::read_file;
 
@@ -67,7 +70,10 @@ RunResult run_in(const std::string& cwd, const std::vector<std::string>& args,
                  const char* mask = "077") {
   std::string line =
       std::string("umask ") + mask + " && cd " + quoted(cwd) + " && exec " + quoted(ORRERY_BINARY);
-  for (const std::string& arg : args) line += " " + quoted(arg);
+  for (const std::string& arg : args) {
+    line += ' ';
+    line += quoted(arg);
+  }
   return run_program("/bin/sh", {"-c", line});
 }
 
@@ -257,7 +263,7 @@ TEST_F(StoreCli, ManyConcurrentFirstUsesOfANewHomeAllSucceed) {
   std::vector<std::thread> threads;
   for (int i = 0; i < kProcesses; ++i) {
     threads.emplace_back([&, i] {
-      results[i] = run({"add", "n" + std::to_string(i), "--every", "1h", "--", "true"});
+      results[i] = run({"add", numbered("n", i), "--every", "1h", "--", "true"});
     });
   }
   for (auto& thread : threads) thread.join();

@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include "support/numbered.h"
 #include "workflow_fixture.h"
 
 namespace orrery {
 namespace {
+
+using testing::numbered;
 
 class WorkflowSpecCli : public WorkflowFixture {
  protected:
@@ -177,7 +180,7 @@ std::string spec_of_steps(int count) {
   nlohmann::json steps = nlohmann::json::array();
   for (int i = 0; i < count; ++i) {
     steps.push_back(
-        {{"id", "s" + std::to_string(i)}, {"target", {{"type", "command"}, {"command", "true"}}}});
+        {{"id", numbered("s", i)}, {"target", {{"type", "command"}, {"command", "true"}}}});
   }
   return nlohmann::json({{"name", "many"}, {"steps", steps}}).dump();
 }
