@@ -28,6 +28,7 @@
 
 #include "core/result.h"
 #include "exec/launcher.h"
+#include "exec/process_control.h"
 #include "store/store.h"
 
 namespace orrery {
@@ -76,7 +77,8 @@ using EventSink = std::function<void(const std::string&)>;
 using CooldownMap = std::unordered_map<std::string, TimeMs>;
 std::optional<TimeMs> cooldown_of(const CooldownMap& cooldowns, const Loop& loop);
 
-Result<TickReport> run_tick(Store& store, const ProcessProbe& probe, const TickSettings& settings,
+// `processes` tells recovery which supervisors live and takes its signals.
+Result<TickReport> run_tick(Store& store, ProcessControl& processes, const TickSettings& settings,
                             const TickTimes& times, TickSteps steps, const EventSink& log);
 
 }  // namespace orrery
