@@ -3,7 +3,9 @@
 // groups. A process is alive when its pid is in the table and, if both start
 // times are known, they are the same. Signals are recorded, never sent; a
 // signal reaches (returns true for) a living process or group, and SIGKILL
-// removes it. Its host is this machine's, unless a test moves it.
+// removes it (a group's leader, pid = pgid, with it). Signals are stamped
+// with the time of a clock, when the test gives one. Its host is this
+// machine's, unless a test moves it.
 #pragma once
 
 #include <signal.h>
@@ -14,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/clock.h"
 #include "exec/process_control.h"
 
 namespace orrery::testing {
@@ -23,7 +26,7 @@ class FakeProcesses final : public ProcessControl {
   struct Signal {
     pid_t pid = 0;  // negative: a process group
     int signal = 0;
-    friend bool operator==(const Signal&, const Signal&) = default;
+    TimeMs at = 0;  // by the clock given to stamp_with(), else 0
   };
 
   void start(const ProcessIdentity& process) { alive_[process.pid] = process.started_at; }
@@ -32,6 +35,7 @@ class FakeProcesses final : public ProcessControl {
   void stop_group(int pgid) { groups_.erase(pgid); }
   bool group_alive(int pgid) const { return groups_.count(pgid) > 0; }
   void set_host(std::string host) { host_ = std::move(host); }
+  void stamp_with(const Clock& clock) { clock_ = &clock; }
 
   bool is_alive(const ProcessIdentity& process) const override {
     const auto found = alive_.find(process.pid);
@@ -42,8 +46,11 @@ class FakeProcesses final : public ProcessControl {
   bool send_signal(pid_t pid, int signal) override {
     const bool reaches = pid < 0 ? group_alive(-pid) : alive_.count(pid) > 0;
     if (signal == 0) return reaches;  // asks whether it exists: nothing to record
-    signals_.push_back({pid, signal});
-    if (reaches && signal == SIGKILL) pid < 0 ? stop_group(-pid) : stop(pid);
+    signals_.push_back({pid, signal, clock_ != nullptr ? clock_->wall_now() : 0});
+    if (reaches && signal == SIGKILL) {
+      stop(pid < 0 ? -pid : pid);
+      if (pid < 0) stop_group(-pid);
+    }
     return reaches;
   }
   std::optional<TimeMs> start_time(pid_t pid) const override {
@@ -71,6 +78,7 @@ class FakeProcesses final : public ProcessControl {
   std::set<int> groups_;
   std::vector<Signal> signals_;
   std::string host_ = this_host();
+  const Clock* clock_ = nullptr;
 };
 
 }  // namespace orrery::testing
