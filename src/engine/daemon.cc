@@ -539,7 +539,9 @@ class Daemon {
   void stop_replaced(const std::vector<Run>& runs) {
     const std::string host = processes_.host_name();
     for (const Run& run : runs) {
-      const bool alive = run.supervisor && processes_.is_alive(*run.supervisor);
+      // Another host's pids are never probed (core/run.h, runs_on_host).
+      const bool alive =
+          run.supervisor && runs_on_host(run, host) && processes_.is_alive(*run.supervisor);
       switch (how_to_stop_replaced(run, host, alive)) {
         case ReplaceStop::kCancelInStore:
           request_cancel_of(run, "replaced by a newer slot (overlap replace)");
