@@ -14,13 +14,15 @@
 #include <unordered_set>
 
 #include "core/duration.h"
+#include "engine/daemon_deadline.h"
 #include "engine/daemon_lease.h"
 #include "engine/event_loop.h"
+#include "engine/lease_failure.h"
 #include "engine/notice_watch.h"
+#include "engine/replace_stop.h"
 #include "engine/sd_notify.h"
 #include "engine/suspend_detector.h"
 #include "engine/workflow_drivers.h"
-#include "exec/clock.h"
 #include "exec/process_identity.h"
 #include "exec/supervisor.h"
 #include "exec/wake.h"
@@ -28,11 +30,7 @@
 namespace orrery {
 namespace {
 
-using Steady = std::chrono::steady_clock;
-
-constexpr DurationMs kConflictRetryMs = 100;   // a plan or settle that conflicted
-constexpr DurationMs kLeaseRecheckMs = 1000;   // a run lease end that has passed
-constexpr DurationMs kLeaseCheckSlackMs = 50;  // a runner tries the lease this long after its end
+constexpr DurationMs kConflictRetryMs = 100;  // a plan or settle that conflicted
 
 std::chrono::milliseconds ms(DurationMs value) { return std::chrono::milliseconds(value); }
 
@@ -73,19 +71,17 @@ std::optional<FileIdentity> file_identity(const std::string& path) {
   return std::nullopt;
 }
 
-// A process group signalled SIGTERM whose supervisor was gone: SIGKILL at `at`.
-struct PendingKill {
-  int pgid = 0;
-  Steady::time_point at;
-};
-
 class Daemon {
  public:
-  Daemon(Store& store, const DaemonOptions& options, DaemonLog& log, EventLoop loop)
+  Daemon(Store& store, const DaemonOptions& options, DaemonLog& log, const DaemonSystem& system)
       : store_(store),
         options_(options),
         log_(log),
-        loop_(std::move(loop)),
+        clock_(system.clock),
+        processes_(system.processes),
+        events_(system.events),
+        launcher_(system.launcher),
+        self_(system.self),
         detector_(read_clock_pair()),
         watchdog_(watchdog_interval()) {}
 
@@ -98,49 +94,57 @@ class Daemon {
   }
 
  private:
+  TimeMs now() const { return clock_.wall_now(); }
+  SteadyTime steady_in(DurationMs delay) const { return clock_.steady_now() + ms(delay); }
+  bool passed(SteadyTime when) const { return clock_.steady_now() >= when; }
+  DurationMs heartbeat_ms() const { return heartbeat_interval(options_.lease_ttl_ms); }
+
   // The lease, the wake-up socket, READY=1.
   Status start() {
-    const TimeMs now = wall_clock_now();
+    const TimeMs started = now();
     if (!options_.database_path.empty()) database_ = file_identity(options_.database_path);
     settings_.location = options_.location;
-    settings_.claimant = "daemon@" + probe_.host_name() + ":" + std::to_string(getpid());
+    settings_.claimant = "daemon@" + processes_.host_name() + ":" + std::to_string(self_.pid);
     settings_.max_running = options_.max_running;
     settings_.to_runners = options_.shared_database;
     runner_labels_ =
-        options_.labels.empty() ? "host=" + probe_.host_name() : labels_text(options_.labels);
-    auto lease = acquire_lease(store_, current_process(), options_.lease_ttl_ms, now);
+        options_.labels.empty() ? "host=" + processes_.host_name() : labels_text(options_.labels);
+    auto lease = acquire_lease(store_, self_, options_.lease_ttl_ms, started);
     if (lease) {
       take_lease(*lease, "taken");
     } else if (options_.shared_database && !options_.once &&
                lease.error().code == ErrorCode::kConflict) {
       scheduling_ = false;
-      next_lease_check_ = Steady::now() + ms(heartbeat_interval(options_.lease_ttl_ms));
+      timers_.lease_check = steady_in(heartbeat_ms());
       log(lease.error().message + "; running as a runner (labels " + runner_labels_ +
           ") until the lease is free");
     } else {
       return lease.error();
     }
-    register_as_runner(now);
-    watching_since_ = options_.once ? options_.started_at : now;
-    next_heartbeat_ = Steady::now() + ms(heartbeat_interval(options_.lease_ttl_ms));
+    register_as_runner(started);
+    watching_since_ = options_.once ? options_.started_at : started;
+    timers_.heartbeat = steady_in(heartbeat_ms());
     if (options_.shared_database) notices_.refresh();
-    if (!options_.once) {
-      auto listener = WakeListener::listen(options_.location.home);
-      if (listener) {
-        listener_.emplace(std::move(*listener));
-        if (auto watched = loop_.watch_readable(listener_->fd()); !watched) {
-          log("wake-ups are off: " + watched.error().message);
-        }
-      } else {
-        log("wake-ups are off (" + listener.error().message +
-            "); changes are seen at the next heartbeat or due slot");
-      }
-      sd_notify("READY=1\nSTATUS=running loops\nMAINPID=" + std::to_string(getpid()));
-      log("ready: running loops (max " + std::to_string(options_.max_running) +
-          " at once; wake-ups on " + wake_socket_path(options_.location.home) + ")");
-      if (watchdog_) next_watchdog_ = Steady::now();
-    }
+    if (!options_.once) listen_and_announce();
     return Ok{};
+  }
+
+  // The wake-up socket, READY=1 and the first watchdog ping (not --once).
+  void listen_and_announce() {
+    auto listener = WakeListener::listen(options_.location.home);
+    if (listener) {
+      listener_.emplace(std::move(*listener));
+      if (auto watched = events_.watch_readable(listener_->fd()); !watched) {
+        log("wake-ups are off: " + watched.error().message);
+      }
+    } else {
+      log("wake-ups are off (" + listener.error().message +
+          "); changes are seen at the next heartbeat or due slot");
+    }
+    sd_notify("READY=1\nSTATUS=running loops\nMAINPID=" + std::to_string(getpid()));
+    log("ready: running loops (max " + std::to_string(options_.max_running) +
+        " at once; wake-ups on " + wake_socket_path(options_.location.home) + ")");
+    if (watchdog_) timers_.watchdog = clock_.steady_now();
   }
 
   // The lease is this daemon's: it schedules from now on.
@@ -152,28 +156,28 @@ class Daemon {
     expire_ = true;
     log("lease " + lease_.lease_id + " " + how + " (generation " +
         std::to_string(lease_.generation) + ", ttl " + format_duration(options_.lease_ttl_ms) +
-        ", pid " + std::to_string(getpid()) + ")");
+        ", pid " + std::to_string(self_.pid) + ")");
     start_workflow_drivers();
   }
 
   // This daemon's row among the runners (docs/daemon.md, "Runners"): what
   // `status` lists. Best effort: a failure is logged, the daemon goes on.
-  void register_as_runner(TimeMs now) {
+  void register_as_runner(TimeMs at) {
     RunnerRecord runner;
     runner.id = settings_.claimant;
-    runner.host = probe_.host_name();
+    runner.host = processes_.host_name();
     runner.labels = runner_labels_;
-    runner.process = current_process();
+    runner.process = self_;
     runner.home = options_.location.home;
-    runner.started_at = now;
-    if (auto registered = store_.register_runner(runner, now); !registered) {
+    runner.started_at = at;
+    if (auto registered = store_.register_runner(runner, at); !registered) {
       log("could not register as a runner (" + registered.error().message + ")");
     }
   }
 
-  void heartbeat_runner(TimeMs now) {
-    auto beat = store_.heartbeat_runner(settings_.claimant, now);
-    if (!beat && beat.error().code == ErrorCode::kNotFound) register_as_runner(now);
+  void heartbeat_runner(TimeMs at) {
+    auto beat = store_.heartbeat_runner(settings_.claimant, at);
+    if (!beat && beat.error().code == ErrorCode::kNotFound) register_as_runner(at);
   }
 
   // Releases the lease unless it was lost; STOPPING=1.
@@ -211,7 +215,7 @@ class Daemon {
         take_lease_when_free();
       }
       serve_as_runner();
-      auto events = loop_.wait(next_deadline());
+      auto events = events_.wait(next_wake());
       if (!events) return events.error();
       handle(*events);
     }
@@ -228,8 +232,8 @@ class Daemon {
       if (auto beat = heartbeat_if_due(); !beat) return beat;
       if (auto ticked = tick(); !ticked) return ticked;
       serve_as_runner();
-      if (ours_.empty() && !more_ && !retry_at_) break;
-      auto events = loop_.wait(next_deadline());
+      if (ours_.empty() && !more_ && !timers_.tick_retry) break;
+      auto events = events_.wait(next_wake());
       if (!events) return events.error();
       handle(*events);
       if (stopping_) {
@@ -254,7 +258,7 @@ class Daemon {
   // daemon took it meanwhile, which is a lost lease. A store error is logged
   // and the heartbeat retried (a lease that ran out is taken again then).
   Status retake_lease(const std::string& when) {
-    auto lease = acquire_lease(store_, current_process(), options_.lease_ttl_ms, wall_clock_now());
+    auto lease = acquire_lease(store_, self_, options_.lease_ttl_ms, now());
     if (!lease) {
       if (lease.error().code == ErrorCode::kConflict) {
         return conflict_error("daemon lease lost " + when + ": " + lease.error().message);
@@ -271,8 +275,8 @@ class Daemon {
     settings_.fence = Fence{lease_.lease_id};
     heartbeat_failing_ = false;
     heartbeat_backoff_.reset();
-    heartbeat_runner(wall_clock_now());
-    next_heartbeat_ = Steady::now() + ms(heartbeat_interval(options_.lease_ttl_ms));
+    heartbeat_runner(now());
+    timers_.heartbeat = steady_in(heartbeat_ms());
     return Ok{};
   }
 
@@ -280,20 +284,19 @@ class Daemon {
   // heartbeat interval.
   void retry_heartbeat(const std::string& what) {
     heartbeat_failing_ = true;
-    const DurationMs delay =
-        std::min(heartbeat_backoff_.next(), heartbeat_interval(options_.lease_ttl_ms));
+    const DurationMs delay = std::min(heartbeat_backoff_.next(), heartbeat_ms());
     log(what + "; retrying in " + format_duration(delay));
-    next_heartbeat_ = Steady::now() + ms(delay);
+    timers_.heartbeat = steady_in(delay);
   }
 
   // The database file removed or replaced (another inode at its path): the
   // daemon would go on alone with a file no command or supervisor sees.
   Status check_database_file() const {
     if (!database_ || database_->missing) return Ok{};
-    const std::optional<FileIdentity> now = file_identity(options_.database_path);
-    if (!now || *now == *database_) return Ok{};
+    const std::optional<FileIdentity> current = file_identity(options_.database_path);
+    if (!current || *current == *database_) return Ok{};
     return unavailable_error("the database file " + options_.database_path + " was " +
-                             (now->missing ? "removed" : "replaced") +
+                             (current->missing ? "removed" : "replaced") +
                              " while the daemon ran; stopping (start the daemon again to use "
                              "the file now there)");
   }
@@ -302,24 +305,26 @@ class Daemon {
   // full disk, an I/O error) until the lease ran out leave it to whoever
   // takes it first: this daemon takes it again unless another one did.
   Status heartbeat_if_due() {
-    if (Steady::now() < next_heartbeat_) return Ok{};
+    if (!passed(timers_.heartbeat)) return Ok{};
     if (auto same = check_database_file(); !same) return same;
-    auto beat =
-        store_.heartbeat_daemon_lease(lease_.lease_id, options_.lease_ttl_ms, wall_clock_now());
+    auto beat = store_.heartbeat_daemon_lease(lease_.lease_id, options_.lease_ttl_ms, now());
     if (!beat) {
-      if (!is_lease_lost(beat.error())) {
-        retry_heartbeat("lease heartbeat failed (" + beat.error().message + ")");
-        return Ok{};
+      switch (after_store_failure(beat.error(), heartbeat_failing_)) {
+        case LeaseFailure::kRetry:
+          retry_heartbeat("lease heartbeat failed (" + beat.error().message + ")");
+          return Ok{};
+        case LeaseFailure::kRetakeLease:
+          return retake_lease("after store errors");
+        case LeaseFailure::kStop:
+          return beat;
       }
-      if (!heartbeat_failing_) return beat;
-      return retake_lease("after store errors");
     }
     heartbeat_failing_ = false;
     heartbeat_backoff_.reset();
-    next_heartbeat_ = Steady::now() + ms(heartbeat_interval(options_.lease_ttl_ms));
+    timers_.heartbeat = steady_in(heartbeat_ms());
     recover_ = true;  // a supervisor started by an earlier daemon may be gone
     expire_ = true;
-    heartbeat_runner(wall_clock_now());
+    heartbeat_runner(now());
     look_for_work();
     start_workflow_drivers();
     return Ok{};
@@ -328,20 +333,20 @@ class Daemon {
   // Workflow runs whose driver died get a new one (docs/workflows.md).
   void start_workflow_drivers() {
     if (options_.once) return;
-    drivers_.start_missing(store_, wall_clock_now(),
+    drivers_.start_missing(store_, now(), clock_.steady_now(),
                            [this](const std::string& line) { log(line); });
   }
 
   // A tick, the wake times after it, and the processes it asks for. A store
   // error other than a lost lease is logged and retried with a backoff.
   Status tick() {
-    if (retry_at_ && Steady::now() < *retry_at_ && !more_) return Ok{};
-    retry_at_.reset();
+    if (timers_.tick_retry && !passed(*timers_.tick_retry) && !more_) return Ok{};
+    timers_.tick_retry.reset();
     more_ = false;
-    const TimeMs now = wall_clock_now();
-    TickTimes times{now, options_.once ? options_.started_at : now, watching_since_};
+    const TimeMs at = now();
+    TickTimes times{at, options_.once ? options_.started_at : at, watching_since_};
     if (!exited_runs_.empty()) note_unfinished_runs();
-    auto report = run_tick(store_, probe_, settings_, times, {recover_, expire_},
+    auto report = run_tick(store_, processes_, settings_, times, {recover_, expire_},
                            [this](const std::string& line) { log(line); });
     if (report) {
       recover_ = false;
@@ -350,8 +355,8 @@ class Daemon {
       launch(report->claimed);
       if (report->pending > 0) claim_due_ = true;
       more_ = report->more;
-      if (report->retry_soon) retry_at_ = Steady::now() + ms(kConflictRetryMs);
-      auto wake = store_.wake_times(now);
+      if (report->retry_soon) timers_.tick_retry = steady_in(kConflictRetryMs);
+      auto wake = store_.wake_times(at);
       if (wake) {
         wake_ = *wake;
         tick_backoff_.reset();
@@ -359,40 +364,49 @@ class Daemon {
       }
       report = wake.error();
     }
+    return after_failed_tick(report.error());
+  }
+
+  // A tick that failed: retried after the backoff; a lost lease stops the
+  // daemon, unless its heartbeats were failing (the next heartbeat, due now,
+  // takes it again or finds it lost).
+  Status after_failed_tick(const Error& error) {
     const DurationMs delay = tick_backoff_.next();
-    retry_at_ = Steady::now() + ms(delay);
-    if (is_lease_lost(report.error())) {
-      if (!heartbeat_failing_) return report.error();
-      // The lease ran out while heartbeats failed: the next heartbeat, due
-      // now, takes it again or finds it lost.
-      next_heartbeat_ = Steady::now();
-      log("the lease ran out while its heartbeats failed; taking it again");
-      return Ok{};
+    timers_.tick_retry = steady_in(delay);
+    switch (after_store_failure(error, heartbeat_failing_)) {
+      case LeaseFailure::kStop:
+        return error;
+      case LeaseFailure::kRetakeLease:
+        timers_.heartbeat = clock_.steady_now();
+        log("the lease ran out while its heartbeats failed; taking it again");
+        return Ok{};
+      case LeaseFailure::kRetry:
+        break;
     }
-    log("store error: " + report.error().message + "; retrying in " + format_duration(delay));
+    log("store error: " + error.message + "; retrying in " + format_duration(delay));
     return Ok{};
   }
 
   // A runner's heartbeat (not the lease holder): its row, then a look for
   // work a lost notice may have hidden.
   void runner_heartbeat_if_due() {
-    if (Steady::now() < next_heartbeat_) return;
-    next_heartbeat_ = Steady::now() + ms(heartbeat_interval(options_.lease_ttl_ms));
-    heartbeat_runner(wall_clock_now());
+    if (!passed(timers_.heartbeat)) return;
+    timers_.heartbeat = steady_in(heartbeat_ms());
+    heartbeat_runner(now());
     look_for_work();
   }
 
   // A runner tries the lease when it may have expired: the holder that
   // stopped heartbeating (killed, cut off) is replaced within its ttl.
   void take_lease_when_free() {
-    if (Steady::now() < next_lease_check_) return;
-    const DurationMs interval = heartbeat_interval(options_.lease_ttl_ms);
-    next_lease_check_ = Steady::now() + ms(interval);
-    auto lease = acquire_lease(store_, current_process(), options_.lease_ttl_ms, wall_clock_now());
+    if (!passed(timers_.lease_check)) return;
+    const DurationMs interval = heartbeat_ms();
+    timers_.lease_check = steady_in(interval);
+    auto lease = acquire_lease(store_, self_, options_.lease_ttl_ms, now());
     if (lease) {
       take_lease(*lease, "taken over");
-      watching_since_ = wall_clock_now();
-      next_heartbeat_ = Steady::now() + ms(interval);
+      watching_since_ = now();
+      timers_.heartbeat = steady_in(interval);
       return;
     }
     if (lease.error().code != ErrorCode::kConflict) {
@@ -402,8 +416,7 @@ class Daemon {
     // Held: look again just after it would expire, if that is sooner.
     auto holder = store_.get_daemon_lease();
     if (!holder || !holder->has_value()) return;
-    const DurationMs left = (*holder)->expires_at - wall_clock_now() + kLeaseCheckSlackMs;
-    if (left < interval) next_lease_check_ = Steady::now() + ms(std::max<DurationMs>(left, 0));
+    timers_.lease_check = steady_in(lease_check_delay(interval, (*holder)->expires_at, now()));
   }
 
   // On a shared database: notices read, pending runs claimed and cancel
@@ -424,15 +437,15 @@ class Daemon {
 
   // Claims pending runs this runner's labels allow, up to its free room.
   void claim_pending_runs() {
-    if (claim_retry_at_ && Steady::now() < *claim_retry_at_) return;
-    claim_retry_at_.reset();
+    if (timers_.claim_retry && !passed(*timers_.claim_retry)) return;
+    timers_.claim_retry.reset();
     claim_due_ = false;
     const int room = options_.max_running - int(ours_.size());
     if (room <= 0) return;
-    auto claimed = store_.claim_pending(settings_.claimant, runner_labels_, room, wall_clock_now());
+    auto claimed = store_.claim_pending(settings_.claimant, runner_labels_, room, now());
     if (!claimed) {
       const DurationMs delay = claim_backoff_.next();
-      claim_retry_at_ = Steady::now() + ms(delay);
+      timers_.claim_retry = steady_in(delay);
       claim_due_ = true;
       log("pending runs could not be claimed (" + claimed.error().message + "); retrying in " +
           format_duration(delay));
@@ -456,7 +469,7 @@ class Daemon {
       const std::optional<pid_t> supervisor = supervisor_of(run);
       if (!supervisor) continue;  // none alive: recovery ends the run
       cancelled_.insert(run.id);
-      ::kill(*supervisor, SIGTERM);
+      processes_.send_signal(*supervisor, SIGTERM);
       log("run " + run.id + " of loop " + run.loop_name + " cancelled on request (supervisor pid " +
           std::to_string(*supervisor) + ")");
     }
@@ -467,8 +480,8 @@ class Daemon {
     for (const auto& [pid, launched] : ours_) {
       if (launched.run_id == run.id) return pid;
     }
-    if (run.supervisor && runs_on_host(run, probe_.host_name()) &&
-        probe_.is_alive(*run.supervisor)) {
+    if (run.supervisor && runs_on_host(run, processes_.host_name()) &&
+        processes_.is_alive(*run.supervisor)) {
       return run.supervisor->pid;
     }
     return std::nullopt;
@@ -482,7 +495,7 @@ class Daemon {
       auto run = store_.get_run(launched.run_id);
       if (run && (!run->has_value() || (*run)->status != RunStatus::kRunning)) continue;
       if (run && !(*run)->supervisor && launched.supervisor.started_at) {
-        (void)store_.record_supervisor(launched.claim, launched.supervisor, wall_clock_now());
+        (void)store_.record_supervisor(launched.claim, launched.supervisor, now());
       }
       recover_ = true;
     }
@@ -500,9 +513,9 @@ class Daemon {
       const pid_t pid = started->pid;
       ours_.emplace(pid, Launched{run.run.id, run.claim, {pid, started->started_at}});
       if (started->pidfd >= 0) {
-        loop_.watch_process(pid, started->pidfd);
+        events_.watch_process(pid, started->pidfd);
       } else {
-        loop_.watch_process(pid);
+        events_.watch_process(pid);
       }
       log("run " + run.run.id + " of loop " + run.run.loop_name + " started (slot " +
           format_time(run.run.scheduled_for) + ", attempt " + std::to_string(run.run.attempt) +
@@ -514,43 +527,52 @@ class Daemon {
   // supervisor records itself; the daemon records it only if it dies first
   // (note_unfinished_runs), so a start costs no write.
   Result<StartedSupervisor> start_supervisor_of(const ClaimedRun& run) {
-    const bool had_server = options_.forker != nullptr && !launcher_.forker_gone();
+    const bool had_server = options_.forker != nullptr && !options_.forker->server_gone();
     auto started = launcher_.launch({run.claim, claimed_lease_ms(run.run), false, true});
-    if (had_server && launcher_.forker_gone()) {
+    if (had_server && options_.forker->server_gone()) {
       log("the supervisor fork server is gone; supervisors are exec'd from now on");
     }
     return started;
   }
 
-  // Overlap `replace`: the supervisor treats SIGTERM as cancel; a run whose
-  // supervisor is gone has its target's group stopped (SIGKILL after the
-  // grace) and recovery records it.
+  // Overlap `replace` (engine/replace_stop.h).
   void stop_replaced(const std::vector<Run>& runs) {
-    const std::string host = probe_.host_name();
+    const std::string host = processes_.host_name();
     for (const Run& run : runs) {
-      if (run.status == RunStatus::kPending || !runs_on_host(run, host)) {
-        // No supervisor yet, or another host's pids, which signalling here
-        // could hit any process: cancelled in the store, or asked of its runner.
-        request_cancel_of(run, "replaced by a newer slot (overlap replace)");
-        continue;
-      }
-      if (run.supervisor && probe_.is_alive(*run.supervisor)) {
-        ::kill(run.supervisor->pid, SIGTERM);
-        log("run " + run.id + " of loop " + run.loop_name +
-            " replaced: cancelling it (supervisor pid " + std::to_string(run.supervisor->pid) +
-            ")");
-      } else if (run.pgid && *run.pgid > 1 && ::kill(-*run.pgid, SIGTERM) == 0) {
-        kills_.push_back({*run.pgid, Steady::now() + ms(kKillGraceMs)});
-        log("run " + run.id + " of loop " + run.loop_name +
-            " replaced: its supervisor is gone; stopping process group " +
-            std::to_string(*run.pgid));
-        recover_ = true;
+      // Another host's pids are never probed (core/run.h, runs_on_host).
+      const bool alive =
+          run.supervisor && runs_on_host(run, host) && processes_.is_alive(*run.supervisor);
+      switch (how_to_stop_replaced(run, host, alive)) {
+        case ReplaceStop::kCancelInStore:
+          request_cancel_of(run, "replaced by a newer slot (overlap replace)");
+          break;
+        case ReplaceStop::kSignalSupervisor:
+          processes_.send_signal(run.supervisor->pid, SIGTERM);
+          log("run " + run.id + " of loop " + run.loop_name +
+              " replaced: cancelling it (supervisor pid " + std::to_string(run.supervisor->pid) +
+              ")");
+          break;
+        case ReplaceStop::kStopGroup:
+          stop_group_of(run);
+          break;
+        case ReplaceStop::kNothing:
+          break;
       }
     }
   }
 
+  // SIGTERM to the group of a replaced run whose supervisor is gone, SIGKILL
+  // after the grace; recovery records the run.
+  void stop_group_of(const Run& run) {
+    if (!processes_.send_signal(-*run.pgid, SIGTERM)) return;
+    timers_.kills.push_back({*run.pgid, steady_in(kKillGraceMs)});
+    log("run " + run.id + " of loop " + run.loop_name +
+        " replaced: its supervisor is gone; stopping process group " + std::to_string(*run.pgid));
+    recover_ = true;
+  }
+
   void request_cancel_of(const Run& run, const std::string& reason) {
-    auto status = store_.request_cancel(run.id, reason, wall_clock_now());
+    auto status = store_.request_cancel(run.id, reason, now());
     if (!status) {
       log("run " + run.id + " of loop " + run.loop_name + " could not be cancelled (" +
           status.error().message + ")");
@@ -563,53 +585,23 @@ class Daemon {
   }
 
   void kill_overdue_groups() {
-    const auto now = Steady::now();
-    for (auto it = kills_.begin(); it != kills_.end();) {
-      if (it->at > now) {
+    auto& kills = timers_.kills;
+    for (auto it = kills.begin(); it != kills.end();) {
+      if (!passed(it->at)) {
         ++it;
         continue;
       }
-      ::kill(-it->pgid, SIGKILL);
-      it = kills_.erase(it);
+      processes_.send_signal(-it->pgid, SIGKILL);
+      it = kills.erase(it);
     }
   }
 
-  // The earliest wall-clock instant the daemon must look again; now when
-  // work was left.
-  std::optional<TimeMs> next_deadline() const {
-    const TimeMs now = wall_clock_now();
-    const auto steady_now = Steady::now();
-    const auto at = [&](Steady::time_point when) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(when - steady_now);
-      return add_saturating(now, std::max<DurationMs>(0, left.count()));
-    };
-    std::optional<TimeMs> earliest;
-    const auto consider = [&](std::optional<TimeMs> time) {
-      if (time && (!earliest || *time < *earliest)) earliest = time;
-    };
-    if (more_) return now;
-    consider(at(next_heartbeat_));
-    if (next_watchdog_) consider(at(*next_watchdog_));
-    for (const PendingKill& kill : kills_) consider(at(kill.at));
-    if (options_.shared_database && claim_due_) {
-      consider(claim_retry_at_ ? at(*claim_retry_at_) : now);
-    }
-    if (!scheduling_) {
-      consider(at(next_lease_check_));
-      return earliest;
-    }
-    if (retry_at_) {
-      consider(at(*retry_at_));
-      return earliest;  // the store failed: the wake times are stale
-    }
-    if (!options_.once) {
-      consider(wake_.next_due);
-      consider(wake_.cooldown_end);
-      // A lease end already past is being recovered (or deferred): look
-      // again a little later, never in a tight loop.
-      if (wake_.lease_expiry) consider(std::max(*wake_.lease_expiry, now + kLeaseRecheckMs));
-    }
-    return earliest;
+  // The earliest wall-clock instant the daemon must look again
+  // (engine/daemon_deadline.h).
+  std::optional<TimeMs> next_wake() const {
+    const WakeState state{more_, options_.shared_database && claim_due_, scheduling_, options_.once,
+                          wake_};
+    return next_deadline(timers_, state, {now(), clock_.steady_now()});
   }
 
   void handle(const LoopEvents& events) {
@@ -622,27 +614,30 @@ class Daemon {
       if (listener_ && fd == listener_->fd()) listener_->drain();
       notices_.readable(fd);
     }
-    for (pid_t pid : events.exited) {
-      const auto found = ours_.find(pid);
-      if (found == ours_.end()) continue;
-      cancelled_.erase(found->second.run_id);
-      exited_runs_.push_back(found->second);
-      ours_.erase(found);
-      claim_due_ = options_.shared_database;  // room for another pending run
-    }
+    for (pid_t pid : events.exited) note_exit(pid);
     if (events.clock_stepped) log("the wall clock was set; looking again");
     if (const DurationMs slept = detector_.slept(read_clock_pair()); slept > 0) {
-      watching_since_ = wall_clock_now();
+      watching_since_ = now();
       suspended_ = true;
       log("the machine was suspended for " + format_duration(slept) +
           "; slots that fell due meanwhile are missed");
     }
-    if (watchdog_ && next_watchdog_ && Steady::now() >= *next_watchdog_) {
+    if (watchdog_ && timers_.watchdog && passed(*timers_.watchdog)) {
       sd_notify("WATCHDOG=1");
-      next_watchdog_ = Steady::now() + ms(*watchdog_);
+      timers_.watchdog = steady_in(*watchdog_);
     }
     kill_overdue_groups();
-    if (wake_.lease_expiry && *wake_.lease_expiry <= wall_clock_now()) recover_ = true;
+    if (wake_.lease_expiry && *wake_.lease_expiry <= now()) recover_ = true;
+  }
+
+  // A supervisor this daemon started exited: its run is looked at next tick.
+  void note_exit(pid_t pid) {
+    const auto found = ours_.find(pid);
+    if (found == ours_.end()) return;
+    cancelled_.erase(found->second.run_id);
+    exited_runs_.push_back(found->second);
+    ours_.erase(found);
+    claim_due_ = options_.shared_database;  // room for another pending run
   }
 
   void reopen_log() {
@@ -658,24 +653,25 @@ class Daemon {
     }
   }
 
-  void log(const std::string& line) { log_.write(wall_clock_now(), line); }
+  void log(const std::string& line) { log_.write(now(), line); }
 
   Store& store_;
   const DaemonOptions& options_;
   DaemonLog& log_;
-  EventLoop loop_;
-  SystemProcessProbe probe_;
+  Clock& clock_;
+  ProcessControl& processes_;
+  Events& events_;
+  Launcher& launcher_;
+  const ProcessIdentity self_;
   SuspendDetector detector_;
   std::optional<DurationMs> watchdog_;
-  std::optional<Steady::time_point> next_watchdog_;
   std::optional<WakeListener> listener_;
   DaemonLease lease_;
   TickSettings settings_;
   TimeMs watching_since_ = 0;
-  Steady::time_point next_heartbeat_;
+  DaemonTimers timers_;
   StoreBackoff heartbeat_backoff_;
   StoreBackoff tick_backoff_;
-  std::optional<Steady::time_point> retry_at_;
   WakeTimes wake_;
   bool recover_ = true;
   bool expire_ = true;
@@ -686,24 +682,26 @@ class Daemon {
   bool heartbeat_failing_ = false;            // the last heartbeat failed on a store error
   std::unordered_map<pid_t, Launched> ours_;  // by supervisor pid
   std::vector<Launched> exited_runs_;         // whose supervisor exited
-  std::vector<PendingKill> kills_;
   DaemonResult result_;
   WorkflowDriverStarter drivers_{options_.location};
-  SupervisorLauncher launcher_{store_, options_.location, options_.forker};
 
   // Runners (docs/daemon.md, "Runners"): on a shared database only.
   bool scheduling_ = true;     // holds the lease; else a runner only
   std::string runner_labels_;  // the stored form, host= included
-  Steady::time_point next_lease_check_;
-  NoticeWatch notices_{store_, loop_, [this](const std::string& line) { log(line); }};
+  NoticeWatch notices_{store_, events_, [this](const std::string& line) { log(line); }};
   bool claim_due_ = true;
   bool cancels_due_ = true;
-  std::optional<Steady::time_point> claim_retry_at_;
   StoreBackoff claim_backoff_;
   std::unordered_set<std::string> cancelled_;  // runs whose supervisor was asked to stop
 };
 
 }  // namespace
+
+Result<DaemonResult> run_daemon(Store& store, const DaemonOptions& options, DaemonLog& log,
+                                const DaemonSystem& system) {
+  Daemon daemon(store, options, log, system);
+  return daemon.run();
+}
 
 Result<DaemonResult> run_daemon(Store& store, const DaemonOptions& options, DaemonLog& log) {
   // A log reader that went away (a closed pipe) is a dropped line, not a death.
@@ -712,8 +710,9 @@ Result<DaemonResult> run_daemon(Store& store, const DaemonOptions& options, Daem
   raise_descriptor_limit();
   auto loop = EventLoop::create();
   if (!loop) return loop.error();
-  Daemon daemon(store, options, log, std::move(*loop));
-  return daemon.run();
+  SupervisorLauncher launcher(store, options.location, options.forker, real_clock());
+  return run_daemon(store, options, log,
+                    {real_clock(), system_processes(), *loop, launcher, current_process()});
 }
 
 }  // namespace orrery

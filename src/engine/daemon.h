@@ -29,6 +29,13 @@
 // - a database file removed or replaced under it (another inode at its
 //   path) stops it with exit 75 at the next heartbeat: it would otherwise go
 //   on alone with a file no other process sees.
+//
+// Seams (docs/daemon.md, "Seams"): the daemon reads the time, acts on
+// processes, waits and starts supervisors only through its DaemonSystem;
+// run_daemon's first overload gives it the machine's. Its decisions are
+// functions of plain values: when to wake (engine/daemon_deadline.h), what a
+// failed write means for the lease (engine/lease_failure.h), how a replaced
+// run is stopped (engine/replace_stop.h).
 #pragma once
 
 #include <algorithm>
@@ -38,7 +45,11 @@
 #include "core/result.h"
 #include "core/runner_labels.h"
 #include "engine/daemon_log.h"
+#include "engine/events.h"
 #include "engine/tick.h"
+#include "exec/clock.h"
+#include "exec/launcher.h"
+#include "exec/process_control.h"
 #include "exec/supervisor_forker.h"
 #include "store/store.h"
 
@@ -54,6 +65,7 @@ struct DaemonOptions {
   DurationMs lease_ttl_ms = 30'000;
   int max_running = kDefaultMaxRunning;
   // Forks the supervisors (exec/supervisor_forker.h); none: each is exec'd.
+  // The machine's launcher forks through it; the daemon logs its loss.
   SupervisorForker* forker = nullptr;
   // The SQLite file: a daemon whose file is removed or replaced stops.
   std::string database_path;
@@ -71,11 +83,28 @@ struct DaemonResult {
   bool interrupted = false;          // --once stopped by a signal before its runs ended
 };
 
-// Runs the daemon until a signal (or, --once, until its runs ended).
+// What the daemon acts through. Tests give fakes: a clock they move, a
+// table of processes, events that move the clock to each deadline, a
+// launcher that records what it is asked to start.
+struct DaemonSystem {
+  Clock& clock;
+  ProcessControl& processes;  // which supervisors live, signals, this host's name
+  Events& events;             // where the daemon waits
+  Launcher& launcher;         // starts the supervisor of each claim
+  ProcessIdentity self;       // this daemon's process, as its lease and runner row record it
+};
+
+// Runs the daemon until a signal (or, --once, until its runs ended), on the
+// machine's clock, processes, event loop and supervisor launcher; it ignores
+// SIGPIPE and raises the soft limit on open descriptors.
 // Errors: the lease held by another daemon (on a file; on a shared database
 // the daemon runs as a runner meanwhile) or lost (conflict, exit 4), a store
 // that cannot be read at start.
 Result<DaemonResult> run_daemon(Store& store, const DaemonOptions& options, DaemonLog& log);
+
+// The same through `system`.
+Result<DaemonResult> run_daemon(Store& store, const DaemonOptions& options, DaemonLog& log,
+                                const DaemonSystem& system);
 
 // A backoff that starts at kFirstRetryMs and doubles up to kMaxRetryMs.
 class StoreBackoff {

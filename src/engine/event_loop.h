@@ -8,6 +8,7 @@
 //     database's notices),
 //   - the exit of a process watched through its pidfd.
 // There is no polling interval: without events and deadlines it sleeps.
+// It is the machine's Events (engine/events.h).
 //
 // Invariants: creating it blocks the four signals for the calling thread
 // (the daemon is single-threaded); destroying it closes every descriptor it
@@ -23,43 +24,32 @@
 
 #include "core/result.h"
 #include "core/time.h"
+#include "engine/events.h"
 
 namespace orrery {
 
-struct LoopEvents {
-  std::vector<int> signals;       // signal numbers, in arrival order
-  bool readable = false;          // a watched descriptor is readable
-  std::vector<int> readable_fds;  // which
-  bool deadline = false;          // the deadline passed
-  bool clock_stepped = false;     // the wall clock was set (NTP, by hand)
-  std::vector<pid_t> exited;      // watched processes that ended (no longer watched)
-  bool any() const {
-    return !signals.empty() || readable || deadline || clock_stepped || !exited.empty();
-  }
-};
-
-class EventLoop {
+class EventLoop final : public Events {
  public:
   static Result<EventLoop> create();
   EventLoop(EventLoop&& other) noexcept;
   EventLoop& operator=(EventLoop&&) = delete;
   EventLoop(const EventLoop&) = delete;
-  ~EventLoop();
+  ~EventLoop() override;
 
   // Watches one more descriptor for reading (the wake-up socket, the
   // database's notices).
-  Status watch_readable(int fd);
+  Status watch_readable(int fd) override;
   // Stops watching it (before it is closed or replaced).
-  void unwatch_readable(int fd);
+  void unwatch_readable(int fd) override;
   // Watches a process through a pidfd. A process that is already gone is
   // reported by the next wait() as exited.
-  void watch_process(pid_t pid);
+  void watch_process(pid_t pid) override;
   // The same through a pidfd the caller opened; the loop owns it from now on.
-  void watch_process(pid_t pid, int pidfd);
+  void watch_process(pid_t pid, int pidfd) override;
   std::size_t watched_processes() const { return pidfds_.size() + gone_.size(); }
 
   // Sleeps until an event or the wall-clock `deadline` (none: no deadline).
-  Result<LoopEvents> wait(std::optional<TimeMs> deadline);
+  Result<LoopEvents> wait(std::optional<TimeMs> deadline) override;
 
  private:
   EventLoop() = default;

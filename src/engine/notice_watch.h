@@ -2,21 +2,21 @@
 // "Runners"): runs left pending, cancel requests and loop changes that other
 // processes, on any host, signal through a shared database server.
 //
-// It subscribes through the store, watches the descriptor the store gives in
-// the daemon's event loop, and reads the notices when that descriptor is
-// readable. Invariants: the descriptor is watched afresh on every refresh()
-// (a connection made again may reuse the number of the old one, which the
-// event loop forgot when it closed); a store error while subscribing or
-// reading is logged once and leaves notices off until the next refresh(),
-// which the daemon makes at every heartbeat; a backend without notices (a
-// SQLite file) leaves nothing watched.
+// It subscribes through the store, watches the descriptor the store gives
+// among the daemon's events (engine/events.h), and reads the notices when
+// that descriptor is readable. Invariants: the descriptor is watched afresh
+// on every refresh() (a connection made again may reuse the number of the
+// old one, which the event loop forgot when it closed); a store error while
+// subscribing or reading is logged once and leaves notices off until the
+// next refresh(), which the daemon makes at every heartbeat; a backend
+// without notices (a SQLite file) leaves nothing watched.
 #pragma once
 
 #include <functional>
 #include <string>
 
 #include "core/result.h"
-#include "engine/event_loop.h"
+#include "engine/events.h"
 #include "store/store_notices.h"
 
 namespace orrery {
@@ -24,7 +24,7 @@ namespace orrery {
 class NoticeWatch {
  public:
   using Log = std::function<void(const std::string&)>;
-  NoticeWatch(StoreNotices& store, EventLoop& loop, Log log)
+  NoticeWatch(StoreNotices& store, Events& loop, Log log)
       : store_(store), loop_(loop), log_(std::move(log)) {}
 
   // Subscribes (again) and watches the current descriptor.
@@ -39,7 +39,7 @@ class NoticeWatch {
   void watch(int fd);
 
   StoreNotices& store_;
-  EventLoop& loop_;
+  Events& loop_;
   Log log_;
   int fd_ = -1;
   bool ready_ = false;

@@ -35,10 +35,10 @@ Result<CooldownMap> read_cooldowns(Store& store, TimeMs now) {
 
 }  // namespace
 
-Result<TickReport> run_tick(Store& store, const ProcessProbe& probe, const TickSettings& settings,
+Result<TickReport> run_tick(Store& store, ProcessControl& processes, const TickSettings& settings,
                             const TickTimes& times, TickSteps steps, const EventSink& log) {
   if (steps.recover) {
-    auto recovered = recover_runs(store, probe, settings.location.home, times.now,
+    auto recovered = recover_runs(store, processes, settings.location.home, times.now,
                                   RecoveryOptions{}, settings.fence);
     if (!recovered) return recovered.error();
     log_recovery(*recovered, log);

@@ -23,6 +23,7 @@
 #include "core/result.h"
 #include "engine/cooldowns.h"
 #include "engine/tick_context.h"
+#include "exec/process_control.h"
 #include "store/store.h"
 
 namespace orrery {
@@ -34,7 +35,8 @@ struct TickSteps {
   bool expire = false;
 };
 
-Result<TickReport> run_tick(Store& store, const ProcessProbe& probe, const TickSettings& settings,
+// `processes` tells recovery which supervisors live and takes its signals.
+Result<TickReport> run_tick(Store& store, ProcessControl& processes, const TickSettings& settings,
                             const TickTimes& times, TickSteps steps, const EventSink& log);
 
 }  // namespace orrery

@@ -9,13 +9,13 @@ constexpr int kDriversPerLook = 64;
 
 }  // namespace
 
-void WorkflowDriverStarter::start_missing(WorkflowEngine& store, TimeMs now, const Log& log) {
+void WorkflowDriverStarter::start_missing(WorkflowEngine& store, TimeMs now, SteadyTime steady_now,
+                                          const Log& log) {
   auto runs = store.workflow_runs_without_driver(now, kDriversPerLook);
   if (!runs) {
     log("cannot look for workflow runs without a driver: " + runs.error().message);
     return;
   }
-  const auto steady_now = std::chrono::steady_clock::now();
   std::erase_if(started_, [&](const auto& entry) {
     return steady_now - entry.second > std::chrono::milliseconds(kDefaultEngineLeaseMs);
   });

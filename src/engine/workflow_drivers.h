@@ -23,12 +23,14 @@ class WorkflowDriverStarter {
   using Log = std::function<void(const std::string&)>;
   explicit WorkflowDriverStarter(StoreLocation location) : location_(std::move(location)) {}
 
-  // Starts a driver for each run without a live one (at most 64 a call).
-  void start_missing(WorkflowEngine& store, TimeMs now, const Log& log);
+  using SteadyTime = std::chrono::steady_clock::time_point;
+  // Starts a driver for each run without a live one (at most 64 a call), as
+  // of `now` on the wall clock and `steady_now` on the steady one.
+  void start_missing(WorkflowEngine& store, TimeMs now, SteadyTime steady_now, const Log& log);
 
  private:
   StoreLocation location_;
-  std::map<std::string, std::chrono::steady_clock::time_point> started_;  // by run id
+  std::map<std::string, SteadyTime> started_;  // by run id
 };
 
 }  // namespace orrery

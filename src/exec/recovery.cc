@@ -18,11 +18,14 @@ namespace {
 // (a group id is only ever created by a process of that pid, and a pid is
 // not reused while its group lives, so a group without a living leader is
 // the target's own).
-void kill_target_group(const Run& run, const ProcessProbe& probe, RecoveryReport& report) {
+void kill_target_group(const Run& run, const ProcessProbe& probe, ProcessControl& signals,
+                       RecoveryReport& report) {
   if (!run.pgid || *run.pgid <= 1) return;
   const auto& killed = report.killed_groups;
   if (std::find(killed.begin(), killed.end(), *run.pgid) != killed.end()) return;
-  if (kill_leftover_group(run.pgid, run.target, probe)) report.killed_groups.push_back(*run.pgid);
+  if (kill_leftover_group(run.pgid, run.target, probe, signals)) {
+    report.killed_groups.push_back(*run.pgid);
+  }
 }
 
 Result<std::optional<Run>> reread(Store& store, const std::string& id) { return store.get_run(id); }
@@ -82,14 +85,19 @@ Result<std::vector<Run>> running_runs(Store& store) {
 }  // namespace
 
 bool kill_leftover_group(std::optional<int> pgid, const std::optional<ProcessIdentity>& target,
-                         const ProcessProbe& probe) {
+                         const ProcessProbe& probe, ProcessControl& signals) {
   if (!pgid || *pgid <= 1) return false;
   const int group = *pgid;
   const bool leader_is_target = target && probe.is_alive(*target);
   const bool orphaned_group =
-      !probe.is_alive(ProcessIdentity{group, std::nullopt}) && ::kill(-group, 0) == 0;
+      !probe.is_alive(ProcessIdentity{group, std::nullopt}) && signals.send_signal(-group, 0);
   if (!leader_is_target && !orphaned_group) return false;
-  return ::kill(-group, SIGKILL) == 0;
+  return signals.send_signal(-group, SIGKILL);
+}
+
+bool kill_leftover_group(std::optional<int> pgid, const std::optional<ProcessIdentity>& target,
+                         const ProcessProbe& probe) {
+  return kill_leftover_group(pgid, target, probe, system_processes());
 }
 
 bool supervisor_gone(const Run& run, const ProcessProbe& probe, TimeMs now) {
@@ -102,8 +110,11 @@ bool supervisor_gone(const Run& run, const ProcessProbe& probe, TimeMs now) {
   return run.started_at && now - *run.started_at >= kSupervisorStartGraceMs;
 }
 
-Result<RecoveryReport> recover_runs(Store& store, const ProcessProbe& probe,
-                                    const std::string& home, TimeMs now,
+namespace {
+
+// Recovery with liveness from `probe` and signals through `signals`.
+Result<RecoveryReport> recover_with(Store& store, const ProcessProbe& probe,
+                                    ProcessControl& signals, const std::string& home, TimeMs now,
                                     const RecoveryOptions& options, const Fence& fence) {
   if (auto fenced = store.check_fence(fence, now); !fenced) return fenced.error();
   RecoveryReport report;
@@ -114,7 +125,7 @@ Result<RecoveryReport> recover_runs(Store& store, const ProcessProbe& probe,
     // Another host's runs: their lease expiry alone recovers them (below).
     if (!runs_on_host(run, host)) continue;
     if (!supervisor_gone(run, probe, now)) continue;
-    kill_target_group(run, probe, report);
+    kill_target_group(run, probe, signals, report);
     if (auto finished = finish_orphan(store, home, run, now, report); !finished) {
       report.problems.push_back({run.id, finished.error().message});
     }
@@ -122,11 +133,25 @@ Result<RecoveryReport> recover_runs(Store& store, const ProcessProbe& probe,
   auto expired = store.recover_expired_runs(now, options, fence);
   if (!expired) return expired.error();
   for (const Run& run : expired->abandoned) {
-    kill_target_group(run, probe, report);
+    kill_target_group(run, probe, signals, report);
     report.abandoned.push_back(run);
   }
   report.deferred = expired->deferred;
   return report;
+}
+
+}  // namespace
+
+Result<RecoveryReport> recover_runs(Store& store, ProcessControl& processes,
+                                    const std::string& home, TimeMs now,
+                                    const RecoveryOptions& options, const Fence& fence) {
+  return recover_with(store, processes, processes, home, now, options, fence);
+}
+
+Result<RecoveryReport> recover_runs(Store& store, const ProcessProbe& probe,
+                                    const std::string& home, TimeMs now,
+                                    const RecoveryOptions& options, const Fence& fence) {
+  return recover_with(store, probe, system_processes(), home, now, options, fence);
 }
 
 }  // namespace orrery

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "exec/process_control.h"
 #include "store/store.h"
 
 namespace orrery {
@@ -50,7 +51,11 @@ inline constexpr DurationMs kSupervisorStartGraceMs = 30'000;
 // recorded target itself (pid and start time match), or its group when the
 // group lives on without its leader (a group id is only ever created by a
 // process of that pid, and a pid is not reused while its group lives, so a
-// group without a living leader is the target's own). True when killed.
+// group without a living leader is the target's own). `probe` tells which
+// processes live; the signals go through `signals`. True when killed.
+bool kill_leftover_group(std::optional<int> pgid, const std::optional<ProcessIdentity>& target,
+                         const ProcessProbe& probe, ProcessControl& signals);
+// The same with the machine's signals (kill(2)).
 bool kill_leftover_group(std::optional<int> pgid, const std::optional<ProcessIdentity>& target,
                          const ProcessProbe& probe);
 
@@ -61,6 +66,12 @@ bool supervisor_gone(const Run& run, const ProcessProbe& probe, TimeMs now);
 
 inline constexpr int kRecoveryPage = 1000;  // running runs read per query
 
+// Recovers every running run (the rules above), asking `processes` which
+// processes live and signalling through it.
+Result<RecoveryReport> recover_runs(Store& store, ProcessControl& processes,
+                                    const std::string& home, TimeMs now,
+                                    const RecoveryOptions& options, const Fence& fence);
+// The same with `probe` for which processes live and the machine's signals.
 Result<RecoveryReport> recover_runs(Store& store, const ProcessProbe& probe,
                                     const std::string& home, TimeMs now,
                                     const RecoveryOptions& options, const Fence& fence);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/event_loop.h"
 #include "exec/clock.h"
 
 namespace orrery {

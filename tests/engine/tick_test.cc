@@ -8,7 +8,7 @@
 #include "engine/daemon_lease.h"
 #include "engine/settling.h"
 #include "store/sqlite/sqlite_store.h"
-#include "support/fake_probe.h"
+#include "support/fake_processes.h"
 #include "support/temp_dir.h"
 
 namespace orrery {
@@ -74,7 +74,7 @@ class Tick : public ::testing::Test {
   }
 
   testing::TempDir dir_;
-  std::shared_ptr<testing::FakeProbe> probe_ = std::make_shared<testing::FakeProbe>();
+  std::shared_ptr<testing::FakeProcesses> probe_ = std::make_shared<testing::FakeProcesses>();
   std::unique_ptr<SqliteStore> store_;
   ProcessIdentity daemon_{4242, kNow - 2 * kMinute};
   TickSettings settings_;
