@@ -18,16 +18,20 @@ GENERATOR := -G Ninja
 deps:
 	@scripts/install-deps
 
+# One Release tree (build/release) for the binary, the benchmarks and
+# release-check: the libraries are compiled once for all three.
+RELEASE_CONFIGURE := cmake -S . -B build/release $(GENERATOR) -DCMAKE_BUILD_TYPE=Release \
+	-DORRERY_TESTS=ON -DORRERY_BENCH=ON >/dev/null
+
 build: deps
-	@cmake -S . -B build/release $(GENERATOR) -DCMAKE_BUILD_TYPE=Release -DORRERY_TESTS=OFF >/dev/null
+	@$(RELEASE_CONFIGURE)
 	@cmake --build build/release --target orrery -j $(JOBS)
 
-# The Release configuration with the tests and benchmarks (build/release-check),
-# compiled and linked but not run: GCC's -O3 warnings are errors there as well.
+# The Release configuration with the tests and benchmarks, compiled and linked
+# but not run: GCC's -O3 warnings are errors there as well.
 release-check: deps
-	@cmake -S . -B build/release-check $(GENERATOR) -DCMAKE_BUILD_TYPE=Release -DORRERY_TESTS=ON \
-		-DORRERY_BENCH=ON >/dev/null
-	@cmake --build build/release-check -j $(JOBS)
+	@$(RELEASE_CONFIGURE)
+	@cmake --build build/release -j $(JOBS)
 
 run: build
 	./build/release/orrery $(ARGS)
@@ -51,9 +55,10 @@ fuzz:
 
 BENCH_FLAGS ?= --benchmark_repetitions=5 --benchmark_report_aggregates_only=true --benchmark_min_time=0.5
 
+BENCH_TARGETS := orrery cron_bench store_bench workflow_spec_bench
 bench: deps
-	@cmake -S . -B build/release $(GENERATOR) -DCMAKE_BUILD_TYPE=Release -DORRERY_TESTS=OFF >/dev/null
-	@cmake --build build/release -j $(JOBS)
+	@$(RELEASE_CONFIGURE)
+	@cmake --build build/release --target $(BENCH_TARGETS) -j $(JOBS)
 	for b in build/release/bench/*_bench; do \
 		[ $$b = build/release/bench/pg_claims_bench ] || taskset -c 0 $$b $(BENCH_FLAGS) || exit 1; \
 	done
@@ -63,7 +68,7 @@ bench: deps
 # 1, 4 and 8 clients, medians of 3 runs unless PG_BENCH_FLAGS says otherwise.
 PG_BENCH_FLAGS ?=
 bench-pg: deps
-	@cmake -S . -B build/release $(GENERATOR) -DCMAKE_BUILD_TYPE=Release -DORRERY_TESTS=OFF >/dev/null
+	@$(RELEASE_CONFIGURE)
 	@cmake --build build/release --target pg_claims_bench -j $(JOBS)
 	bench/pg_claims_bench.sh build/release/bench/pg_claims_bench $(PG_BENCH_FLAGS)
 

@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "core/spec_tree.h"
@@ -645,8 +644,8 @@ TEST(WorkflowSpec, SizeAndStepLimits) {
             "steps: 1001 steps; at most 1000 are allowed");
 }
 
-TEST(WorkflowSpec, AThousandStepChainAndFanInAreQuick) {
-  const auto start = std::chrono::steady_clock::now();
+// How long these take is measured in bench/workflow_spec_bench.cc.
+TEST(WorkflowSpec, AThousandStepChainFanInAndDenseGraphParse) {
   const WorkflowSpec spec = parsed_or_fail(parse_json(chain(kMaxWorkflowSteps).dump()));
   ASSERT_EQ(spec.steps.size(), size_t(kMaxWorkflowSteps));
   EXPECT_EQ(topological_order(spec).back(), "s999");
@@ -669,7 +668,6 @@ TEST(WorkflowSpec, AThousandStepChainAndFanInAreQuick) {
   const std::string text = dense.dump();
   ASSERT_LE(text.size(), size_t(kMaxWorkflowSpecBytes));
   EXPECT_EQ(parsed_or_fail(parse_json(text)).steps.back().depends_on.size(), 499u);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(4));
 }
 
 TEST(WorkflowSpec, TopologicalOrderTakesReadyStepsInSpecOrder) {

@@ -13,45 +13,22 @@
 
 #include <functional>
 #include <map>
-#include <set>
 #include <vector>
 
 #include "exec/workflow_publish.h"
 #include "store/sqlite/sqlite_store.h"
+#include "support/fake_clock.h"
 #include "support/fake_probe.h"
+#include "support/fake_processes.h"
 #include "support/temp_dir.h"
 
 namespace orrery {
 namespace {
 
+using testing::FakeClock;
+using testing::FakeProcesses;
+
 constexpr TimeMs kNow = 1'800'000'000'000;
-
-class FakeClock final : public Clock {
- public:
-  TimeMs wall_now() const override { return wall; }
-  Steady::time_point steady_now() const override {
-    return Steady::time_point(std::chrono::milliseconds(wall - kNow));
-  }
-  TimeMs wall = kNow;
-};
-
-class FakeProcesses final : public ProcessControl {
- public:
-  bool is_alive(const ProcessIdentity& process) const override {
-    return alive.count(process.pid) > 0;
-  }
-  std::string host_name() const override { return "testhost"; }
-  bool send_signal(pid_t pid, int signal) override {
-    signals.push_back({pid, signal});
-    return alive.count(pid) > 0;
-  }
-  std::optional<TimeMs> start_time(pid_t pid) const override {
-    if (alive.count(pid) == 0) return std::nullopt;
-    return kNow;
-  }
-  std::set<pid_t> alive;
-  std::vector<std::pair<pid_t, int>> signals;
-};
 
 // What a fake supervisor does when it is launched (FakeLauncher::exit ends it).
 using OnLaunch = std::function<void(const WorkLaunch& work, pid_t pid)>;
@@ -127,7 +104,7 @@ class WorkflowDriverTest : public ::testing::Test {
       RunOutcome outcome;
       outcome.status = status;
       outcome.exit_code = status == RunStatus::kSucceeded ? 0 : 1;
-      EXPECT_TRUE(store_->finish_claim(work.claim, outcome, clock_.wall).ok());
+      EXPECT_TRUE(store_->finish_claim(work.claim, outcome, clock_.wall_now()).ok());
       launcher_.exit(pid);  // the supervisor exits once its attempt is finished
     };
   }
@@ -141,7 +118,7 @@ class WorkflowDriverTest : public ::testing::Test {
   testing::TempDir dir_;
   std::shared_ptr<testing::FakeProbe> probe_ = std::make_shared<testing::FakeProbe>();
   std::unique_ptr<SqliteStore> store_;
-  FakeClock clock_;
+  FakeClock clock_{kNow};
   FakeProcesses processes_;
   FakeLauncher launcher_;
   DriverOptions options_;
@@ -161,7 +138,7 @@ TEST_F(WorkflowDriverTest, AChainRunsEachStepOnceInOrderWithFakeSupervisors) {
     EXPECT_TRUE(work.record_forked);
   }
   for (const StepRun& step : steps(run)) EXPECT_EQ(step.status, StepStatus::kSucceeded);
-  EXPECT_TRUE(processes_.signals.empty());
+  EXPECT_TRUE(processes_.signals().empty());
 }
 
 TEST_F(WorkflowDriverTest, AStepWhoseSupervisorCannotStartFailsTheRunWithTheReason) {
@@ -203,18 +180,19 @@ TEST_F(WorkflowDriverTest, ACancelRequestedElsewhereStopsTheRunningStepsSupervis
   const std::string run = publish({"a", "b"}, /*chain=*/true);
   launcher_.on_launch = [&](const WorkLaunch& work, pid_t pid) {
     // The supervisor runs (alive, recorded) when another process asks to cancel.
-    processes_.alive.insert(pid);
+    processes_.start({pid, kNow});
     EXPECT_TRUE(store_->record_supervisor(work.claim, {pid, kNow}, kNow).ok());
     EXPECT_TRUE(store_->request_workflow_cancel(run, kNow).ok());
   };  // SIGTERM to the fake supervisor: it finishes its attempt cancelled and exits.
   auto driven = [&] {
     options_.on_progress = [&] {
-      for (const auto& [pid, signal] : processes_.signals) {
-        if (signal != SIGTERM || launcher_.writers.count(pid) == 0) continue;
+      for (const FakeProcesses::Signal& sent : processes_.signals()) {
+        const pid_t pid = sent.pid;
+        if (sent.signal != SIGTERM || launcher_.writers.count(pid) == 0) continue;
         RunOutcome cancelled;
         cancelled.status = RunStatus::kCancelled;
         EXPECT_TRUE(store_->finish_claim(launcher_.launches[0].claim, cancelled, kNow).ok());
-        processes_.alive.erase(pid);
+        processes_.stop(pid);
         launcher_.exit(pid);
       }
     };
@@ -222,8 +200,8 @@ TEST_F(WorkflowDriverTest, ACancelRequestedElsewhereStopsTheRunningStepsSupervis
   }();
   ASSERT_TRUE(driven.ok()) << driven.error().message;
   EXPECT_EQ(driven->status, WorkflowRunStatus::kCancelled);
-  ASSERT_EQ(processes_.signals.size(), 1u);
-  EXPECT_EQ(processes_.signals[0], std::make_pair(pid_t(5000), SIGTERM));
+  ASSERT_EQ(processes_.signals().size(), 1u);
+  EXPECT_TRUE(processes_.signalled(5000, SIGTERM));
   ASSERT_EQ(launcher_.launches.size(), 1u);  // b never starts
   EXPECT_EQ(steps(run)[1].status, StepStatus::kCancelled);
 }
@@ -234,12 +212,12 @@ TEST_F(WorkflowDriverTest, ADriverWhoseEngineLeaseIsTakenOverStopsAndChangesNoth
   launcher_.on_launch = [&](const WorkLaunch& work, pid_t pid) {
     // The driver stalls past its lease; another driver takes the run over,
     // then this attempt's supervisor finishes.
-    clock_.wall += 10'000;
-    auto other = store_->acquire_engine_lease(run, "drive@other:1", 30'000, clock_.wall);
+    clock_.advance(10'000);
+    auto other = store_->acquire_engine_lease(run, "drive@other:1", 30'000, clock_.wall_now());
     ASSERT_TRUE(other.ok() && other->has_value());
     RunOutcome outcome;
     outcome.status = RunStatus::kSucceeded;
-    EXPECT_TRUE(store_->finish_claim(work.claim, outcome, clock_.wall).ok());
+    EXPECT_TRUE(store_->finish_claim(work.claim, outcome, clock_.wall_now()).ok());
     launcher_.exit(pid);
   };
   auto driven = drive_workflow_run(*store_, run, options_);
