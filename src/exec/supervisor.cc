@@ -408,7 +408,7 @@ class Supervision {
   // A step's values (docs/workflows.md, "Passing values between steps"): the
   // file it wrote to ORRERY_OUTPUT; one it wrote wrong fails the step.
   std::string read_outputs(RunOutcome& outcome) const {
-    auto file = read_regular_file(job_.outputs_path, kMaxStepOutputBytes + 1);
+    auto file = read_regular_file(job_.outputs_path, kMaxStepOutputBytes);
     Result<std::string> outputs = std::string("{}");
     if (!file) {
       outputs = Error{file.error().code, "ORRERY_OUTPUT: " + file.error().message};
