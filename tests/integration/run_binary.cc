@@ -136,6 +136,8 @@ RunResult run_program(const std::string& program, const std::vector<std::string>
   return result;
 }
 
+const char* orrery_binary() { return ORRERY_BINARY_PATH; }
+
 RunResult run_orrery(const std::vector<std::string>& args, const EnvVars& env) {
   return run_program(ORRERY_BINARY, args, env);
 }

@@ -26,6 +26,10 @@ using EnvVars = std::vector<std::pair<std::string, std::string>>;
 RunResult run_program(const std::string& program, const std::vector<std::string>& args,
                       const EnvVars& env = {});
 
+// The path of the binary under test (build/…/orrery), as a C string.
+const char* orrery_binary();
+#define ORRERY_BINARY (::orrery::orrery_binary())
+
 // run_program on the binary under test (ORRERY_BINARY).
 RunResult run_orrery(const std::vector<std::string>& args, const EnvVars& env = {});
 
