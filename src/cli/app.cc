@@ -473,7 +473,8 @@ int run(int argc, char** argv) {
     return report(translate_parse_error(app, error, arguments), wants_json(arguments));
   }
 
-  if (auto stray = command_before_dashes(app, arguments)) return report(*stray, context.globals.json);
+  if (auto stray = command_before_dashes(app, arguments))
+    return report(*stray, context.globals.json);
   if (auto empty = empty_option_value(app)) return report(*empty, context.globals.json);
   if (!command) return report(missing_command(app), context.globals.json);
 

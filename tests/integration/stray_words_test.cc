@@ -47,9 +47,8 @@ TEST_F(StrayWords, TheWordsThatOnceRanASecondCommandChangeNothing) {
   EXPECT_NE(expect_error({"show", "x1", "rm", "x1"}, 2).find("unexpected argument 'rm'"),
             std::string::npos);
   EXPECT_EQ(run({"--json", "show", "x1"}).out, before);  // not deleted
-  const std::string paused = expect_error({"pause", "nosuch", "add", "evil", "--every", "1h", "--",
-                                           "true"},
-                                          2);
+  const std::string paused =
+      expect_error({"pause", "nosuch", "add", "evil", "--every", "1h", "--", "true"}, 2);
   EXPECT_NE(paused.find("unexpected argument 'add'"), std::string::npos) << paused;
   EXPECT_EQ(loops().size(), 1u);  // no loop "evil"
   // Would start a foreground daemon, which never returns.

@@ -47,7 +47,8 @@ TEST(RegularFile, RefusesWhatIsNotARegularFileWithoutBlocking) {
 TEST(RegularFile, RefusesAFileLargerThanTheLimit) {
   TempDir dir;
   std::ofstream(dir.file("big")) << std::string(200'000, 'x');
-  EXPECT_EQ(error_of(dir.file("big"), 199'999), dir.file("big") + " is larger than 199999B, the most accepted");
+  EXPECT_EQ(error_of(dir.file("big"), 199'999),
+            dir.file("big") + " is larger than 199999B, the most accepted");
   EXPECT_EQ(error_of(dir.file("big"), 200'000), "");
 }
 

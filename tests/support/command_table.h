@@ -19,7 +19,7 @@ struct Positional {
 };
 
 struct CommandEntry {
-  std::vector<std::string> path;        // {"workflow", "cancel"}
+  std::vector<std::string> path;         // {"workflow", "cancel"}
   std::vector<std::string> subcommands;  // a group's commands; empty for a leaf
   std::vector<Positional> positionals;   // a leaf's, in order
 };
