@@ -75,12 +75,12 @@ Error unexpected_arguments(const CLI::App& root) {
                          path + ": " + command_names(deepest));
     }
   }
-  for (const std::string& extra : extras) {
-    if (!starts_with_dash(extra)) continue;
-    const std::string name = extra.substr(0, extra.find('='));
+  // The first leftover, in the order given, is the one reported.
+  const std::string first = extras.empty() ? "" : extras.front();
+  if (starts_with_dash(first)) {
+    const std::string name = first.substr(0, first.find('='));
     return usage_error("unknown option '" + name + "' for " + path + " (" + see_help(path) + ")");
   }
-  const std::string first = extras.empty() ? "" : extras.front();
   return usage_error("unexpected argument '" + first + "' for " + path + " (" + see_help(path) +
                      ")");
 }

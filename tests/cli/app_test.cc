@@ -124,8 +124,8 @@ TEST_F(AppTest, AnyCommandNameAfterACommandsArgumentsIsRefusedAndNothingRuns) {
 }
 
 TEST_F(AppTest, ATargetsCommandBeforeTheDashesIsRefused) {
-  for (const std::string& command : {"add", "edit"}) {
-    for (const std::string& word : {"rm", "echo", "daemon", "x"}) {
+  for (const std::string command : {"add", "edit"}) {
+    for (const std::string word : {"rm", "echo", "daemon", "x"}) {
       std::vector<std::string> args{command, "x1", "--every", "1h", word, "x1"};
       const Call refused = call(args);
       EXPECT_EQ(refused.status, kExitUsage) << shown(args);

@@ -385,7 +385,11 @@ TEST_F(RunCli, ATriggerWhoseSupervisorCannotStartIsAFailedRunNotAUsageError) {
   for (const auto& [what, breakage] : breakages) {
     fs::remove_all(runs);
     breakage();
-    const json run = json_of({"trigger", "unstartable", "--wait"}, kExitWorkFailed);
+    const RunResult waited = run_orrery(with_home({"--json", "trigger", "unstartable", "--wait"}));
+    EXPECT_EQ(waited.exit_code, kExitWorkFailed) << what << ": " << waited.err;
+    EXPECT_TRUE(contains(waited.err, "could not start")) << what << ": " << waited.err;
+    const json run = json::parse(waited.out, nullptr, false);
+    ASSERT_TRUE(run.is_object()) << what << ": " << waited.out;
     EXPECT_EQ(run["status"], "failed") << what << ": " << run.dump();
     EXPECT_TRUE(contains(run["error"].get<std::string>(), "could not start")) << what << run.dump();
     const RunResult plain = run_orrery(with_home({"trigger", "unstartable"}));
