@@ -358,7 +358,8 @@ TEST_F(SupervisorCli, AnUnusableRunsDirectoryFailsTheClaimedRunAtOnce) {
       Args args{"trigger", "doomed"};
       if (wait) args.push_back("--wait");
       const RunResult triggered = run(args);
-      EXPECT_EQ(triggered.exit_code, kExitUsage) << breakage.name << describe(args, triggered);
+      // A failed run (exit 1), not a usage error: the command line was right.
+      EXPECT_EQ(triggered.exit_code, kExitWorkFailed) << breakage.name << describe(args, triggered);
       EXPECT_TRUE(contains(triggered.err, "failed: the supervisor could not start: "))
           << triggered.err;
     }
