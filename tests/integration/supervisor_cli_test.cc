@@ -41,6 +41,7 @@ namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 
+constexpr int kExitWorkFailed = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitInternal = 70;
 
