@@ -433,6 +433,14 @@ int print_call(const CLI::App& app, const CLI::Success& call, bool json) {
   return kExitOk;
 }
 
+// At most one command at every level: a word after a command's arguments is
+// refused as unexpected, never parsed as a second command that would run
+// instead (CLI11 otherwise accepts a sequence of subcommands).
+void one_command_per_level(CLI::App& app) {
+  for (CLI::App* sub : app.get_subcommands({})) one_command_per_level(*sub);
+  if (!app.get_subcommands({}).empty()) app.require_subcommand(0, 1);
+}
+
 }  // namespace
 
 int run(int argc, char** argv) {
@@ -454,6 +462,7 @@ int run(int argc, char** argv) {
   add_cron_commands(app, args, command);
   add_schedule_commands(app, args, command);
   add_workflow_commands(app, args, command);
+  one_command_per_level(app);
 
   const std::vector<std::string> arguments(argv + std::min(argc, 1), argv + argc);
   try {
@@ -464,6 +473,8 @@ int run(int argc, char** argv) {
     return report(translate_parse_error(app, error, arguments), wants_json(arguments));
   }
 
+  if (auto stray = command_before_dashes(app, arguments))
+    return report(*stray, context.globals.json);
   if (auto empty = empty_option_value(app)) return report(*empty, context.globals.json);
   if (!command) return report(missing_command(app), context.globals.json);
 

@@ -25,6 +25,7 @@
 #include "core/ids.h"
 #include "core/limits.h"
 #include "core/loop_transitions.h"
+#include "core/shell_quote.h"
 #include "core/text.h"
 #include "exec/fresh_id.h"
 #include "exec/wake.h"
@@ -115,10 +116,8 @@ std::string describe_target(const Target& target) {
     return "workflow " + target.workflow_id.substr(0, 12) +
            (target.input_json == "{}" ? "" : " " + target.input_json);
   }
-  if (target.shell) return "sh -c '" + target.command_line + "'";
-  std::string text;
-  for (const std::string& arg : target.argv) text += (text.empty() ? "" : " ") + arg;
-  return text;
+  if (target.shell) return shell_command({"sh", "-c", target.command_line});
+  return shell_command(target.argv);
 }
 
 std::string when(const std::optional<TimeMs>& time, TimeMs now) {

@@ -1,5 +1,6 @@
 #include "cli/parse_errors.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -74,12 +75,12 @@ Error unexpected_arguments(const CLI::App& root) {
                          path + ": " + command_names(deepest));
     }
   }
-  for (const std::string& extra : extras) {
-    if (!starts_with_dash(extra)) continue;
-    const std::string name = extra.substr(0, extra.find('='));
+  // The first leftover, in the order given, is the one reported.
+  const std::string first = extras.empty() ? "" : extras.front();
+  if (starts_with_dash(first)) {
+    const std::string name = first.substr(0, first.find('='));
     return usage_error("unknown option '" + name + "' for " + path + " (" + see_help(path) + ")");
   }
-  const std::string first = extras.empty() ? "" : extras.front();
   return usage_error("unexpected argument '" + first + "' for " + path + " (" + see_help(path) +
                      ")");
 }
@@ -179,6 +180,23 @@ std::optional<Error> empty_option_value(const CLI::App& root) {
         const std::string hint = option->get_positional() ? " (see " + path + " --help)" : "";
         return usage_error(option_name(*option) + " cannot be empty" + hint);
       }
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<Error> command_before_dashes(const CLI::App& root,
+                                           const std::vector<std::string>& argv) {
+  const auto dashes = std::find(argv.begin(), argv.end(), "--");
+  const size_t after_dashes = dashes == argv.end() ? 0 : size_t(argv.end() - dashes - 1);
+  for (const CLI::App* app : chosen_commands(root)) {
+    for (const CLI::Option* option : app->get_options()) {
+      if (!option->get_positional() || option_name(*option) != "COMMAND") continue;
+      const std::vector<std::string>& words = option->results();
+      if (words.size() <= after_dashes) continue;
+      const std::string path = command_path(root);
+      return usage_error("unexpected argument '" + words.front() + "' for " + path +
+                         "; a target's command goes after -- (" + see_help(path) + ")");
     }
   }
   return std::nullopt;

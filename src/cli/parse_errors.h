@@ -33,6 +33,12 @@ Error translate_parse_error(const CLI::App& root, const CLI::ParseError& error,
 // usage error naming it.
 std::optional<Error> empty_option_value(const CLI::App& root);
 
+// After a successful parse: a word before `--` taken as a target's COMMAND
+// ("orrery add x --every 1h rm x"), which must follow `--`, refused as an
+// unexpected argument. `argv` is without argv[0].
+std::optional<Error> command_before_dashes(const CLI::App& root,
+                                           const std::vector<std::string>& argv);
+
 // The chosen commands, from the root to the deepest: "orrery cron explain".
 std::string command_path(const CLI::App& root);
 

@@ -119,6 +119,25 @@ std::string next_runs_page(const RunsArgs& args, const std::optional<std::string
   return command + " --offset " + std::to_string(args.offset + std::int64_t(shown));
 }
 
+// A triggered run whose supervisor could not start (an unusable runs
+// directory, no process left to fork): the launcher recorded it failed, so it
+// is reported like any failed run, exit 1, with why on stderr; with --wait its
+// document, else its id. Only a run it could not even record stays an error.
+Result<int> unstarted_run(const Context& context, Store& store, const std::string& run_id,
+                          const Error& why, bool wait) {
+  auto run = find_run(store, run_id);
+  if (!run || run->status == RunStatus::kRunning) return why;
+  std::cerr << "orrery: " << terminal_text(why.message) << '\n';
+  if (wait) {
+    print_run_document(context, store, *run);
+  } else if (context.globals.json) {
+    *context.out << json_text({{"run_id", run->id}}) << '\n';
+  } else {
+    *context.out << run->id << '\n';
+  }
+  return kExitWorkFailed;
+}
+
 }  // namespace
 
 Result<int> trigger_loop(const TriggerArgs& args, const Context& context) {
@@ -146,7 +165,7 @@ Result<int> trigger_loop(const TriggerArgs& args, const Context& context) {
   Store& store = *opened->store;
   SupervisorLauncher launcher(store, {opened->home, context.globals.db});
   auto launched = launcher.launch({claimed->claim, 0, true, /*detach=*/!args.wait});
-  if (!launched) return launched.error();
+  if (!launched) return unstarted_run(context, store, claimed->run.id, launched.error(), args.wait);
   const pid_t started = launched->pid;
   if (!args.wait) {
     if (context.globals.json) {

@@ -51,10 +51,36 @@ bool is_control(char32_t c) {
          c == 0x200E || c == 0x200F || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
 }
 
+// Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt, Unicode
+// 15): characters that show nothing (zero-width spaces and joiners, word
+// joiner, BOM, variation selectors, fillers, tags), so that two names that
+// differ only by them look the same.
+bool is_default_ignorable(char32_t c) {
+  struct Range {
+    char32_t first, last;
+  };
+  static constexpr Range kRanges[] = {
+      {0x00AD, 0x00AD},   {0x034F, 0x034F},  {0x061C, 0x061C}, {0x115F, 0x1160}, {0x17B4, 0x17B5},
+      {0x180B, 0x180F},   {0x200B, 0x200F},  {0x202A, 0x202E}, {0x2060, 0x206F}, {0x3164, 0x3164},
+      {0xFE00, 0xFE0F},   {0xFEFF, 0xFEFF},  {0xFFA0, 0xFFA0}, {0xFFF0, 0xFFF8}, {0x1BCA0, 0x1BCA3},
+      {0x1D173, 0x1D17A}, {0xE0000, 0xE0FFF}};
+  for (const Range& range : kRanges) {
+    if (c >= range.first && c <= range.last) return true;
+  }
+  return false;
+}
+
 // Unicode White_Space that is not a control character.
 bool is_space(char32_t c) {
   return c == ' ' || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x202F ||
          c == 0x205F || c == 0x3000;
+}
+
+// "U+200B".
+std::string unicode_name(char32_t c) {
+  char buffer[16];
+  std::snprintf(buffer, sizeof buffer, "U+%04X", unsigned(c));
+  return buffer;
 }
 
 std::string escape(char32_t c) {
@@ -90,10 +116,11 @@ char32_t last_code_point(std::string_view text) {
 }
 
 // Control characters and invalid bytes as escapes; the backslash too when
-// `escape_backslash`; newline and tab kept when `keep_lines`; at most
-// `max_code_points` shown (0: all), then "...".
+// `escape_backslash`, invisible characters when `escape_invisible`; newline and tab kept when
+// `keep_lines`; at most `max_code_points` shown (0: all), then "...".
 struct EscapeRules {
   bool escape_backslash = false;
+  bool escape_invisible = false;  // default-ignorable code points too
   bool keep_lines = false;
   size_t max_code_points = 0;
 };
@@ -112,7 +139,8 @@ std::string escape_text(std::string_view text, const EscapeRules& rules) {
     }
     const char32_t c = decoded.code_point;
     const bool kept_line = rules.keep_lines && (c == '\n' || c == '\t');
-    if ((is_control(c) && !kept_line) || (rules.escape_backslash && c == '\\')) {
+    if ((is_control(c) && !kept_line) || (rules.escape_backslash && c == '\\') ||
+        (rules.escape_invisible && is_default_ignorable(c))) {
       out += escape(c);
     } else {
       out += text.substr(pos, decoded.length);
@@ -164,7 +192,9 @@ size_t count_code_points(std::string_view text) {
 }
 
 std::string visible(std::string_view text) {
-  return escape_text(text, {.escape_backslash = true, .max_code_points = kVisibleCodePoints});
+  return escape_text(
+      text,
+      {.escape_backslash = true, .escape_invisible = true, .max_code_points = kVisibleCodePoints});
 }
 
 std::string terminal_text(std::string_view text) { return escape_text(text, {}); }
@@ -204,6 +234,11 @@ Status check_name(std::string_view name, std::string_view field) {
     if (is_control(decoded.code_point)) {
       return usage_error(what + " '" + visible(name) + "' contains the control character " +
                          escape(decoded.code_point) + "; names must be printable");
+    }
+    if (is_default_ignorable(decoded.code_point)) {
+      return usage_error(what + " '" + visible(name) + "' contains the invisible character " +
+                         unicode_name(decoded.code_point) +
+                         "; names may hold only characters that show");
     }
     pos += decoded.length;
   }

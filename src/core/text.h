@@ -3,7 +3,8 @@
 // Stored text is valid UTF-8: shortest-form sequences of code points up to
 // U+10FFFF, no surrogates. A loop name is, in addition, 1 to
 // kMaxNameCharacters code points, printable (no C0 or C1 control, DEL, line
-// or paragraph separator, or bidirectional control) and without leading or
+// or paragraph separator, or bidirectional control), without invisible
+// (Unicode default-ignorable) characters, and without leading or
 // trailing white space. Pure functions; errors name the field.
 #pragma once
 
@@ -32,7 +33,8 @@ std::string storable_text(std::string_view text);
 // The number of code points of valid UTF-8 text.
 size_t count_code_points(std::string_view text);
 
-// The text with control characters, invalid bytes and backslashes written as
+// The text with control characters, invisible (default-ignorable) characters,
+// invalid bytes and backslashes written as
 // escapes (\n, \t, \x1b, \u{0085}), cut after 60 code points: safe to put in a
 // message.
 std::string visible(std::string_view text);

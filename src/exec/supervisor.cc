@@ -34,6 +34,7 @@
 #include "exec/supervisor_start.h"
 #include "exec/wake.h"
 #include "store/data_dir.h"
+#include "store/db_location.h"
 #include "store/home_layout.h"
 #include "store/regular_file.h"
 #include "store/secrets.h"
@@ -42,6 +43,21 @@ extern char** environ;
 
 namespace orrery {
 namespace {
+
+// The secrets orrery itself knows that reach the target's environment,
+// scrubbed from its output verbatim whatever their entropy: the password of
+// ORRERY_DB (either URL form, as written and decoded) and PGPASSWORD.
+std::vector<std::string> orrery_known_secrets(const std::vector<EnvVar>& environment) {
+  std::vector<std::string> secrets;
+  for (const auto& [name, value] : environment) {
+    if (name == "ORRERY_DB") {
+      for (std::string& password : db_url_passwords(value)) secrets.push_back(std::move(password));
+    } else if (name == "PGPASSWORD" && !value.empty()) {
+      secrets.push_back(value);
+    }
+  }
+  return secrets;
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -166,7 +182,10 @@ class Supervision {
     }
     auto prepared = setup_(inherited_environment());
     if (!prepared) return prepared.error();
-    scrubber_ = Scrubber(prepared->secret_values);
+    std::vector<std::string> secrets = prepared->secret_values;
+    for (std::string& known : orrery_known_secrets(prepared->environment))
+      secrets.push_back(std::move(known));
+    scrubber_ = Scrubber(std::move(secrets));
     environment_ = std::move(prepared->environment);
     return Ok{};
   }
@@ -408,7 +427,7 @@ class Supervision {
   // A step's values (docs/workflows.md, "Passing values between steps"): the
   // file it wrote to ORRERY_OUTPUT; one it wrote wrong fails the step.
   std::string read_outputs(RunOutcome& outcome) const {
-    auto file = read_regular_file(job_.outputs_path, kMaxStepOutputBytes + 1);
+    auto file = read_regular_file(job_.outputs_path, kMaxStepOutputBytes);
     Result<std::string> outputs = std::string("{}");
     if (!file) {
       outputs = Error{file.error().code, "ORRERY_OUTPUT: " + file.error().message};

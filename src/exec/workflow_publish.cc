@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/spec_tree.h"
 #include "exec/env.h"
 #include "exec/fresh_id.h"
 #include "store/data_dir.h"
@@ -65,9 +66,14 @@ Result<std::string> check_workflow_input(std::string_view text) {
     return usage_error("--input is " + std::to_string(text.size()) + " bytes; at most " +
                        std::to_string(kMaxWorkflowInputBytes) + " bytes are accepted");
   }
-  const nlohmann::json input = nlohmann::json::parse(text, nullptr, false);
-  if (input.is_discarded())
-    return usage_error("--input is not valid JSON: expected an object like {\"key\": \"value\"}");
+  // The reading rule of spec files (core/spec_tree.h): a key given twice in
+  // an object is refused, naming where, not resolved silently.
+  auto tree = json_spec_tree(text);
+  if (!tree) {
+    return usage_error("--input is not valid JSON (" + tree.error().message +
+                       "): expected an object like {\"key\": \"value\"}");
+  }
+  const nlohmann::json& input = *tree;
   if (!input.is_object())
     return usage_error("--input must be a JSON object like {\"key\": \"value\"}, not " +
                        std::string(input.type_name()));

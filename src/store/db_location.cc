@@ -249,16 +249,38 @@ Result<DbLocation> db_location_of(const std::string& text) {
   return sqlite_location(text, text);
 }
 
-std::string redacted_db_url(const std::string& url) {
+namespace {
+
+// Where the passwords of a URL are (none when it has no scheme).
+Ranges password_ranges(const std::string& url) {
   const std::string scheme = scheme_of(url);
-  if (scheme.empty()) return url;
+  if (scheme.empty()) return {};
   const size_t after_scheme = scheme.size() + 1;
   const bool has_authority = url.compare(after_scheme, 2, "//") == 0;
   Ranges ranges;
   // Without "//" the text is no URL libpq reads: hide after any first ':'.
   add_userinfo_password(url, has_authority ? after_scheme + 2 : 0, ranges);
   add_query_passwords(url, after_scheme, ranges);
-  return masked(url, ranges);
+  return ranges;
+}
+
+}  // namespace
+
+std::string redacted_db_url(const std::string& url) {
+  if (scheme_of(url).empty()) return url;
+  return masked(url, password_ranges(url));
+}
+
+std::vector<std::string> db_url_passwords(const std::string& url) {
+  std::vector<std::string> passwords;
+  for (const auto& [begin, end] : password_ranges(url)) {
+    if (end <= begin) continue;
+    const std::string raw = url.substr(begin, end - begin);
+    passwords.push_back(raw);
+    if (const std::string decoded = percent_decoded(raw); decoded != raw)
+      passwords.push_back(decoded);
+  }
+  return passwords;
 }
 
 }  // namespace orrery

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/result.h"
 
@@ -30,5 +31,10 @@ Result<DbLocation> db_location_of(const std::string& text);
 // prints. Conservative on ambiguous input: everything that could be part of a
 // password is replaced. Text without a scheme (a file path) is returned as is.
 std::string redacted_db_url(const std::string& url);
+
+// The passwords redacted_db_url hides, as written and percent-decoded (as
+// libpq reads them): what a run's output is scrubbed of, whatever their
+// entropy (docs/scrubbing.md, "what orrery itself knows").
+std::vector<std::string> db_url_passwords(const std::string& url);
 
 }  // namespace orrery

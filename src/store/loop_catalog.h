@@ -42,8 +42,10 @@ class LoopCatalog {
 
   virtual Status create_loop(const Loop& loop) = 0;
   virtual Result<std::optional<Loop>> get_loop(const std::string& id) = 0;
-  // An id, an id prefix of at least 6 characters, or a name; ambiguity is a
-  // conflict listing the candidates; nothing is not_found.
+  // An id, a name, or an id prefix of at least 6 characters, in that order: a
+  // name given exactly wins over the ids it is a prefix of. Ambiguity (two
+  // loops of the name, or a prefix of two ids) is a conflict listing the
+  // candidates; nothing is not_found.
   virtual Result<Loop> resolve_loop(const std::string& text) = 0;
   virtual Result<std::vector<Loop>> list_loops(const LoopFilter& filter) = 0;
   virtual Result<std::int64_t> count_loops(const LoopFilter& filter) = 0;

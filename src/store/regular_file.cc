@@ -16,6 +16,13 @@ Error refused(const std::string& path, const std::string& why) {
   return usage_error(path + " " + why);
 }
 
+// "256KiB (262144 bytes)"; "199999B" when that is already exact.
+std::string limit_text(std::int64_t bytes) {
+  const std::string size = format_byte_size(bytes);
+  const std::string exact = std::to_string(bytes) + "B";
+  return size == exact ? size : size + " (" + std::to_string(bytes) + " bytes)";
+}
+
 }  // namespace
 
 Result<std::optional<std::string>> read_regular_file(const std::string& path,
@@ -44,7 +51,7 @@ Result<std::optional<std::string>> read_regular_file(const std::string& path,
     if (got == 0) break;
     if (std::int64_t(text.size()) + got > max_bytes) {
       ::close(fd);
-      return refused(path, "is larger than " + format_byte_size(max_bytes));
+      return refused(path, "is larger than " + limit_text(max_bytes) + ", the most accepted");
     }
     text.append(buffer, size_t(got));
   }

@@ -123,6 +123,65 @@ TEST(Text, NamesBreakingARuleAreRefusedSayingWhich) {
   }
 }
 
+std::string utf8(char32_t c) {
+  std::string out;
+  if (c < 0x80) {
+    out += char(c);
+  } else if (c < 0x800) {
+    out += char(0xC0 | (c >> 6));
+    out += char(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += char(0xE0 | (c >> 12));
+    out += char(0x80 | ((c >> 6) & 0x3F));
+    out += char(0x80 | (c & 0x3F));
+  } else {
+    out += char(0xF0 | (c >> 18));
+    out += char(0x80 | ((c >> 12) & 0x3F));
+    out += char(0x80 | ((c >> 6) & 0x3F));
+    out += char(0x80 | (c & 0x3F));
+  }
+  return out;
+}
+
+// Default_Ignorable_Code_Point as Unicode 15 lists it (DerivedCoreProperties.txt),
+// written out here apart from the code under test.
+struct IgnorableRange {
+  char32_t first, last;
+};
+const IgnorableRange kDefaultIgnorable[] = {
+    {0x00AD, 0x00AD},   {0x034F, 0x034F},   {0x061C, 0x061C},   {0x115F, 0x1160},
+    {0x17B4, 0x17B5},   {0x180B, 0x180D},   {0x180E, 0x180E},   {0x180F, 0x180F},
+    {0x200B, 0x200F},   {0x202A, 0x202E},   {0x2060, 0x2064},   {0x2065, 0x2065},
+    {0x2066, 0x206F},   {0x3164, 0x3164},   {0xFE00, 0xFE0F},   {0xFEFF, 0xFEFF},
+    {0xFFA0, 0xFFA0},   {0xFFF0, 0xFFF8},   {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A},
+    {0xE0000, 0xE0000}, {0xE0001, 0xE0001}, {0xE0002, 0xE001F}, {0xE0020, 0xE007F},
+    {0xE0080, 0xE00FF}, {0xE0100, 0xE01EF}, {0xE01F0, 0xE0FFF}};
+
+TEST(Text, NamesWithAnInvisibleCharacterAreRefusedNamingIt) {
+  for (const IgnorableRange& range : kDefaultIgnorable) {
+    for (char32_t c = range.first;; ++c) {
+      const std::string name = "z" + utf8(c) + "w";
+      const std::string error = name_error(name);
+      // Bidirectional controls among them keep their older message.
+      const bool refused = error.find("contains the invisible character") != std::string::npos ||
+                           error.find("contains the control character") != std::string::npos;
+      EXPECT_TRUE(refused) << std::hex << unsigned(c) << ": " << error;
+      EXPECT_EQ(error.find(utf8(c)), std::string::npos) << "shown raw: " << std::hex << unsigned(c);
+      if (c == range.last) break;
+    }
+  }
+  EXPECT_EQ(name_error("z" + utf8(0x200B) + "w"),
+            "loop name 'z\\u{200B}w' contains the invisible character U+200B; names may hold "
+            "only characters that show");
+  // Their neighbours that show are names.
+  for (char32_t c :
+       {char32_t(0x00AC), char32_t(0x00AE), char32_t(0x034E), char32_t(0x0350), char32_t(0x115E),
+        char32_t(0x1161), char32_t(0x3163), char32_t(0x3165), char32_t(0xFDFF), char32_t(0xFE10),
+        char32_t(0xFFA1), char32_t(0x1D172), char32_t(0x1D17B), char32_t(0x1F600)}) {
+    EXPECT_TRUE(check_name("z" + utf8(c) + "w", "loop name").ok()) << std::hex << unsigned(c);
+  }
+}
+
 // Escaping for the terminal: stored text as human output shows it.
 TEST(TerminalText, KeepsPrintableAsciiBackslashAndValidUtf8) {
   EXPECT_EQ(terminal_text("nightly-review 42 ~!@#$%^&*()_+{}|:\"<>?"),

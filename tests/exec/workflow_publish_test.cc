@@ -6,6 +6,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "exec/process_identity.h"
 #include "exec/step_supervisor.h"
@@ -154,6 +156,29 @@ TEST(WorkflowInput, RefusesWhatIsNotAnObject) {
     ASSERT_FALSE(checked.ok()) << text;
     EXPECT_NE(checked.error().message.find("not valid JSON"), std::string::npos);
   }
+}
+
+// The reading rule of spec files: a key given twice in one object, at any
+// depth and however it is spelt (escapes decode to the same key), is refused
+// naming the key and where it is; the same key in different objects is fine.
+TEST(WorkflowInput, RefusesAKeyGivenTwiceInAnObjectNamingWhere) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"a":1,"a":2})", "the key 'a' is given twice"},
+      {R"({"a":1,"b":2,"a":1})", "the key 'a' is given twice"},
+      {R"({"x":{"b":1,"b":2}})", "x: the key 'b' is given twice"},
+      {R"({"l":[{"k":1},{"k":1,"k":2}]})", "l[1]: the key 'k' is given twice"},
+      {R"({"a":1,"a":2})", "the key 'a' is given twice"},
+      {"{\"\xc3\xa9\":1,\"\xc3\xa9\":2}", "the key '\xc3\xa9' is given twice"},
+      {R"({"":1,"":2})", "the key '' is given twice"}};
+  for (const auto& [text, message] : cases) {
+    auto checked = check_workflow_input(text);
+    ASSERT_FALSE(checked.ok()) << text;
+    EXPECT_EQ(checked.error().code, ErrorCode::kUsage) << text;
+    EXPECT_NE(checked.error().message.find(message), std::string::npos)
+        << text << ": " << checked.error().message;
+  }
+  EXPECT_EQ(*check_workflow_input(R"({"a":{"a":1},"b":[{"a":1},{"a":2}]})"),
+            R"({"a":{"a":1},"b":[{"a":1},{"a":2}]})");
 }
 
 TEST(WorkflowInput, RefusesInputOverTheLimit) {

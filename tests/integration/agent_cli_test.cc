@@ -190,7 +190,7 @@ TEST_F(AgentCli, APromptFileThatBecameUnreadableFailsTheRunWithTheReason) {
       {"directory", [&] { mkdir(prompt.c_str(), 0700); }, prompt + " is a directory"},
       {"zero", [&] { symlink("/dev/zero", prompt.c_str()); }, prompt + " is not a regular file"},
       {"huge", [&] { std::ofstream(prompt) << std::string((1 << 20) + 1, 'p'); },
-       prompt + " is larger than 1MiB"},
+       prompt + " is larger than 1MiB (1048576 bytes), the most accepted"},
       {"gone", [] {}, prompt + " no longer exists"}};
   for (const Change& change : changes) {
     std::ofstream(prompt) << "review\n";

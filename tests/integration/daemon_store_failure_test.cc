@@ -102,8 +102,11 @@ TEST_F(DaemonStoreFailure, ALeaseAnotherDaemonTookWhileTheStoreFailedIsLost) {
       << log_of(first);
   const size_t second = start_held_daemon({"--lease-ttl", "3s"});
   set_writes_failing(pid_of(first), false);
+  // Exit 4 is the daemon's "lease lost" (docs/daemon.md). Its log line may
+  // be missing: a heartbeat that finds the lease gone writes nothing to the
+  // database, so the first daemon can learn of the loss and exit while its
+  // writes still fail, and its log is a file under the same limit.
   EXPECT_EQ(wait_daemon_exit(first), kExitConflict) << log_of(first);
-  EXPECT_TRUE(contains(log_of(first), "lease lost")) << log_of(first);
   EXPECT_FALSE(contains(log_of(first), "taken again")) << log_of(first);
   EXPECT_EQ(status()["daemon"]["pid"], pid_of(second));
   const size_t rows = runs("tick").size();

@@ -205,6 +205,34 @@ TEST_F(InputRules, NamesBreakingTheRulesAreRefusedAndNothingIsStored) {
   EXPECT_EQ(add("two words \xe2\x9c\x93", {"--every", "1h"}).exit_code, 0);
 }
 
+// Invisible characters (Unicode's default-ignorable code points), the first
+// and last of each range, as UTF-8: refused by add and rename alike.
+TEST_F(InputRules, NamesWithAnInvisibleCharacterAreRefusedByAddAndRename) {
+  const std::vector<std::pair<std::string, std::string>> invisible = {
+      {"\xc2\xad", "U+00AD"},          {"\xcd\x8f", "U+034F"},
+      {"\xd8\x9c", "U+061C"},          {"\xe1\x85\x9f", "U+115F"},
+      {"\xe1\x85\xa0", "U+1160"},      {"\xe1\x9e\xb4", "U+17B4"},
+      {"\xe1\xa0\x8b", "U+180B"},      {"\xe1\xa0\x8f", "U+180F"},
+      {"\xe2\x80\x8b", "U+200B"},      {"\xe2\x80\x8c", "U+200C"},
+      {"\xe2\x80\x8d", "U+200D"},      {"\xe2\x81\xa0", "U+2060"},
+      {"\xe2\x81\xa4", "U+2064"},      {"\xe3\x85\xa4", "U+3164"},
+      {"\xef\xb8\x80", "U+FE00"},      {"\xef\xb8\x8f", "U+FE0F"},
+      {"\xef\xbb\xbf", "U+FEFF"},      {"\xef\xbe\xa0", "U+FFA0"},
+      {"\xef\xbf\xb0", "U+FFF0"},      {"\xf0\x9b\xb2\xa0", "U+1BCA0"},
+      {"\xf0\x9d\x85\xb3", "U+1D173"}, {"\xf3\xa0\x80\x81", "U+E0001"},
+      {"\xf3\xa0\x87\xaf", "U+E01EF"}, {"\xf3\xa0\xbf\xbf", "U+E0FFF"}};
+  ASSERT_EQ(add("zw", {"--every", "1h"}).exit_code, 0);
+  for (const auto& [character, code] : invisible) {
+    const std::string name = "z" + character + "w";
+    expect_refused(add(name, {"--every", "1h"}), {"loop name", "invisible character " + code},
+                   code);
+    const RunResult renamed = run({"rename", "zw", name});
+    EXPECT_EQ(renamed.exit_code, kExitUsage) << code << ": " << renamed.err;
+    EXPECT_FALSE(contains(renamed.err, character)) << code << ": shown raw";
+  }
+  EXPECT_EQ(run({"show", "zw"}).exit_code, 0);  // still its name
+}
+
 TEST_F(InputRules, RenameFollowsTheNameRules) {
   ASSERT_EQ(add("good", {"--every", "1h"}).exit_code, 0);
   for (const std::string& name :

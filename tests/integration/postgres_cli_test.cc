@@ -428,6 +428,43 @@ TEST_F(PostgresCli, AWrongPasswordIsExit2WithoutThePassword) {
   EXPECT_EQ(tables(), "");
 }
 
+// The database password in either URL form, and PGPASSWORD, whatever their
+// entropy, never reach a run's log or stored output, though the target sees
+// them (the role `orrery` logs in by trust, so any password connects).
+TEST_F(PostgresCli, TheDatabasePasswordAndPgpasswordAreScrubbedFromRunOutput) {
+  const std::string socket = socket_directory(url_);
+  const std::vector<std::string> passwords = {"hunter2", "abcd", "aaaaaaaaaaaa", "s3cr3t-pw",
+                                              "Xk9rT2mQv7LpZ4wN8sJ1"};
+  int index = 0;
+  for (const std::string& password : passwords) {
+    const std::vector<std::string> urls = {
+        "postgresql://orrery:" + password + "@/" + database_.name() + "?host=" + socket,
+        "postgresql:///" + database_.name() + "?host=" + socket +
+            "&user=orrery&password=" + password};
+    for (const std::string& url : urls) {
+      const std::string name = "echo-" + std::to_string(index++);
+      const std::string pg_password = "pg-" + password;
+      ASSERT_EQ(run({"--db", url, "add", name, "--every", "1h", "--shell",
+                     "echo \"db=$ORRERY_DB pg=$PGPASSWORD\"; echo \"$PGPASSWORD\" >&2"})
+                    .exit_code,
+                0);
+      const RunResult triggered =
+          run({"--db", url, "--json", "trigger", name, "--wait"}, {{"PGPASSWORD", pg_password}});
+      ASSERT_EQ(triggered.exit_code, 0) << describe({"trigger", name}, triggered);
+      const json document = json::parse(triggered.out);
+      const std::string id = document["id"];
+      const std::string logs =
+          run({"--db", url, "logs", id}).out + run({"--db", url, "logs", id, "--stderr"}).out;
+      for (const std::string& text : {triggered.out, logs}) {
+        EXPECT_FALSE(contains(text, password)) << password << " in " << text;
+        EXPECT_FALSE(contains(text, pg_password)) << pg_password << " in " << text;
+      }
+      EXPECT_TRUE(contains(logs, "[SCRUBBED]")) << logs;  // the target did see them
+      EXPECT_TRUE(contains(logs, "db=postgresql://")) << logs;
+    }
+  }
+}
+
 TEST_F(PostgresCli, ADatabaseThatDoesNotExistIsExit2) {
   const std::string socket = socket_directory(url_);
   const std::string absent = database_.name() + "_absent";

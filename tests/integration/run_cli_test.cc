@@ -368,6 +368,39 @@ TEST_F(RunCli, ExitStatusThreeFailsAndTriggerExitsOne) {
   EXPECT_TRUE(contains(plain.out, "failed")) << plain.out;
 }
 
+// A supervisor that cannot start, whatever makes <home>/runs unusable: the
+// run is recorded failed and trigger reports it as a failed run (exit 1,
+// never a usage error), with --wait and without.
+TEST_F(RunCli, ATriggerWhoseSupervisorCannotStartIsAFailedRunNotAUsageError) {
+  namespace fs = std::filesystem;
+  add("unstartable", {"--", "/bin/true"});
+  const std::string runs = home_ + "/runs";
+  const std::vector<std::pair<std::string, std::function<void()>>> breakages = {
+      {"a dangling symlink", [&] { fs::create_symlink(tmp_ + "/nowhere/at/all", runs); }},
+      {"a regular file", [&] { std::ofstream(runs) << "not a directory"; }},
+      {"a symlink to a file", [&] {
+         std::ofstream(tmp_ + "/file") << "x";
+         fs::create_symlink(tmp_ + "/file", runs);
+       }}};
+  for (const auto& [what, breakage] : breakages) {
+    fs::remove_all(runs);
+    breakage();
+    const RunResult waited = run_orrery(with_home({"--json", "trigger", "unstartable", "--wait"}));
+    EXPECT_EQ(waited.exit_code, kExitWorkFailed) << what << ": " << waited.err;
+    EXPECT_TRUE(contains(waited.err, "could not start")) << what << ": " << waited.err;
+    const json run = json::parse(waited.out, nullptr, false);
+    ASSERT_TRUE(run.is_object()) << what << ": " << waited.out;
+    EXPECT_EQ(run["status"], "failed") << what << ": " << run.dump();
+    EXPECT_TRUE(contains(run["error"].get<std::string>(), "could not start")) << what << run.dump();
+    const RunResult plain = run_orrery(with_home({"trigger", "unstartable"}));
+    EXPECT_EQ(plain.exit_code, kExitWorkFailed) << what << ": " << plain.err;
+    EXPECT_TRUE(contains(plain.err, "could not start")) << what << ": " << plain.err;
+    ASSERT_EQ(lines(plain.out).size(), 1u) << what << ": " << plain.out;
+    EXPECT_EQ(show(lines(plain.out)[0])["status"], "failed") << what;
+  }
+  EXPECT_TRUE(json_of({"runs", "--status", "running"}).empty());
+}
+
 TEST_F(RunCli, DeathBySignalFailsNamingTheSignal) {
   add("killed", {"--shell", "kill -KILL $$"});
   const json run = trigger_wait("killed", kExitWorkFailed);

@@ -41,6 +41,7 @@ namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 
+constexpr int kExitWorkFailed = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitInternal = 70;
 
@@ -358,7 +359,8 @@ TEST_F(SupervisorCli, AnUnusableRunsDirectoryFailsTheClaimedRunAtOnce) {
       Args args{"trigger", "doomed"};
       if (wait) args.push_back("--wait");
       const RunResult triggered = run(args);
-      EXPECT_EQ(triggered.exit_code, kExitUsage) << breakage.name << describe(args, triggered);
+      // A failed run (exit 1), not a usage error: the command line was right.
+      EXPECT_EQ(triggered.exit_code, kExitWorkFailed) << breakage.name << describe(args, triggered);
       EXPECT_TRUE(contains(triggered.err, "failed: the supervisor could not start: "))
           << triggered.err;
     }

@@ -6,6 +6,8 @@
 
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "support/temp_dir.h"
 
@@ -45,8 +47,30 @@ TEST(RegularFile, RefusesWhatIsNotARegularFileWithoutBlocking) {
 TEST(RegularFile, RefusesAFileLargerThanTheLimit) {
   TempDir dir;
   std::ofstream(dir.file("big")) << std::string(200'000, 'x');
-  EXPECT_EQ(error_of(dir.file("big"), 199'999), dir.file("big") + " is larger than 199999B");
+  EXPECT_EQ(error_of(dir.file("big"), 199'999),
+            dir.file("big") + " is larger than 199999B, the most accepted");
   EXPECT_EQ(error_of(dir.file("big"), 200'000), "");
+}
+
+// Every limit a caller passes is the limit the message states: a file of
+// exactly the limit is read, one byte more is refused naming that limit.
+TEST(RegularFile, TheLimitInTheMessageIsTheLimitApplied) {
+  TempDir dir;
+  const std::vector<std::pair<std::int64_t, std::string>> limits = {
+      {1, "1B"},
+      {1023, "1023B"},
+      {1024, "1KiB (1024 bytes)"},
+      {256 * 1024, "256KiB (262144 bytes)"},
+      {256 * 1024 + 1, "262145B"},
+      {1 << 20, "1MiB (1048576 bytes)"}};
+  for (const auto& [limit, shown] : limits) {
+    std::ofstream(dir.file("at")) << std::string(size_t(limit), 'x');
+    std::ofstream(dir.file("over")) << std::string(size_t(limit) + 1, 'x');
+    EXPECT_EQ(error_of(dir.file("at"), limit), "") << limit;
+    EXPECT_EQ(error_of(dir.file("over"), limit),
+              dir.file("over") + " is larger than " + shown + ", the most accepted")
+        << limit;
+  }
 }
 
 }  // namespace

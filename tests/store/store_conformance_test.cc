@@ -118,6 +118,25 @@ TEST_P(StoreConformance, ResolveByIdPrefixOrName) {
   EXPECT_EQ(unknown.error().message, "no loop has the id or name 'nope'");
 }
 
+// A name that is also an id prefix, of one loop or of many: the name wins;
+// a prefix that is nobody's name still finds its loop.
+TEST_P(StoreConformance, ANameGivenExactlyWinsOverTheIdsItIsAPrefixOf) {
+  std::vector<Loop> others;
+  for (int i = 0; i < 12; ++i) others.push_back(add_loop("other-" + std::to_string(i)));
+  for (const size_t length : {size_t(6), size_t(8), size_t(20), size_t(32)}) {
+    const std::string prefix = others[0].id.substr(0, length);
+    const Loop named = add_loop(prefix);
+    auto resolved = store_->resolve_loop(prefix);
+    ASSERT_TRUE(resolved.ok()) << prefix << ": " << resolved.error().message;
+    EXPECT_EQ(resolved->id, length == 32 ? others[0].id : named.id) << prefix;
+  }
+  // Ids share their leading time digits: a short common prefix names none.
+  const std::string common = others[0].id.substr(0, 6);
+  const Loop named_common = add_loop(common + "x");
+  EXPECT_EQ(store_->resolve_loop(common + "x")->id, named_common.id);
+  EXPECT_EQ(store_->resolve_loop(others[5].id.substr(0, 30))->id, others[5].id);
+}
+
 TEST_P(StoreConformance, AnAmbiguousNameIsAConflictListingTheCandidates) {
   const Loop first = add_loop("sync");
   const Loop second = add_loop("sync");

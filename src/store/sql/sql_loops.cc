@@ -107,7 +107,9 @@ Result<Loop> SqlStore::resolve_loop(const std::string& text) {
   if (!named) return named.error();
   capped = named->size() == 10;
   add(std::move(*named));
-  if (text.size() >= 6 && is_hex(text)) {
+  // A name given exactly wins over id prefixes it also is ("01a232" names its
+  // loop even when ids begin so): a name is always usable (docs/cli.md).
+  if (candidates.empty() && text.size() >= 6 && is_hex(text)) {
     auto prefixed = query_loops(std::string("SELECT ") + sql::loop_select_list() +
                                     " FROM loops WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT 10",
                                 [&](sql::Statement& s) { s.bind(1, text).bind(2, text + "g"); });
