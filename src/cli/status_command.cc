@@ -112,15 +112,20 @@ Result<Snapshot> read_snapshot(Store& store, TimeMs now) {
 nlohmann::json daemon_json(const Snapshot& snapshot, TimeMs now) {
   const auto& lease = snapshot.lease;
   if (!lease) {
-    return {{"held", false},    {"pid", nullptr},        {"host", nullptr},
-            {"since", nullptr}, {"expires_at", nullptr}, {"generation", nullptr}};
+    return {{"held", false},        {"pid", nullptr},        {"host", nullptr},
+            {"since", nullptr},     {"expires_at", nullptr}, {"released_at", nullptr},
+            {"generation", nullptr}};
   }
-  return {{"held", held(snapshot, now)},
-          {"pid", lease->holder.pid},
-          {"host", lease->host},
-          {"since", format_time(lease->acquired_at)},
-          {"expires_at", format_time(lease->expires_at)},
-          {"generation", lease->generation}};
+  const bool released = was_released(*lease);
+  return {
+      {"held", held(snapshot, now)},
+      {"pid", lease->holder.pid},
+      {"host", lease->host},
+      {"since", format_time(lease->acquired_at)},
+      {"expires_at", released ? nlohmann::json() : nlohmann::json(format_time(lease->expires_at))},
+      {"released_at",
+       released ? nlohmann::json(format_time(lease->heartbeat_at)) : nlohmann::json()},
+      {"generation", lease->generation}};
 }
 
 nlohmann::json status_json(const Snapshot& snapshot, TimeMs now) {
@@ -172,6 +177,10 @@ std::string daemon_line(const Snapshot& snapshot, TimeMs now) {
   if (!snapshot.lease) return "not running";
   const DaemonLease& lease = *snapshot.lease;
   const std::string who = "pid " + std::to_string(lease.holder.pid) + " on " + lease.host;
+  if (!held(snapshot, now) && was_released(lease)) {
+    return "not running (the last daemon, " + who + ", stopped and released the lease at " +
+           wall_and_relative(lease.heartbeat_at, now) + ")";
+  }
   if (!held(snapshot, now)) {
     return "not running (the last daemon, " + who + ", held the lease until " +
            wall_and_relative(lease.expires_at, now) + ")";

@@ -194,7 +194,7 @@ class Daemon {
       log("stopped; " + std::to_string(ours_.size()) + " runs continue under their supervisors");
       return;
     }
-    if (auto released = store_.release_daemon_lease(lease_.lease_id); !released) {
+    if (auto released = store_.release_daemon_lease(lease_.lease_id, now()); !released) {
       log("the lease could not be released (" + released.error().message +
           "); it expires on its own");
     } else {

@@ -24,9 +24,12 @@ struct DaemonLease {
   ProcessIdentity holder;
   std::string host;
   TimeMs acquired_at = 0;
-  TimeMs heartbeat_at = 0;
-  TimeMs expires_at = 0;
+  TimeMs heartbeat_at = 0;  // released: when it was released
+  TimeMs expires_at = 0;    // released: 0
 };
+
+// Whether the lease was given up (a clean stop), rather than left to expire.
+inline bool was_released(const DaemonLease& lease) { return lease.expires_at == 0; }
 
 class DaemonLeases {
  public:
@@ -37,7 +40,8 @@ class DaemonLeases {
                                                                   TimeMs now) = 0;
   virtual Status heartbeat_daemon_lease(const std::string& lease_id, DurationMs ttl_ms,
                                         TimeMs now) = 0;
-  virtual Status release_daemon_lease(const std::string& lease_id) = 0;
+  // Gives the lease up at `now`: it is expired for everyone at once.
+  virtual Status release_daemon_lease(const std::string& lease_id, TimeMs now) = 0;
   virtual Result<std::optional<DaemonLease>> get_daemon_lease() = 0;
   // "daemon lease lost" (a conflict) unless the fence's lease is live at `now`.
   virtual Status check_fence(const Fence& fence, TimeMs now) = 0;

@@ -53,6 +53,7 @@ TEST_F(StatusCli, AFreshDataDirectoryHasNothing) {
                                  {"host", nullptr},
                                  {"since", nullptr},
                                  {"expires_at", nullptr},
+                                 {"released_at", nullptr},
                                  {"generation", nullptr}}));
   EXPECT_EQ(
       doc["loops"],
@@ -178,8 +179,20 @@ TEST_F(StatusCli, ShowsTheRunningDaemon) {
   const RunResult human = run({"status"});
   EXPECT_TRUE(contains(human.out, "daemon     running: pid " + std::to_string(pid) + " on "))
       << human.out;
+  const std::int64_t before_stop = wall_now_ms();
   stop_daemon();
-  EXPECT_EQ(status()["daemon"]["held"], false);
+  // A clean stop releases the lease: its time is shown, never the epoch.
+  const json released = status()["daemon"];
+  EXPECT_EQ(released["held"], false);
+  EXPECT_EQ(released["expires_at"], nullptr) << released.dump();
+  ASSERT_TRUE(released["released_at"].is_string()) << released.dump();
+  const std::int64_t at = time_ms(released["released_at"].get<std::string>());
+  EXPECT_GE(at, before_stop);
+  EXPECT_LE(at, wall_now_ms());
+  const RunResult stopped = run({"status"});
+  EXPECT_TRUE(contains(stopped.out, "stopped and released the lease at ")) << stopped.out;
+  EXPECT_FALSE(contains(stopped.out, "1970")) << stopped.out;
+  EXPECT_FALSE(contains(stopped.out, "20788d")) << stopped.out;
 }
 
 }  // namespace

@@ -589,7 +589,7 @@ TEST_P(PlanCommitConformance, AStaleDaemonFenceRefusesCommitsAndSettlementsAndWr
     if (taken_over) {
       ASSERT_TRUE(store_->acquire_daemon_lease({200, 2}, 30'000, kNow + 1).ok());
     } else {
-      ASSERT_TRUE(store_->release_daemon_lease(fence.daemon_lease_id).ok());
+      ASSERT_TRUE(store_->release_daemon_lease(fence.daemon_lease_id, kNow).ok());
     }
     const Loop before = loop_now(loop);
     const std::int64_t rows = runs_of(loop);

@@ -872,7 +872,12 @@ TEST_P(StoreConformance, HeartbeatOnlyWhileTheLeaseLives) {
 TEST_P(StoreConformance, ReleaseEndsTheLeaseAndTheGenerationGoesOn) {
   auto lease = store_->acquire_daemon_lease({100, 1}, 30'000, kNow);
   const std::string id = (*lease)->lease_id;
-  ASSERT_TRUE(store_->release_daemon_lease(id).ok());
+  ASSERT_TRUE(store_->release_daemon_lease(id, kNow + 5'000).ok());
+  // Released: expired for every host whatever its clock, its release time kept.
+  auto released = store_->get_daemon_lease();
+  ASSERT_TRUE(released.ok() && released->has_value());
+  EXPECT_TRUE(was_released(**released));
+  EXPECT_EQ((*released)->heartbeat_at, kNow + 5'000);
   EXPECT_FALSE(store_->check_fence({id}, kNow + 1).ok());
   EXPECT_FALSE(store_->heartbeat_daemon_lease(id, 30'000, kNow + 1).ok());
   auto next = store_->acquire_daemon_lease({200, 2}, 30'000, kNow + 2);
@@ -883,7 +888,7 @@ TEST_P(StoreConformance, EveryFencedWriteFailsOnceTheLeaseIsLost) {
   auto lease = store_->acquire_daemon_lease({100, 1}, 30'000, kNow);
   const Fence fence{(*lease)->lease_id};
   Loop loop = add_loop("fenced");
-  ASSERT_TRUE(store_->release_daemon_lease(fence.daemon_lease_id).ok());
+  ASSERT_TRUE(store_->release_daemon_lease(fence.daemon_lease_id, kNow).ok());
   const auto lost = [](const auto& result) {
     return !result.ok() && result.error().code == ErrorCode::kConflict &&
            result.error().message == "daemon lease lost";

@@ -194,11 +194,14 @@ Status SqlStore::heartbeat_daemon_lease(const std::string& lease_id, DurationMs 
   return Ok{};
 }
 
-Status SqlStore::release_daemon_lease(const std::string& lease_id) {
-  // The row stays, expired, so that the next generation follows this one.
-  auto write = db_->prepare("UPDATE daemon_lease SET expires_at = 0 WHERE lease_id = ?1");
+Status SqlStore::release_daemon_lease(const std::string& lease_id, TimeMs now) {
+  // The row stays, expired (expires_at 0, whatever the other hosts' clocks
+  // say), so that the next generation follows this one; its last heartbeat
+  // is the release (daemon_leases.h).
+  auto write =
+      db_->prepare("UPDATE daemon_lease SET expires_at = 0, heartbeat_at = ?2 WHERE lease_id = ?1");
   if (!write) return write.error();
-  (*write)->bind(1, lease_id);
+  (*write)->bind(1, lease_id).bind(2, now);
   return (*write)->run();
 }
 

@@ -128,7 +128,7 @@ class SqlStore : public Store {
                                                           DurationMs ttl_ms, TimeMs now) override;
   Status heartbeat_daemon_lease(const std::string& lease_id, DurationMs ttl_ms,
                                 TimeMs now) override;
-  Status release_daemon_lease(const std::string& lease_id) override;
+  Status release_daemon_lease(const std::string& lease_id, TimeMs now) override;
   Result<std::optional<DaemonLease>> get_daemon_lease() override;
   Status check_fence(const Fence& fence, TimeMs now) override;
 
