@@ -7,9 +7,13 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "core/exit_codes.h"
 #include "support/command_table.h"
@@ -28,16 +32,33 @@ struct Call {
 
 class AppTest : public ::testing::Test {
  protected:
+  // Nothing a command might write (a systemd unit, a data directory) leaves
+  // the temporary directory; the variables are restored after the test, which
+  // shares its process with others.
   void SetUp() override {
-    // Nothing a command might write (a systemd unit, a data directory)
-    // leaves the temporary directory.
+    for (const char* name : kVariables) {
+      const char* value = std::getenv(name);
+      saved_.push_back(value ? std::optional<std::string>(value) : std::nullopt);
+    }
     setenv("HOME", dir_.path().c_str(), 1);
     setenv("XDG_CONFIG_HOME", dir_.file("config").c_str(), 1);
     setenv("XDG_DATA_HOME", dir_.file("data").c_str(), 1);
     setenv("ORRERY_HOME", dir_.file("home").c_str(), 1);
     unsetenv("ORRERY_DB");
   }
-  void TearDown() override { unsetenv("ORRERY_HOME"); }
+  void TearDown() override {
+    for (size_t i = 0; i < saved_.size(); ++i) {
+      if (saved_[i]) {
+        setenv(kVariables[i], saved_[i]->c_str(), 1);
+      } else {
+        unsetenv(kVariables[i]);
+      }
+    }
+  }
+
+  static constexpr const char* kVariables[] = {"HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
+                                               "ORRERY_HOME", "ORRERY_DB"};
+  std::vector<std::optional<std::string>> saved_;
 
   Call call(std::vector<std::string> args) {
     args.insert(args.begin(), "orrery");
