@@ -442,7 +442,7 @@ TEST_F(PostgresCli, TheDatabasePasswordAndPgpasswordAreScrubbedFromRunOutput) {
         "postgresql:///" + database_.name() + "?host=" + socket +
             "&user=orrery&password=" + password};
     for (const std::string& url : urls) {
-      const std::string name = "echo-" + std::to_string(index++);
+      const std::string name = testing::numbered("echo-", index++);
       const std::string pg_password = "pg-" + password;
       ASSERT_EQ(run({"--db", url, "add", name, "--every", "1h", "--shell",
                      "echo \"db=$ORRERY_DB pg=$PGPASSWORD\"; echo \"$PGPASSWORD\" >&2"})

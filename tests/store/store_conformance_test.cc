@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "core/retry_policy.h"  // kMaxFreeReattempts
+#include "support/numbered.h"
 
 namespace orrery {
 namespace {
@@ -122,7 +123,7 @@ TEST_P(StoreConformance, ResolveByIdPrefixOrName) {
 // a prefix that is nobody's name still finds its loop.
 TEST_P(StoreConformance, ANameGivenExactlyWinsOverTheIdsItIsAPrefixOf) {
   std::vector<Loop> others;
-  for (int i = 0; i < 12; ++i) others.push_back(add_loop("other-" + std::to_string(i)));
+  for (int i = 0; i < 12; ++i) others.push_back(add_loop(testing::numbered("other-", i)));
   for (const size_t length : {size_t(6), size_t(8), size_t(20), size_t(32)}) {
     const std::string prefix = others[0].id.substr(0, length);
     const Loop named = add_loop(prefix);
