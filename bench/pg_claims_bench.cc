@@ -394,7 +394,7 @@ void make_pending_runs(const std::string& url, int jobs, int slots_per_loop) {
           std::to_string(pending));
     }
   }
-  must(store->release_daemon_lease(lease->lease_id), "release lease");
+  must(store->release_daemon_lease(lease->lease_id, wall_clock_now()), "release lease");
 }
 
 // ------------------------------------------------------------- measurement
