@@ -103,7 +103,13 @@ int claim_and_finish_every_slot(Store& store, const Loop& loop, int index,
   std::vector<std::string> wins;
   for (const int i : order) {
     const TimeMs slot = kNow - TimeMs(kSlots - i) * kMinute;
+    // A write that stayed busy past the busy timeout (a loaded machine) is
+    // tried again, as the daemon does; any other error fails the child.
     auto claimed = store.claim_slot({loop.id, slot}, claimant, kNow, {});
+    for (int retry = 0; !claimed && claimed.error().code == ErrorCode::kUnavailable && retry < 5;
+         ++retry) {
+      claimed = store.claim_slot({loop.id, slot}, claimant, kNow, {});
+    }
     if (!claimed)
       return child_failed(11,
                           "claim of slot " + std::to_string(i) + ": " + claimed.error().message);
@@ -114,7 +120,11 @@ int claim_and_finish_every_slot(Store& store, const Loop& loop, int index,
     }
     RunOutcome outcome;
     outcome.status = RunStatus::kSucceeded;
-    const Status finished = store.finish_claim(won.claim, outcome, kNow + 1);
+    Status finished = store.finish_claim(won.claim, outcome, kNow + 1);
+    for (int retry = 0; !finished && finished.error().code == ErrorCode::kUnavailable && retry < 5;
+         ++retry) {
+      finished = store.finish_claim(won.claim, outcome, kNow + 1);
+    }
     if (!finished)
       return child_failed(13,
                           "finish of slot " + std::to_string(i) + ": " + finished.error().message);
