@@ -182,10 +182,9 @@ class Supervision {
     }
     auto prepared = setup_(inherited_environment());
     if (!prepared) return prepared.error();
-    std::vector<std::string> secrets = prepared->secret_values;
     for (std::string& known : orrery_known_secrets(prepared->environment))
-      secrets.push_back(std::move(known));
-    scrubber_ = Scrubber(std::move(secrets));
+      prepared->secret_values.push_back(std::move(known));
+    scrubber_ = Scrubber(std::move(prepared->secret_values));
     environment_ = std::move(prepared->environment);
     return Ok{};
   }

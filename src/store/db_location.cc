@@ -266,10 +266,7 @@ Ranges password_ranges(const std::string& url) {
 
 }  // namespace
 
-std::string redacted_db_url(const std::string& url) {
-  if (scheme_of(url).empty()) return url;
-  return masked(url, password_ranges(url));
-}
+std::string redacted_db_url(const std::string& url) { return masked(url, password_ranges(url)); }
 
 std::vector<std::string> db_url_passwords(const std::string& url) {
   std::vector<std::string> passwords;
