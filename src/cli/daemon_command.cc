@@ -101,7 +101,15 @@ Result<int> daemon_command(const DaemonArgs& args, const Context& context) {
   } else {
     log.write(wall_clock_now(), forker.error().message + "; supervisors are exec'd");
   }
-  auto opened = open_store(context, busy_timeout_cap(options->lease_ttl_ms));
+  auto patience = busy_timeout_ms();
+  if (!patience) return patience.error();
+  options->start_patience_ms = *patience;
+  auto opened = open_store_patiently(
+      context, busy_timeout_cap(options->lease_ttl_ms), *patience,
+      [&log](const Error& error, DurationMs delay) {
+        log.write(wall_clock_now(), "the database could not be opened (" + error.message +
+                                        "); retrying in " + format_duration(delay));
+      });
   if (!opened) return opened.error();
   options->location = {opened->home, context.globals.db};
   options->database_path = opened->database_path;

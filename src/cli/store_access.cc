@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <thread>
 
 #include "cli/env_settings.h"
+#include "engine/daemon.h"
 #include "exec/clock.h"
 #include "exec/process_identity.h"
 #include "store/data_dir.h"
@@ -19,14 +22,6 @@ namespace orrery::cli {
 namespace {
 
 constexpr int kMaxBusyTimeoutMs = 3'600'000;
-
-// ORRERY_BUSY_TIMEOUT_MS, else the default (docs/storage.md).
-Result<int> busy_timeout_ms() {
-  auto value =
-      milliseconds_from_env("ORRERY_BUSY_TIMEOUT_MS", 0, kMaxBusyTimeoutMs, kDefaultBusyTimeoutMs);
-  if (!value) return value.error();
-  return int(*value);
-}
 
 // The server is checked before the data directory is made: a refused
 // database leaves no trace. The directory still holds the runs' logs.
@@ -46,6 +41,28 @@ Result<OpenedStore> open_postgres(const Context& context, const DbLocation& loca
 }
 
 }  // namespace
+
+Result<int> busy_timeout_ms() {
+  auto value =
+      milliseconds_from_env("ORRERY_BUSY_TIMEOUT_MS", 0, kMaxBusyTimeoutMs, kDefaultBusyTimeoutMs);
+  if (!value) return value.error();
+  return int(*value);
+}
+
+Result<OpenedStore> open_store_patiently(const Context& context, int busy_timeout_cap_ms,
+                                         int patience_ms, const OpenRetried& on_retry) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(patience_ms);
+  StoreBackoff backoff;
+  while (true) {
+    auto opened = open_store(context, busy_timeout_cap_ms);
+    const auto now = std::chrono::steady_clock::now();
+    if (opened || opened.error().code != ErrorCode::kUnavailable || now >= give_up) return opened;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(give_up - now);
+    const DurationMs delay = std::min<DurationMs>(backoff.next(), left.count());
+    on_retry(opened.error(), delay);
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+  }
+}
 
 Result<OpenedStore> open_store(const Context& context, std::optional<int> busy_timeout_cap_ms) {
   OpenedStore opened;

@@ -5,6 +5,7 @@
 // runs' directories whatever the database.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,6 +28,20 @@ struct OpenedStore {
 // (docs/execution.md).
 Result<OpenedStore> open_store(const Context& context,
                                std::optional<int> busy_timeout_cap_ms = std::nullopt);
+
+// How long a command waits for a busy database: ORRERY_BUSY_TIMEOUT_MS, else
+// the default (docs/storage.md).
+Result<int> busy_timeout_ms();
+
+// open_store with the connection's wait capped at `busy_timeout_cap_ms`,
+// retried with the daemon's store backoff while the database is unavailable
+// (busy, a full disk, a server that does not answer) for up to `patience_ms`:
+// many daemons starting at once on one new file each get to open it.
+// `on_retry` is told each error that is retried and the delay before the
+// next attempt.
+using OpenRetried = std::function<void(const Error& error, DurationMs delay)>;
+Result<OpenedStore> open_store_patiently(const Context& context, int busy_timeout_cap_ms,
+                                         int patience_ms, const OpenRetried& on_retry);
 
 // How a supervisor process opens the store the global options name
 // (exec/supervisor_main.h).

@@ -109,7 +109,7 @@ class Daemon {
     settings_.to_runners = options_.shared_database;
     runner_labels_ =
         options_.labels.empty() ? "host=" + processes_.host_name() : labels_text(options_.labels);
-    auto lease = acquire_lease(store_, self_, options_.lease_ttl_ms, started);
+    auto lease = first_lease();
     if (lease) {
       take_lease(*lease, "taken");
     } else if (options_.shared_database && !options_.once &&
@@ -127,6 +127,28 @@ class Daemon {
     if (options_.shared_database) notices_.refresh();
     if (!options_.once) listen_and_announce();
     return Ok{};
+  }
+
+  // The lease as of start, retried while the database is unavailable for
+  // start_patience_ms (docs/daemon.md, "The lease"); a signal meanwhile
+  // stops the daemon with the last error.
+  Result<DaemonLease> first_lease() {
+    const SteadyTime give_up = steady_in(options_.start_patience_ms);
+    StoreBackoff backoff;
+    while (true) {
+      auto lease = acquire_lease(store_, self_, options_.lease_ttl_ms, now());
+      if (lease || lease.error().code != ErrorCode::kUnavailable || passed(give_up)) return lease;
+      const DurationMs left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(give_up - clock_.steady_now())
+              .count();
+      const DurationMs delay = std::min(backoff.next(), left);
+      log("the lease could not be taken (" + lease.error().message + "); retrying in " +
+          format_duration(delay));
+      auto events = events_.wait(now() + delay);
+      if (!events) return events.error();
+      handle(*events);
+      if (stopping_) return lease;
+    }
   }
 
   // The wake-up socket, READY=1 and the first watchdog ping (not --once).

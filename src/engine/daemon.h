@@ -76,6 +76,11 @@ struct DaemonOptions {
   // pending runs its labels allow, and a daemon that finds the lease held
   // runs as a runner until it can take it (docs/daemon.md, "Runners").
   bool shared_database = false;
+  // How long an unavailable database (busy past the connection's timeout, a
+  // full disk, a server that does not answer) may keep the daemon from
+  // taking the lease at start: it retries with the store backoff meanwhile
+  // (ORRERY_BUSY_TIMEOUT_MS by default, as a command would wait).
+  DurationMs start_patience_ms = 5'000;
 };
 
 struct DaemonResult {

@@ -377,6 +377,95 @@ TEST_F(DaemonStoreFaults, TheLeaseAnotherDaemonTookWhileWritesFailedIsLostAndNot
   EXPECT_TRUE(runs_of(loop).empty());
 }
 
+// Starting: an unavailable database (here a full disk) keeps the first
+// lease from being taken; the daemon retries with the store backoff within
+// its start patience (docs/daemon.md, "The lease").
+class DaemonStartFaults : public DaemonStoreFaults {
+ protected:
+  void fail_every_write() {
+    sqlite::arm_fault({sqlite::FaultOp::kWrite, SQLITE_FULL, 0, 1'000'000, ""});
+  }
+  // The waits' lengths, each from the clock when it began.
+  std::vector<DurationMs> waits_;
+  void record_waits(std::function<void(size_t)> at_wait) {
+    events_.on_wait = [this, at_wait](std::optional<TimeMs> deadline) {
+      if (deadline) waits_.push_back(*deadline - clock_.wall_now());
+      at_wait(waits_.size());
+    };
+  }
+};
+
+TEST_F(DaemonStartFaults, TheFirstLeaseIsRetriedWhileTheStoreIsUnavailableThenTaken) {
+  for (int failing_waits : {1, 2, 4}) {
+    SCOPED_TRACE(failing_waits);
+    waits_.clear();
+    fail_every_write();
+    bool leased = false;
+    record_waits([&](size_t waits) {
+      if (int(waits) == failing_waits) sqlite::disarm_fault();
+      if (int(waits) > failing_waits && !leased) {
+        leased = true;
+        events_.signal(SIGTERM);
+      }
+    });
+    const TimeMs began = clock_.wall_now();
+    auto result = run();
+    ASSERT_TRUE(result.ok()) << result.error().message << log_text();
+    // 100, 200, 400, 800 ms: one backoff step per failed attempt.
+    std::vector<DurationMs> expected;
+    for (DurationMs delay = 100; int(expected.size()) < failing_waits; delay *= 2) {
+      expected.push_back(delay);
+    }
+    ASSERT_GE(waits_.size(), expected.size());
+    EXPECT_EQ(std::vector<DurationMs>(waits_.begin(), waits_.begin() + failing_waits), expected);
+    const DaemonLease held = lease();
+    EXPECT_EQ(held.holder.pid, self_.pid);
+    EXPECT_GE(held.acquired_at, began + expected.back());
+    EXPECT_NE(log_text().find("the lease could not be taken (disk full"), std::string::npos)
+        << log_text();
+  }
+}
+
+TEST_F(DaemonStartFaults, AStoreUnavailablePastThePatienceStopsTheStartWithItsError) {
+  for (DurationMs patience : {0, 150, 1'000, 5'000}) {
+    SCOPED_TRACE(patience);
+    waits_.clear();
+    options_.start_patience_ms = patience;
+    fail_every_write();
+    record_waits([](size_t) {});
+    const TimeMs began = clock_.wall_now();
+    auto result = run();
+    sqlite::disarm_fault();
+    ASSERT_FALSE(result.ok()) << log_text();
+    EXPECT_EQ(result.error().code, ErrorCode::kUnavailable) << result.error().message;
+    EXPECT_NE(result.error().message.find("disk full"), std::string::npos)
+        << result.error().message;
+    // It waited exactly its patience, the last wait cut to what was left.
+    DurationMs waited = 0;
+    for (DurationMs wait : waits_) waited += wait;
+    EXPECT_EQ(waited, patience);
+    EXPECT_EQ(clock_.wall_now() - began, patience);
+    EXPECT_TRUE(launches().empty());
+    auto held = store_->get_daemon_lease();
+    ASSERT_TRUE(held.ok());
+    EXPECT_FALSE(held->has_value() && (*held)->holder.pid == self_.pid &&
+                 (*held)->expires_at > clock_.wall_now());
+  }
+}
+
+TEST_F(DaemonStartFaults, ASignalWhileItWaitsToStartStopsItWithTheStoresError) {
+  fail_every_write();
+  record_waits([this](size_t waits) {
+    if (waits == 2) events_.signal(SIGTERM);
+  });
+  auto result = run();
+  sqlite::disarm_fault();
+  ASSERT_FALSE(result.ok()) << log_text();
+  EXPECT_EQ(result.error().code, ErrorCode::kUnavailable) << result.error().message;
+  EXPECT_EQ(waits_.size(), 2u);
+  EXPECT_TRUE(launches().empty());
+}
+
 TEST_F(DaemonFakes, ASupervisorThatDiesBeforeRecordingItselfIsRecordedItsRunAbandonedAndRetried) {
   const Loop loop = add_loop("dies-at-once", kStart, 3'600'000, OverlapPolicy::kSkip, 2);
   launcher_->script = {Next::kDiesBeforeRecording};

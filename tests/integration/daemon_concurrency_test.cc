@@ -3,9 +3,13 @@
 // - 8 daemons started together on a data directory that does not exist yet,
 //   or exists empty: exactly one holds the lease, the others exit 4 naming
 //   it, and what they created is private (directory 0700, files 0600);
+// - a daemon started while another process holds the write lock longer than
+//   the daemon's per-write wait retries, logging it, and starts once the lock
+//   is released; held past the busy timeout, it exits 75;
 // - 8 processes adding, editing and triggering loops while a daemon runs:
 //   every command succeeds and every loop and run is there.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 
 #include "daemon_fixture.h"
@@ -17,6 +21,7 @@ namespace {
 using testing::numbered;
 
 constexpr int kExitConflict = 4;
+constexpr int kExitUnavailable = 75;
 constexpr int kProcesses = 8;
 
 class DaemonConcurrency : public DaemonFixture {
@@ -26,6 +31,25 @@ class DaemonConcurrency : public DaemonFixture {
     EXPECT_EQ(::stat(path.c_str(), &info), 0) << path;
     return info.st_mode & 0777;
   }
+
+  // Another process's write transaction on the database, until released.
+  class WriteLock {
+   public:
+    explicit WriteLock(const std::string& path) {
+      EXPECT_EQ(sqlite3_open(path.c_str(), &db_), SQLITE_OK);
+      EXPECT_EQ(sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+    }
+    ~WriteLock() { release(); }
+    void release() {
+      if (db_ == nullptr) return;
+      sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);
+      sqlite3_close(db_);
+      db_ = nullptr;
+    }
+
+   private:
+    sqlite3* db_ = nullptr;
+  };
 
   // Starts kProcesses daemons at once; exactly one holds the lease.
   void expect_one_holder_of_many() {
@@ -73,6 +97,32 @@ TEST_F(DaemonConcurrency, ManyDaemonsOnAnEmptyDataDirectoryLeaveOneHolder) {
   ASSERT_TRUE(std::filesystem::create_directory(home_));
   ::chmod(home_.c_str(), 0700);
   expect_one_holder_of_many();
+}
+
+TEST_F(DaemonConcurrency, ADaemonStartedUnderAnotherProcesssWriteLockStartsWhenItIsReleased) {
+  add("existing", {"--every", "1h", "--", "true"});
+  WriteLock lock(home_ + "/orrery.db");
+  // Its per-write wait is 500 ms (ttl/6); its start waits up to a minute.
+  const size_t daemon = start_daemon({"--lease-ttl", "3s"}, {{"ORRERY_BUSY_TIMEOUT_MS", "60000"}});
+  ASSERT_TRUE(eventually([&] { return contains(log_of(daemon), "; retrying in "); }))
+      << log_of(daemon);
+  EXPECT_TRUE(contains(log_of(daemon), "database busy")) << log_of(daemon);
+  EXPECT_FALSE(exited(daemon)) << log_of(daemon);
+  lock.release();
+  EXPECT_TRUE(wait_until_held(daemon)) << log_of(daemon);
+  EXPECT_EQ(stop_daemon(daemon), 0) << log_of(daemon);
+}
+
+TEST_F(DaemonConcurrency, ADaemonWhoseDatabaseStaysLockedPastTheBusyTimeoutExits75) {
+  add("existing", {"--every", "1h", "--", "true"});
+  WriteLock lock(home_ + "/orrery.db");
+  const size_t daemon = start_daemon({"--lease-ttl", "3s"}, {{"ORRERY_BUSY_TIMEOUT_MS", "1500"}});
+  EXPECT_EQ(wait_daemon_exit(daemon), kExitUnavailable) << log_of(daemon);
+  const std::string log = log_of(daemon);
+  EXPECT_TRUE(contains(log, "; retrying in ")) << log;
+  EXPECT_TRUE(contains(log, "orrery: database busy: another process holds the write lock on " +
+                                home_ + "/orrery.db"))
+      << log;
 }
 
 TEST_F(DaemonConcurrency, CommandsRunningTogetherUnderADaemonAllTakeEffect) {
