@@ -13,9 +13,13 @@ bool counts_from_finish(const Schedule& schedule) {
           schedule.anchor == IntervalAnchor::kFixedDelay);
 }
 
-// When the retry of `run`, which finished at `finish`, falls due.
-TimeMs retry_due(const Loop& loop, const Run& run, TimeMs finish, const SettleInput& input) {
+// When the retry of `run`, which finished at `finish`, falls due: a free
+// re-attempt (not the target's fault) at once, or when the account's
+// cooldown ends; an ordinary one after the retry delay.
+TimeMs retry_due(const Loop& loop, const Run& run, Reattempt kind, TimeMs finish,
+                 const SettleInput& input) {
   if (run.usage_limited) return std::max(finish, input.cooldown_until.value_or(finish));
+  if (kind == Reattempt::kFree) return finish;
   const DurationMs delay =
       retry_delay(loop.retry_delay_ms, loop.retry_backoff, run.attempt, input.random);
   return add_saturating(finish, delay);
@@ -46,13 +50,18 @@ Result<ScheduleState> settle_finished_run(const Loop& loop, const SlotSeries& se
   const TimeMs finish = run.finished_at.value_or(input.now);
   const bool live = loop.status == LoopStatus::kActive && !loop.archived;
 
-  if (live && reattempt_kind(run, loop.max_attempts) != Reattempt::kNone &&
-      !holds_other_retry(loop, run)) {
+  const Reattempt kind = reattempt_kind(run, loop.max_attempts);
+  if (live && kind != Reattempt::kNone && !holds_other_retry(loop, run)) {
     state.retry_scheduled_for = run.scheduled_for;
     // The series keeps the position it reached: after the retry, planning
     // resumes there, not at the slot after the retried one.
     state.series_resume_at = loop.retry_scheduled_for ? loop.series_resume_at : loop.next_run_at;
-    state.next_run_at = retry_due(loop, run, finish, input);
+    // Never held past the series' next slot: there the catch-up policy
+    // decides between the retry and the slots due (core/slot_plan.h).
+    state.next_run_at = retry_due(loop, run, kind, finish, input);
+    if (state.series_resume_at && *state.series_resume_at < *state.next_run_at) {
+      state.next_run_at = *state.series_resume_at;
+    }
     return state;
   }
   if (counts_from_finish(loop.schedule) && !loop.next_run_at && !has_ended(loop)) {

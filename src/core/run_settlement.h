@@ -5,10 +5,13 @@
 // Rules, for an active, unarchived loop:
 // - a retryable slot (core/retry_policy.h) is retried: retry_scheduled_for
 //   is the run's slot, series_resume_at the loop's next_run_at (where the
-//   series had got to) and next_run_at the run's finish plus the retry delay
-//   (a usage-limited run: the end of its account's cooldown, no backoff) —
-//   unless the loop already holds another pending retry, in which case the
-//   slot stays as it finished;
+//   series had got to) and next_run_at when the retry is due — the run's
+//   finish plus the retry delay; a free re-attempt (abandoned: not the
+//   target's fault) at the finish; a usage-limited run at the end of its
+//   account's cooldown — but never later than series_resume_at, where the
+//   catch-up policy decides between the retry and the slots due
+//   (core/slot_plan.h) — unless the loop already holds another pending
+//   retry, in which case the slot stays as it finished;
 // - otherwise a fixed-delay or dynamic loop waiting for this run
 //   (next_run_at empty) gets its next slot from the finish
 //   (SlotSeries::after_finish, with the run's own next-in choice);
@@ -22,8 +25,8 @@
 // (resuming it would give it nothing to run). An expired or completed loop
 // (also one archived from those) never gets a next slot: it will not run
 // again.
-// The retry is due at the run's finish (or `now` when it has none) plus
-// retry_delay(base, backoff, run.attempt, random). A run that is running or
+// An ordinary retry is due at the run's finish (or `now` when it has none)
+// plus retry_delay(base, backoff, run.attempt, random). A run that is running or
 // queued has nothing to settle: an internal error.
 #pragma once
 

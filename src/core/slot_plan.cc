@@ -161,7 +161,12 @@ Result<SlotPlan> plan_slots(const SlotSeries& series, const CatchUpPolicy& polic
     Result<MaybeTime> after_retry =
         input.resume_at ? Result<MaybeTime>(input.resume_at) : series.following(*input.retry_slot);
     if (!after_retry) return after_retry.error();
-    if (!builder.too_late(input.next_run_at)) {
+    // The series' next slot is due too: the retry is the oldest of the due
+    // slots, and only `all` runs an older slot before the newer ones.
+    const bool superseded = policy.mode != CatchUpMode::kAll && *after_retry &&
+                            **after_retry <= input.now &&
+                            (!input.expires_at || **after_retry < *input.expires_at);
+    if (!superseded && !builder.too_late(input.next_run_at)) {
       builder.plan().run.push_back(*input.retry_slot);
       builder.plan().run_is_retry = true;
       return builder.finish(*after_retry);

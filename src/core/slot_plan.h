@@ -10,7 +10,11 @@
 //   none    no missed slot runs.
 // Slots that fell due while watched are never missed: they all run, oldest
 // first. Whatever the policy, a slot more than `window` late at `now` does
-// not run. A pending retry slot, once due, runs before anything else.
+// not run. A pending retry slot, once due, runs before anything else —
+// unless the series' next slot is due as well: then the retry is the oldest
+// due slot and the policy decides, as for missed slots: `all` runs it first,
+// `latest` and `none` record it skipped (`missed`) and plan the due slots
+// without it. A retry more than `window` late is recorded skipped too.
 //
 // Invariants: every due slot the plan covers is either run, recorded skipped
 // with its reason, or counted in `missed_unrecorded`; at most `limit` skipped

@@ -18,6 +18,10 @@
 // 5. A pending retry slot that is due runs before new slots, alone; while
 //    another run of the loop runs (overlap other than `allow`) it waits
 //    (kBusy), and without capacity left (after rule 4) it waits (kCapacity).
+//    Once the series' next slot is due too, plan_slots decides by the
+//    catch-up policy (core/slot_plan.h): under `latest` and `none` the retry
+//    is skipped and the due slots follow rule 6, so no retry holds a loop
+//    past its next slot.
 // 6. Due slots are planned by plan_slots (core/slot_plan.h): missed ones by
 //    the catch-up policy, recorded skipped (`missed`) or counted. Of the
 //    slots to run, the missed ones (catch-up backlog) run one after another:

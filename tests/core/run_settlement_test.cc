@@ -13,6 +13,7 @@ using testing::at;
 
 constexpr DurationMs kSecond = 1000;
 constexpr DurationMs kMinute = 60 * kSecond;
+constexpr DurationMs kDay = 24 * 60 * kMinute;
 
 // Times of day on 2026-01-01.
 TimeMs t(const std::string& hh_mm_ss) { return at("2026-01-01T" + hh_mm_ss + "Z"); }
@@ -112,6 +113,7 @@ TEST(RunSettlement, ExponentialRetryDelaysStayWithinBaseAndAGrowingCeiling) {
   Loop loop = loop_every_ten_minutes();
   loop.retry_backoff = RetryBackoff::kExponential;
   loop.max_attempts = 20;
+  loop.next_run_at = t("12:00:00");  // the series' next slot after every delay
   const DurationMs base = loop.retry_delay_ms;
   DurationMs previous_ceiling = 0;
   for (int attempt = 1; attempt < 12; ++attempt) {
@@ -157,7 +159,8 @@ TEST(RunSettlement, SucceededSkippedAndCancelledSlotsAreNeverRetried) {
 
 TEST(RunSettlement, AUsageLimitedRunIsReattemptedForFreeAtTheEndOfTheCooldown) {
   for (int attempt : {1, 3}) {  // 3 = max_attempts: no ordinary attempt is left
-    const Loop loop = loop_every_ten_minutes();
+    Loop loop = loop_every_ten_minutes();
+    loop.next_run_at = t("10:50:00");  // the series' next slot after the cooldown
     orrery::Run run = finished(RunStatus::kFailed, attempt);
     run.usage_limited = true;
     run.free_reattempts = kMaxFreeReattempts - 1;
@@ -189,15 +192,59 @@ TEST(RunSettlement, FreeReattemptsEndAfterTheirLimit) {
   EXPECT_EQ(settle(loop, limited).retry_scheduled_for, t("10:00:00"));
 }
 
-TEST(RunSettlement, AnAbandonedRunIsReattemptedForFreeAfterTheRetryDelay) {
-  for (int free : {0, 1, kMaxFreeReattempts - 1}) {
-    const Loop loop = loop_every_ten_minutes();
-    orrery::Run run = finished(RunStatus::kAbandoned, loop.max_attempts);
-    run.free_reattempts = free;
-    const ScheduleState state = settle(loop, run);
-    EXPECT_EQ(state.retry_scheduled_for, t("10:00:00")) << free;
-    EXPECT_EQ(state.next_run_at, t("10:02:30")) << free;
+TEST(RunSettlement, AnAbandonedRunIsReattemptedForFreeAtOnce) {
+  for (int max_attempts : {1, 3}) {
+    for (int free : {0, 1, kMaxFreeReattempts - 1}) {
+      Loop loop = loop_every_ten_minutes();
+      loop.max_attempts = max_attempts;
+      orrery::Run run = finished(RunStatus::kAbandoned, max_attempts);
+      run.free_reattempts = free;
+      const ScheduleState state = settle(loop, run);
+      EXPECT_EQ(state.retry_scheduled_for, t("10:00:00")) << free;
+      EXPECT_EQ(state.next_run_at, t("10:02:00")) << free;  // its finish: no retry delay
+    }
   }
+  // Its free re-attempts used, an abandoned slot with attempts left is an
+  // ordinary retry, after the delay.
+  const Loop loop = loop_every_ten_minutes();
+  orrery::Run run = finished(RunStatus::kAbandoned, 1);
+  run.free_reattempts = kMaxFreeReattempts;
+  EXPECT_EQ(settle(loop, run).next_run_at, t("10:02:30"));
+}
+
+TEST(RunSettlement, ARetryIsNeverDueLaterThanTheSeriesNextSlot) {
+  // The 10:00 slot failed at 10:02; the retry is due at the earlier of its
+  // own time and the series' next slot.
+  struct Case {
+    DurationMs delay;
+    const char* next_slot;
+    const char* due;
+  };
+  const Case cases[] = {
+      {30 * kSecond, "10:10:00", "10:02:30"}, {10 * kMinute, "10:10:00", "10:10:00"},
+      {8 * kMinute, "10:10:00", "10:10:00"},  {8 * kMinute - 1, "10:10:00", "10:09:59.999"},
+      {60 * kMinute, "10:05:00", "10:05:00"}, {kDay, "10:10:00", "10:10:00"},
+  };
+  for (const Case& c : cases) {
+    Loop loop = loop_every_ten_minutes();
+    loop.retry_delay_ms = c.delay;
+    loop.next_run_at = t(c.next_slot);
+    const ScheduleState state = settle(loop, finished(RunStatus::kFailed, 1));
+    EXPECT_EQ(state.next_run_at, t(c.due)) << c.delay << " " << c.next_slot;
+    EXPECT_EQ(state.series_resume_at, t(c.next_slot));
+    EXPECT_EQ(state.retry_scheduled_for, t("10:00:00"));
+  }
+  // A usage limit's cooldown past the next slot: due at the slot too.
+  Loop loop = loop_every_ten_minutes();
+  orrery::Run limited = finished(RunStatus::kFailed, 1);
+  limited.usage_limited = true;
+  SettleInput input;
+  input.cooldown_until = t("12:00:00");
+  EXPECT_EQ(settle(loop, limited, input).next_run_at, t("10:10:00"));
+  // A fixed-delay loop has no next slot while its run is out: nothing to cap.
+  Loop waiting = fixed_delay();
+  waiting.retry_delay_ms = kDay;
+  EXPECT_EQ(settle(waiting, finished(RunStatus::kFailed, 1)).next_run_at, t("10:02:00") + kDay);
 }
 
 TEST(RunSettlement, ASecondRetryWaitsNotWhileAnotherIsPending) {

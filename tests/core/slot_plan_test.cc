@@ -152,12 +152,61 @@ TEST(SlotPlan, ASlotLaterThanTheWindowNeverRunsWhateverThePolicy) {
 }
 
 TEST(SlotPlan, APendingRetryRunsFirstAndAlone) {
-  PlanInput in = input("10:00", "10:05", "09:00");
-  in.retry_slot = t("09:50");
-  const SlotPlan p = plan(every(10 * kMinute), policy(CatchUpMode::kLatest), in);
-  EXPECT_EQ(times(p.run), Strings{"09:50"});
-  EXPECT_TRUE(p.run_is_retry);
-  EXPECT_EQ(p.next_slot, t("10:00"));
+  for (CatchUpMode mode : {CatchUpMode::kLatest, CatchUpMode::kAll, CatchUpMode::kNone}) {
+    // Due at 10:00; the series' next slot, 10:10, is not due yet.
+    PlanInput in = input("10:00", "10:05", "09:00");
+    in.retry_slot = t("09:50");
+    in.resume_at = t("10:10");
+    const SlotPlan p = plan(every(10 * kMinute), policy(mode), in);
+    EXPECT_EQ(times(p.run), Strings{"09:50"}) << catch_up_mode_name(mode);
+    EXPECT_TRUE(p.run_is_retry);
+    EXPECT_TRUE(p.skipped.empty());
+    EXPECT_EQ(p.next_slot, t("10:10"));
+  }
+}
+
+TEST(SlotPlan, ARetryStillPendingWhenTheNextSlotIsDueIsDecidedByTheCatchUpPolicy) {
+  // The 09:50 retry is due at 10:00 (its own time or the next slot's); the
+  // series' next slot is `resume`; at `now` both are due.
+  struct Case {
+    const char* resume;
+    const char* now;
+  };
+  for (const Case c : {Case{"10:00", "10:00"}, Case{"10:00", "10:07"}, Case{"10:10", "10:25"}}) {
+    SCOPED_TRACE(std::string(c.resume) + " " + c.now);
+    PlanInput in = input("10:00", c.now, "09:00");
+    in.retry_slot = t("09:50");
+    in.resume_at = t(c.resume);
+    // all: the retry, the oldest due slot, runs first and alone.
+    const SlotPlan all = plan(every(10 * kMinute), policy(CatchUpMode::kAll), in);
+    EXPECT_EQ(times(all.run), Strings{"09:50"});
+    EXPECT_TRUE(all.run_is_retry);
+    EXPECT_EQ(all.next_slot, t(c.resume));
+    // latest and none: the retry is skipped (missed) and the due slots are
+    // planned without it (watched slots all run, oldest first).
+    for (CatchUpMode mode : {CatchUpMode::kLatest, CatchUpMode::kNone}) {
+      const SlotPlan p = plan(every(10 * kMinute), policy(mode), in);
+      EXPECT_FALSE(p.run_is_retry) << catch_up_mode_name(mode);
+      EXPECT_EQ(skipped(p), Strings{"09:50 missed"});
+      EXPECT_EQ(p.missed_count_delta(), 1);
+      ASSERT_FALSE(p.run.empty());
+      EXPECT_EQ(p.run.front(), t(c.resume));
+      EXPECT_GT(*p.next_slot, t(c.now));
+    }
+  }
+  // Missed, not watched: latest runs only the newest of them.
+  PlanInput missed = input("10:00", "10:35", "10:33");
+  missed.retry_slot = t("09:50");
+  missed.resume_at = t("10:00");
+  const SlotPlan p = plan(every(10 * kMinute), policy(CatchUpMode::kLatest), missed);
+  EXPECT_EQ(times(p.run), Strings{"10:30"});
+  EXPECT_EQ(skipped(p), (Strings{"09:50 missed", "10:00 missed", "10:10 missed", "10:20 missed"}));
+  // A next slot at or after the loop's expiry is not due: the retry runs.
+  PlanInput expiring = input("10:00", "10:15", "09:00");
+  expiring.retry_slot = t("09:50");
+  expiring.resume_at = t("10:10");
+  expiring.expires_at = t("10:10");
+  EXPECT_TRUE(plan(every(10 * kMinute), policy(CatchUpMode::kLatest), expiring).run_is_retry);
 }
 
 TEST(SlotPlan, AfterARetryTheSeriesResumesWhereItHadGotTo) {

@@ -411,9 +411,13 @@ TEST(TickPlan, ASlotLaterThanTheWindowIsSkippedNotRun) {
 
 // --- Rule 5: retries ---
 
-Loop with_retry(Loop loop, const std::string& slot, const std::string& due) {
+// A retry of `slot` due at `due`; the series had got to `resume` (by
+// default 10:40: the slots up to 10:30 were planned before it failed).
+Loop with_retry(Loop loop, const std::string& slot, const std::string& due,
+                const std::string& resume = "10:40") {
   loop.retry_scheduled_for = t(slot);
   loop.next_run_at = t(due);
+  loop.series_resume_at = t(resume);
   return loop;
 }
 
@@ -425,16 +429,16 @@ TEST(TickPlan, ADueRetryRunsFirstAndAloneAndIsConsumed) {
     EXPECT_TRUE(p.queue.empty());
     EXPECT_TRUE(p.skipped.empty());
     EXPECT_FALSE(p.state.retry_scheduled_for);
-    EXPECT_EQ(p.state.next_run_at, t("10:10"));  // the slots after it follow in the next tick
+    EXPECT_EQ(p.state.next_run_at, t("10:40"));  // where the series had got to
   }
 }
 
 TEST(TickPlan, AConsumedRetryResumesTheSeriesWhereItHadGotTo) {
-  Loop loop = with_retry(every(10 * kMinute, "10:00"), "10:00", "10:25");
-  loop.series_resume_at = t("10:20");  // 10:10 was planned before the retry was scheduled
+  // 10:10 and 10:20 were planned before the retry was scheduled.
+  const Loop loop = with_retry(every(10 * kMinute, "10:00"), "10:00", "10:25", "10:30");
   const LoopTickPlan p = plan(loop, {}, tick("10:25"));
   EXPECT_EQ(times(p.claim), Strings{"10:00"});
-  EXPECT_EQ(p.state.next_run_at, t("10:20"));
+  EXPECT_EQ(p.state.next_run_at, t("10:30"));
   EXPECT_FALSE(p.state.series_resume_at);
   EXPECT_FALSE(p.state.retry_scheduled_for);
 }
@@ -471,12 +475,41 @@ TEST(TickPlan, ARetryWaitsWhileAnotherRunOfTheLoopRuns) {
 }
 
 TEST(TickPlan, ARetryLaterThanTheWindowIsSkippedAndNewSlotsArePlanned) {
-  Loop loop = with_retry(every(10 * kMinute, "10:00"), "10:00", "10:25");
+  Loop loop = with_retry(every(10 * kMinute, "10:00"), "10:00", "10:25", "10:30");
   loop.catch_up.window = 5 * kMinute;
   const LoopTickPlan p = plan(loop, {}, tick("10:31"));
   EXPECT_FALSE(p.state.retry_scheduled_for);
   EXPECT_EQ(skipped(p).front(), "10:00 missed");
   EXPECT_EQ(times(p.claim), Strings{"10:30"});
+}
+
+TEST(TickPlan, ARetryStillPendingWhenTheNextSlotIsDueNoLongerHoldsTheLoop) {
+  // The 10:00 retry is due at 10:10, the series' next slot (it was capped
+  // there); at 10:15 both are due.
+  for (OverlapPolicy overlap :
+       {OverlapPolicy::kSkip, OverlapPolicy::kQueue, OverlapPolicy::kReplace}) {
+    SCOPED_TRACE(overlap_name(overlap));
+    const Loop loop = with_retry(every(10 * kMinute, "10:00", overlap), "10:00", "10:10", "10:10");
+    // Idle: latest runs the new slot instead of the retry.
+    const LoopTickPlan idle = plan(loop, {}, tick("10:15"));
+    EXPECT_EQ(times(idle.claim), Strings{"10:10"});
+    EXPECT_EQ(skipped(idle), Strings{"10:00 missed"});
+    EXPECT_FALSE(idle.state.retry_scheduled_for);
+    EXPECT_FALSE(idle.state.series_resume_at);
+    EXPECT_EQ(idle.state.next_run_at, t("10:20"));
+    // Busy: the new slot follows the overlap policy; nothing waits.
+    const LoopTickPlan busy = plan(loop, running(1), tick("10:15"));
+    EXPECT_EQ(busy.wait, TickWait::kNone);
+    EXPECT_EQ(skipped(busy).front(), "10:00 missed");
+    EXPECT_FALSE(busy.state.retry_scheduled_for);
+    EXPECT_EQ(busy.state.next_run_at, t("10:20"));
+    // all: the retry is the oldest due slot and runs first, alone.
+    const Loop all = with_catch_up(loop, CatchUpMode::kAll);
+    const LoopTickPlan first = plan(all, {}, tick("10:15"));
+    EXPECT_EQ(times(first.claim), Strings{"10:00"});
+    EXPECT_TRUE(first.skipped.empty());
+    EXPECT_EQ(first.state.next_run_at, t("10:10"));
+  }
 }
 
 // --- Rule 7: the state left ---

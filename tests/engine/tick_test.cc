@@ -197,7 +197,16 @@ TEST_F(Tick, RecoveryFinishesARunWhoseSupervisorDied) {
   EXPECT_EQ(runs().front().status, RunStatus::kRunning);
   auto with = tick(kNow + 3, /*recover=*/true);
   ASSERT_TRUE(with.ok()) << with.error().message;
-  EXPECT_EQ(runs().front().status, RunStatus::kAbandoned);
+  // Abandoned, and re-attempted for free in the same tick (no retry delay:
+  // not the target's fault).
+  EXPECT_TRUE(std::any_of(log_.begin(), log_.end(), [](const std::string& line) {
+    return line.find(": abandoned (") != std::string::npos;
+  })) << ::testing::PrintToString(log_);
+  ASSERT_EQ(with->claimed.size(), 1u);
+  EXPECT_EQ(with->claimed[0].run.scheduled_for, kNow - 500);
+  EXPECT_EQ(with->claimed[0].run.attempt, 1);
+  EXPECT_EQ(runs().size(), 1u);
+  EXPECT_EQ(runs().front().free_reattempts, 1);
 }
 
 TEST_F(Tick, LoopsPastTheirExpiryExpire) {
