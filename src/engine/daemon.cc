@@ -26,6 +26,7 @@
 #include "exec/process_identity.h"
 #include "exec/supervisor.h"
 #include "exec/wake.h"
+#include "store/sqlite/database_files.h"
 
 namespace orrery {
 namespace {
@@ -55,21 +56,6 @@ struct Launched {
   Claim claim;
   ProcessIdentity supervisor;
 };
-
-// The file a path names (device and inode); nothing when it cannot be told.
-struct FileIdentity {
-  dev_t device = 0;
-  ino_t inode = 0;
-  bool missing = false;  // no file at the path
-  friend bool operator==(const FileIdentity&, const FileIdentity&) = default;
-};
-
-std::optional<FileIdentity> file_identity(const std::string& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) == 0) return FileIdentity{info.st_dev, info.st_ino, false};
-  if (errno == ENOENT) return FileIdentity{0, 0, true};
-  return std::nullopt;
-}
 
 class Daemon {
  public:
@@ -102,7 +88,10 @@ class Daemon {
   // The lease, the wake-up socket, READY=1.
   Status start() {
     const TimeMs started = now();
-    if (!options_.database_path.empty()) database_ = file_identity(options_.database_path);
+    if (!options_.database_path.empty()) {
+      database_files_.emplace(options_.database_path);
+      database_files_->remember();
+    }
     settings_.location = options_.location;
     settings_.claimant = "daemon@" + processes_.host_name() + ":" + std::to_string(self_.pid);
     settings_.max_running = options_.max_running;
@@ -311,16 +300,12 @@ class Daemon {
     timers_.heartbeat = steady_in(delay);
   }
 
-  // The database file removed or replaced (another inode at its path): the
-  // daemon would go on alone with a file no command or supervisor sees.
-  Status check_database_file() const {
-    if (!database_ || database_->missing) return Ok{};
-    const std::optional<FileIdentity> current = file_identity(options_.database_path);
-    if (!current || *current == *database_) return Ok{};
-    return unavailable_error("the database file " + options_.database_path + " was " +
-                             (current->missing ? "removed" : "replaced") +
-                             " while the daemon ran; stopping (start the daemon again to use "
-                             "the file now there)");
+  // A file of the database removed or replaced (another inode at its path:
+  // the -wal, the -shm, the directory too): the daemon would go on alone
+  // with files no command or supervisor sees (store/sqlite/database_files.h).
+  Status check_database_files() const {
+    if (!database_files_) return Ok{};
+    return database_files_->check();
   }
 
   // Renews the lease when due. Heartbeats that failed on store errors (a
@@ -328,7 +313,7 @@ class Daemon {
   // takes it first: this daemon takes it again unless another one did.
   Status heartbeat_if_due() {
     if (!passed(timers_.heartbeat)) return Ok{};
-    if (auto same = check_database_file(); !same) return same;
+    if (auto same = check_database_files(); !same) return same;
     auto beat = store_.heartbeat_daemon_lease(lease_.lease_id, options_.lease_ttl_ms, now());
     if (!beat) {
       switch (after_store_failure(beat.error(), heartbeat_failing_)) {
@@ -393,6 +378,7 @@ class Daemon {
   // daemon, unless its heartbeats were failing (the next heartbeat, due now,
   // takes it again or finds it lost).
   Status after_failed_tick(const Error& error) {
+    if (auto same = check_database_files(); !same) return same;
     const DurationMs delay = tick_backoff_.next();
     timers_.tick_retry = steady_in(delay);
     switch (after_store_failure(error, heartbeat_failing_)) {
@@ -700,7 +686,7 @@ class Daemon {
   bool more_ = false;
   bool stopping_ = false;
   bool suspended_ = false;
-  std::optional<FileIdentity> database_;      // the database file at the start
+  std::optional<sqlite::DatabaseFiles> database_files_;  // as they were at the start
   bool heartbeat_failing_ = false;            // the last heartbeat failed on a store error
   std::unordered_map<pid_t, Launched> ours_;  // by supervisor pid
   std::vector<Launched> exited_runs_;         // whose supervisor exited

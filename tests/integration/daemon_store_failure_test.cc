@@ -13,15 +13,19 @@
 //   4 without claiming anything;
 // - a supervisor that cannot write gives up within its run lease; recovery
 //   records its run `abandoned` and the slot is attempted again;
-// - a database file removed or replaced under the daemon stops it (75).
+// - any file of the database (itself, its -wal, its -shm, the directory)
+//   removed or replaced under the daemon stops it (75), naming the file.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
 
 #include "daemon_fixture.h"
+#include "support/numbered.h"
 
 namespace orrery {
 namespace {
+
+using testing::numbered;
 
 constexpr TimeMs kSecond = 1000;
 constexpr int kExitConflict = 4;
@@ -137,58 +141,83 @@ TEST_F(DaemonStoreFailure, ASupervisorThatCannotWriteLeavesItsRunToRecovery) {
   })) << log_of(daemon);
   set_writes_failing(started["supervisor_pid"].get<pid_t>(), true);
 
-  json abandoned;
-  ASSERT_TRUE(eventually(
-      [&] {
-        abandoned = json_of({"run", "show", started["id"].get<std::string>()});
-        return abandoned["status"] != "running";
-      },
-      milliseconds(8000)))
-      << abandoned.dump() << log_of(daemon);
-  EXPECT_EQ(abandoned["status"], "abandoned") << abandoned.dump();
-  // Its supervisor gone or its lease run out, whichever recovery saw first.
-  EXPECT_FALSE(abandoned["error"].get<std::string>().empty()) << abandoned.dump();
+  // Recovery records it abandoned (its supervisor gone or its lease run
+  // out, whichever it saw first) and re-attempts it at once, for free.
+  const std::string id = started["id"].get<std::string>();
+  ASSERT_TRUE(eventually([&] { return contains(log_of(daemon), "recovered run " + id); },
+                         milliseconds(8000)))
+      << log_of(daemon);
+  EXPECT_TRUE(contains(log_of(daemon), ": abandoned (")) << log_of(daemon);
   // Attempted again, this time recorded.
   ASSERT_TRUE(eventually([&] { return loop("once")["status"] == "completed"; }))
       << runs("once").dump(1) << log_of(daemon);
   const json all = runs("once");
   ASSERT_EQ(all.size(), 1u) << all.dump(1);
   EXPECT_EQ(all[0]["status"], "succeeded") << all.dump(1);
+  EXPECT_EQ(all[0]["attempt"], 1) << all.dump(1);  // a free re-attempt
   EXPECT_EQ(executions(record).size(), 2u);
   EXPECT_EQ(stop_daemon(daemon), 0) << log_of(daemon);
 }
 
-// A database file removed or replaced under a running daemon (another
-// inode at its path): the daemon stops at its next heartbeat (exit 75)
-// instead of going on alone with a file no command or supervisor sees; a
-// daemon started then uses the file now there.
-TEST_F(DaemonStoreFailure, ADatabaseFileRemovedOrReplacedStopsTheDaemon) {
+// Each file the SQLite database lives in (the database, its -wal, its
+// -shm, the directory), removed or replaced under a running daemon (another
+// inode at its path): the daemon stops (exit 75) naming the file instead of
+// going on alone with files no command or supervisor sees; a daemon started
+// then uses the files now there.
+TEST_F(DaemonStoreFailure, AnyFileOfTheDatabaseRemovedOrReplacedStopsTheDaemonNamingIt) {
   const std::string database = home_ + "/orrery.db";
-  for (const bool replace : {false, true}) {
-    SCOPED_TRACE(replace ? "replaced" : "removed");
-    add(replace ? "second" : "first", {"--every", "1h", "--", "true"});
-    const size_t daemon = start_held_daemon({"--lease-ttl", "3s"});
-    std::error_code ignored;
-    if (replace) {
-      // Another database, moved over the daemon's.
-      const std::string other = tmp_ + "/other";
-      ASSERT_EQ(
-          run_orrery({"--home", other, "add", "other", "--every", "1h", "--", "true"}).exit_code,
-          0);
-      std::filesystem::rename(other + "/orrery.db", database);
-    } else {
-      for (const char* suffix : {"", "-wal", "-shm"}) {
-        std::filesystem::remove(database + suffix, ignored);
+  struct File {
+    std::filesystem::path path;
+    std::string what;
+  };
+  const File files[] = {
+      {database, "the database file"},
+      {database + "-wal", "the database's write-ahead log"},
+      {database + "-shm", "the database's shared-memory index"},
+      {home_, "the database's directory"},
+  };
+  int loops = 0;
+  for (const File& file : files) {
+    for (const bool replace : {false, true}) {
+      SCOPED_TRACE(file.path.string() + (replace ? " replaced" : " removed"));
+      add(numbered("loop", loops++), {"--every", "1h", "--", "true"});
+      const size_t daemon = start_held_daemon({"--lease-ttl", "3s"});
+      const std::string moved = tmp_ + "/moved";
+      std::filesystem::remove_all(moved);
+      std::filesystem::rename(file.path, moved);
+      if (replace) {
+        // A copy at the path: the same bytes, another inode (a directory:
+        // its regular files, not the daemon's socket).
+        if (std::filesystem::is_directory(moved)) {
+          std::filesystem::create_directory(file.path);
+          for (const auto& entry : std::filesystem::recursive_directory_iterator(moved)) {
+            const auto target = file.path / std::filesystem::relative(entry.path(), moved);
+            if (entry.is_directory()) std::filesystem::create_directories(target);
+            if (entry.is_regular_file()) std::filesystem::copy_file(entry.path(), target);
+          }
+        } else {
+          std::filesystem::copy_file(moved, file.path);
+        }
+      } else if (file.path == home_) {
+        std::filesystem::rename(moved, tmp_ + "/gone");
+      }
+      EXPECT_EQ(wait_daemon_exit(daemon, milliseconds(5000)), 75) << log_of(daemon);
+      EXPECT_TRUE(contains(log_of(daemon), file.what + " " + file.path.string() + " was " +
+                                               (replace ? "replaced" : "removed")))
+          << log_of(daemon);
+      // Put back as it was for the next case.
+      if (!replace) {
+        if (file.path == home_) {
+          std::filesystem::rename(tmp_ + "/gone", home_);
+        } else if (file.path == database) {
+          std::filesystem::rename(moved, file.path);
+        }
       }
     }
-    EXPECT_EQ(wait_daemon_exit(daemon, milliseconds(5000)), 75) << log_of(daemon);
-    EXPECT_TRUE(contains(log_of(daemon), std::string("the database file ") + database + " was " +
-                                             (replace ? "replaced" : "removed")))
-        << log_of(daemon);
   }
-  EXPECT_EQ(json_of({"ls"}).size(), 1u);  // the file now there: "other"
   const size_t next = start_held_daemon({"--lease-ttl", "3s"});
   EXPECT_EQ(stop_daemon(next), 0) << log_of(next);
+  EXPECT_FALSE(json_of({"ls"}).empty());
 }
 
 }  // namespace

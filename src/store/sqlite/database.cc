@@ -274,7 +274,13 @@ Status Database::begin_write() {
   return exec("BEGIN IMMEDIATE");
 }
 
-Status Database::commit() { return exec("COMMIT"); }
+Status Database::commit() {
+  if (auto same = check_files(); !same) {
+    rollback();
+    return same;
+  }
+  return exec("COMMIT");
+}
 
 void Database::rollback() { (void)exec("ROLLBACK"); }
 

@@ -19,6 +19,7 @@
 
 #include "core/result.h"
 #include "store/sql/connection.h"
+#include "store/sqlite/database_files.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -83,6 +84,9 @@ class Database final : public sql::Connection {
   bool in_transaction() const override;
   // BEGIN IMMEDIATE: the write lock on the whole file, so no row lock is needed.
   Status begin_write() override;
+  // COMMIT, unless a file of the database was removed or replaced since
+  // remember_files() (store/sqlite/database_files.h): then the transaction
+  // is rolled back and the error names the file.
   Status commit() override;
   void rollback() override;
   std::string_view row_lock(sql::RowLock) const override { return ""; }
@@ -99,6 +103,13 @@ class Database final : public sql::Connection {
   size_t cached_statements() const { return statements_.size(); }
   int busy_timeout_ms() const { return busy_timeout_ms_; }
 
+  // Records the database's files as they are now; every commit checks them.
+  void remember_files() {
+    files_.remember();
+    files_remembered_ = true;
+  }
+  Status check_files() const { return files_remembered_ ? files_.check() : Status(Ok{}); }
+
   // Switches the journal to WAL, retrying while other connections hold the
   // file (up to the busy timeout).
   Status ensure_wal();
@@ -114,7 +125,7 @@ class Database final : public sql::Connection {
 
  private:
   Database(sqlite3* db, std::string path, int busy_timeout_ms)
-      : db_(db), path_(std::move(path)), busy_timeout_ms_(busy_timeout_ms) {}
+      : db_(db), path_(path), busy_timeout_ms_(busy_timeout_ms), files_(path) {}
 
   void mark_damaged();
 
@@ -123,6 +134,8 @@ class Database final : public sql::Connection {
   int busy_timeout_ms_;
   bool damaged_ = false;
   bool checking_ = false;  // inside check_integrity: no nested check
+  DatabaseFiles files_;
+  bool files_remembered_ = false;
   std::unordered_map<std::string, std::unique_ptr<Statement>> statements_;
 };
 

@@ -33,6 +33,7 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const SqliteOptions& opti
   }
   // Only a file that proved to be ours is tightened.
   if (auto file = make_files_private(options.path); !file) return file.error();
+  (*db)->remember_files();
   std::unique_ptr<SqliteStore> store(new SqliteStore(std::move(*db), options.probe));
   // So that no command shows an expired loop as active (docs/storage.md, "Expiry").
   if (auto expired = store->expire_loops(options.now, {}); !expired) return expired.error();
