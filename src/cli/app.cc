@@ -159,6 +159,8 @@ void add_run_commands(CLI::App& app, Arguments& args, Command& command) {
   trigger->add_flag("--wait", args.trigger.wait, "wait for the run; exit 1 unless it succeeds");
   trigger->add_flag("--force", args.trigger.force,
                     "run now even when the overlap policy would skip, queue or replace");
+  trigger->add_flag("--here", args.trigger.here,
+                    "run on this host even when it lacks the loop's --machine labels");
   trigger->callback(
       [&] { command = [&args](const Context& c) { return trigger_loop(args.trigger, c); }; });
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -22,6 +23,7 @@
 #include "exec/log_follower.h"
 #include "exec/process_identity.h"
 #include "exec/recovery.h"
+#include "exec/store_watch.h"
 #include "exec/supervisor.h"
 #include "exec/supervisor_start.h"
 #include "exec/wake.h"
@@ -138,6 +140,73 @@ Result<int> unstarted_run(const Context& context, Store& store, const std::strin
   return kExitWorkFailed;
 }
 
+// Why a pending run waits (docs/daemon.md, "Runners"): the labels its loop
+// needs and how many registered runners have them.
+std::string pending_reason(Store& store, const Run& run) {
+  auto loop = store.get_loop(run.loop_id);
+  auto runners = store.list_runners();
+  if (!loop || !loop->has_value() || !runners) return "for a runner";
+  const std::vector<EnvVar>& selector = (*loop)->machine;
+  int able = 0;
+  for (const RunnerRecord& runner : *runners) {
+    auto labels = parse_labels_text(runner.labels);
+    if (labels && runner_may_run(*labels, selector)) ++able;
+  }
+  std::string needs;
+  for (const EnvVar& label : selector) {
+    needs += (needs.empty() ? "" : ",") + label.first + "=" + label.second;
+  }
+  return "for a runner" + (needs.empty() ? "" : " with " + terminal_text(needs)) + "; " +
+         (able == 0 ? std::string(needs.empty() ? "no runner is registered"
+                                                : "no registered runner has them")
+                    : std::to_string(able) + " registered " + (able == 1 ? "runner" : "runners") +
+                          " may claim it");
+}
+
+// Whether this host may run the loop (docs/daemon.md, "Runners"): its
+// host= label, or the labels of a runner registered from this host, hold
+// the loop's --machine selector.
+Result<bool> this_host_may_run(Store& store, const Loop& loop, const std::string& host) {
+  if (runner_may_run({{"host", host}}, loop.machine)) return true;
+  auto runners = store.list_runners();
+  if (!runners) return runners.error();
+  for (const RunnerRecord& runner : *runners) {
+    if (runner.host != host) continue;
+    auto labels = parse_labels_text(runner.labels);
+    if (labels && runner_may_run(*labels, loop.machine)) return true;
+  }
+  return false;
+}
+
+// A manual run left pending for a runner with the loop's labels: its id
+// (with --json, a document saying so) and why on stderr; with --wait, its
+// document once a runner ran it, exit 1 unless it succeeded.
+Result<int> left_to_runners(const Context& context, const OpenedStore& opened, const Run& run,
+                            const std::string& host, bool wait) {
+  Store& store = *opened.store;
+  std::cerr << "orrery: this host (" << terminal_text(host)
+            << ") lacks the loop's --machine labels: run " << run.id << " is left pending "
+            << pending_reason(store, run) << " (--here runs it on this host)\n";
+  if (!wait) {
+    if (context.globals.json) {
+      *context.out << json_text({{"run_id", run.id}, {"status", "pending"}}) << '\n';
+    } else {
+      *context.out << run.id << '\n';
+    }
+    return kExitOk;
+  }
+  StoreWatch watch(opened.database_path, store);
+  while (true) {
+    auto now = find_run(store, run.id);
+    if (!now) return now.error();
+    if (is_terminal(now->status)) {
+      print_run_document(context, store, *now);
+      return now->status == RunStatus::kSucceeded ? kExitOk : kExitWorkFailed;
+    }
+    watch.wait(std::chrono::seconds(1));
+  }
+}
+
 }  // namespace
 
 Result<int> trigger_loop(const TriggerArgs& args, const Context& context) {
@@ -152,16 +221,25 @@ Result<int> trigger_loop(const TriggerArgs& args, const Context& context) {
   if (!overlap) return overlap.error();
   if (*overlap == TriggerGoOn::kDone) return kExitOk;
   if (*overlap == TriggerGoOn::kDoneFailed) return kExitWorkFailed;
-  const std::string claimant =
-      "trigger@" + SystemProcessProbe().host_name() + ":" + std::to_string(getpid());
+  const std::string host = SystemProcessProbe().host_name();
+  // Labels matter only where runners share a database server.
+  bool to_runners = false;
+  if (opened->database_path.empty() && !args.here && !loop->machine.empty()) {
+    auto here = this_host_may_run(*opened->store, *loop, host);
+    if (!here) return here.error();
+    to_runners = !*here;
+  }
+  const std::string claimant = "trigger@" + host + ":" + std::to_string(getpid());
   std::optional<ClaimedRun> claimed;
   for (TimeMs slot = context.now; !claimed && slot < context.now + 100; ++slot) {
-    auto attempt = opened->store->claim_slot({loop->id, slot, true}, claimant, context.now, {});
+    auto attempt =
+        opened->store->claim_slot({loop->id, slot, true, to_runners}, claimant, context.now, {});
     if (!attempt) return attempt.error();
     claimed = *attempt;
   }
   if (!claimed) return conflict_error("could not claim a manual slot for loop " + loop->name);
   notify_daemon(opened->home);
+  if (to_runners) return left_to_runners(context, *opened, claimed->run, host, args.wait);
   Store& store = *opened->store;
   SupervisorLauncher launcher(store, {opened->home, context.globals.db});
   auto launched = launcher.launch({claimed->claim, 0, true, /*detach=*/!args.wait});
@@ -245,33 +323,6 @@ Result<int> list_runs(const RunsArgs& args, const Context& context) {
   if (more > 0) *context.out << format_count(more) << " more: " << next_page << '\n';
   return kExitOk;
 }
-
-namespace {
-
-// Why a pending run waits (docs/daemon.md, "Runners"): the labels its loop
-// needs and how many registered runners have them.
-std::string pending_reason(Store& store, const Run& run) {
-  auto loop = store.get_loop(run.loop_id);
-  auto runners = store.list_runners();
-  if (!loop || !loop->has_value() || !runners) return "for a runner";
-  const std::vector<EnvVar>& selector = (*loop)->machine;
-  int able = 0;
-  for (const RunnerRecord& runner : *runners) {
-    auto labels = parse_labels_text(runner.labels);
-    if (labels && runner_may_run(*labels, selector)) ++able;
-  }
-  std::string needs;
-  for (const EnvVar& label : selector) {
-    needs += (needs.empty() ? "" : ",") + label.first + "=" + label.second;
-  }
-  return "for a runner" + (needs.empty() ? "" : " with " + terminal_text(needs)) + "; " +
-         (able == 0 ? std::string(needs.empty() ? "no runner is registered"
-                                                : "no registered runner has them")
-                    : std::to_string(able) + " registered " + (able == 1 ? "runner" : "runners") +
-                          " may claim it");
-}
-
-}  // namespace
 
 Result<int> show_run(const RunArgs& args, const Context& context) {
   auto opened = open_store(context);

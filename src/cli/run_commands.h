@@ -15,6 +15,9 @@ struct TriggerArgs {
   std::string loop;
   bool wait = false;
   bool force = false;  // run now whatever the loop's overlap policy says
+  // Run on this host even when it lacks the loop's --machine labels
+  // (docs/daemon.md, "Runners").
+  bool here = false;
 };
 
 struct RunsArgs {

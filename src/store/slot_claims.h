@@ -34,6 +34,11 @@ struct SlotRequest {
   // A manual run (`orrery trigger`) may be claimed for a paused loop; a
   // scheduled one may not (docs/storage.md, "Which loops can be claimed").
   bool manual = false;
+  // Left pending for any runner whose labels match the loop's --machine
+  // selector (claim_pending) instead of claimed by the caller: the
+  // ClaimedRun's run is then pending and its claim empty, and a notice
+  // wakes the runners when it commits (docs/daemon.md, "Runners").
+  bool to_runners = false;
 };
 
 struct ClaimedRun {

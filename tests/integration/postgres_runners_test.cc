@@ -25,6 +25,7 @@
 #include "run_binary.h"
 #include "support/numbered.h"
 #include "support/pg_test_database.h"
+#include "support/test_files.h"
 
 namespace orrery {
 namespace {
@@ -285,6 +286,66 @@ TEST_F(PostgresRunners, ThreeRunnersShareTheWorkAndEachRunsOnlyWhatItsLabelsAllo
   ASSERT_TRUE(status["runners"].is_array()) << status.dump();
   EXPECT_EQ(status["runners"].size(), 3u) << status.dump();
   EXPECT_EQ(status["runs"]["pending"], 1) << status.dump();
+}
+
+// A manual trigger follows the loop's --machine selector: it runs here when
+// this host's labels (its host=, or a runner registered from it) hold the
+// selector; otherwise the run is left pending for a runner that does, and
+// the command says so; --here runs it on this host all the same.
+TEST_F(PostgresRunners, ATriggerFollowsTheLoopsMachineSelectorUnlessToldHere) {
+  const std::string where = tmp_ + "/ran-on";
+  cli({"add", "gpu", "--every", "1h", "--machine", "gpu=h100", "--", "sh", "-c",
+       "hostname >> " + where});
+  const auto trigger = [&](const Args& extra) {
+    Args args{"--db", url_, "--json", "trigger", "gpu"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run(args);
+  };
+  // No runner has the label: left pending, said on stderr, nothing ran.
+  const RunResult left = trigger({});
+  EXPECT_EQ(left.exit_code, 0) << describe(with_home({"trigger", "gpu"}), left);
+  const json document = json::parse(left.out, nullptr, false);
+  ASSERT_TRUE(document.is_object()) << left.out;
+  EXPECT_EQ(document["status"], "pending");
+  const std::string pending = document["run_id"].get<std::string>();
+  EXPECT_TRUE(contains(left.err, "this host (" + this_host() +
+                                     ") lacks the loop's --machine labels: run " + pending +
+                                     " is left pending for a runner with gpu=h100"))
+      << left.err;
+  EXPECT_TRUE(contains(left.err, "--here")) << left.err;
+  EXPECT_EQ(cli({"run", "show", pending})["status"], "pending");
+  EXPECT_FALSE(fs::exists(where));
+
+  // A runner of another host with the label claims it, and a --wait trigger
+  // waits for what that runner runs.
+  start_runner("far", {"gpu=h100"}, "gpu-host");
+  EXPECT_TRUE(wait_until([&] {
+    return cli({"run", "show", pending})["status"] == "succeeded";
+  })) << logs();
+  EXPECT_EQ(cli({"run", "show", pending})["host"], "gpu-host");
+  const RunResult waited = trigger({"--wait"});
+  EXPECT_EQ(waited.exit_code, 0) << waited.err << logs();
+  const json finished = json::parse(waited.out, nullptr, false);
+  ASSERT_TRUE(finished.is_object()) << waited.out;
+  EXPECT_EQ(finished["status"], "succeeded");
+  EXPECT_EQ(finished["host"], "gpu-host");
+
+  // --here: on this host, whatever its labels.
+  const RunResult here = trigger({"--here", "--wait"});
+  EXPECT_EQ(here.exit_code, 0) << here.err;
+  EXPECT_EQ(here.err, "");
+  EXPECT_EQ(json::parse(here.out, nullptr, false)["host"], this_host());
+
+  // A runner registered from this host with the label: the trigger runs here.
+  start_runner("near", {"gpu=h100"});
+  const RunResult near = trigger({"--wait"});
+  EXPECT_EQ(near.exit_code, 0) << near.err;
+  EXPECT_EQ(near.err, "");
+  const json near_run = json::parse(near.out, nullptr, false);
+  EXPECT_EQ(near_run["host"], this_host());
+  EXPECT_EQ(near_run["claimed_by"].get<std::string>().rfind("trigger@", 0), 0u) << near.out;
+  EXPECT_EQ(testing::read_file(where),
+            "gpu-host\ngpu-host\n" + this_host() + "\n" + this_host() + "\n");
 }
 
 TEST_F(PostgresRunners, ARunnerKilledMidRunHasItsRunAbandonedAndRetriedOnAnotherRunner) {

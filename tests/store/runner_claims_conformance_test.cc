@@ -85,6 +85,39 @@ TEST_P(RunnerClaims, APlanForRunnersLeavesItsSlotsPendingWithoutAClaim) {
   EXPECT_EQ(*parse_run_status("pending"), RunStatus::kPending);
 }
 
+TEST_P(RunnerClaims, AManualSlotLeftToRunnersIsPendingUntilARunnerWithItsLabelsClaimsIt) {
+  Loop paused = add_loop_for("by-hand", {{"gpu", "h100"}});
+  paused = loop_now(paused);
+  paused.status = LoopStatus::kPaused;
+  ASSERT_TRUE(store_->update_loop_parts(paused, {false, true}, {}, kNow).ok());
+  // Manual: a paused loop's slot may be left too, as it may be claimed.
+  auto left = store_->claim_slot({paused.id, kNow + 1, true, true}, "trigger@here:7", kNow, {});
+  ASSERT_TRUE(left.ok()) << left.error().message;
+  ASSERT_TRUE(left->has_value());
+  const ClaimedRun& pending = **left;
+  EXPECT_EQ(pending.run.status, RunStatus::kPending);
+  EXPECT_TRUE(pending.claim.id.empty());
+  EXPECT_TRUE(pending.claim.token.empty());
+  const orrery::Run stored = run_at(paused, kNow + 1);
+  EXPECT_EQ(stored.id, pending.run.id);
+  EXPECT_EQ(stored.status, RunStatus::kPending);
+  EXPECT_EQ(stored.claimed_by, "");
+  EXPECT_EQ(stored.host, "");
+  EXPECT_FALSE(stored.started_at.has_value());
+  paused = loop_now(paused);
+  paused.status = LoopStatus::kActive;
+  ASSERT_TRUE(store_->update_loop_parts(paused, {false, true}, {}, kNow).ok());
+  EXPECT_TRUE(claim_pending("daemon@a:1", host_labels(), 10).empty()) << "not its labels";
+  const auto claimed = claim_pending("daemon@b:2", "gpu=h100," + host_labels(), 10);
+  ASSERT_EQ(claimed.size(), 1u);
+  EXPECT_EQ(claimed[0].run.id, pending.run.id);
+  EXPECT_EQ(claimed[0].claim.claimed_by, "daemon@b:2");
+  // The slot is taken: not left, nor claimed, a second time.
+  auto again = store_->claim_slot({paused.id, kNow + 1, true, true}, "trigger@here:8", kNow, {});
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_FALSE(again->has_value());
+}
+
 TEST_P(RunnerClaims, ARunnerClaimsPendingRunsOldestSlotFirstUpToItsLimit) {
   std::vector<TimeMs> slots;
   std::vector<Loop> loops;

@@ -351,12 +351,23 @@ Result<std::vector<ClaimedRun>> SqlStore::claim_batch(const std::vector<SlotRequ
   if (!transaction) return transaction.error();
   if (auto fenced = check_fence_at(fence, *now); !fenced) return fenced.error();
   std::vector<ClaimedRun> claimed;
+  bool left_pending = false;
   for (const SlotRequest& slot : slots) {
     std::string refused;
     auto one = claim_in_transaction(slot, claimant, *now, /*settled=*/true, refused);
     if (!one) return one.error();
-    if (one->has_value()) claimed.push_back(std::move(**one));
+    if (one->has_value() && slot.to_runners) {
+      auto pending = leave_to_runners((*one)->run, *now);
+      if (!pending) return pending.error();
+      claimed.push_back(ClaimedRun{std::move(*pending), Claim{}});
+      left_pending = true;
+    } else if (one->has_value()) {
+      claimed.push_back(std::move(**one));
+    }
     if (first_refusal.empty()) first_refusal = refused;
+  }
+  if (left_pending) {
+    if (auto noticed = notify_daemons(); !noticed) return noticed.error();
   }
   if (auto status = (*transaction)->commit(); !status) return status.error();
   return claimed;
