@@ -129,7 +129,15 @@ Result<CatchUpMode> parse_catch_up_mode(std::string_view text) {
 }
 
 const char* skip_reason_name(SkipReason reason) {
-  return reason == SkipReason::kOverlap ? "overlap" : "missed";
+  switch (reason) {
+    case SkipReason::kOverlap:
+      return "overlap";
+    case SkipReason::kBacklog:
+      return "backlog";
+    case SkipReason::kMissed:
+      break;
+  }
+  return "missed";
 }
 
 std::int64_t SlotPlan::missed_count_delta() const {

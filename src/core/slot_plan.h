@@ -33,7 +33,9 @@
 namespace orrery {
 
 enum class CatchUpMode { kLatest, kAll, kNone };
-enum class SkipReason { kMissed, kOverlap };
+// kBacklog: a slot of an `allow` loop that found no room and the loop's
+// backlog of queued runs full (core/tick_plan.h, kMaxBacklog).
+enum class SkipReason { kMissed, kOverlap, kBacklog };
 
 inline constexpr int kDefaultCatchUpLimit = 50;
 inline constexpr int kMaxCatchUpLimit = 1000;

@@ -109,7 +109,13 @@ void start_watched(const Loop& loop, const LoopActivity& activity, const std::ve
       }
       return;
     case OverlapPolicy::kAllow:
-      for (TimeMs slot : slots) builder.start(slot);
+      for (TimeMs slot : slots) {
+        if (builder.fits() || builder.held() < kMaxBacklog) {
+          builder.start(slot);
+        } else {
+          builder.skip(slot, SkipReason::kBacklog);
+        }
+      }
       return;
     case OverlapPolicy::kReplace:
       for (size_t i = 0; i + 1 < slots.size(); ++i) builder.skip(slots[i], SkipReason::kOverlap);

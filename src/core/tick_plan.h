@@ -32,7 +32,10 @@
 //      skip     the first runs when idle, every other one is skipped (`overlap`);
 //      queue    the first runs when idle, one more is held as a queued row
 //               when none is held yet, the rest are skipped (`overlap`);
-//      allow    all are claimed within capacity, the rest queued;
+//      allow    all are claimed within capacity, the rest queued while
+//               the loop holds fewer than kMaxBacklog queued rows; the
+//               rest are skipped (`backlog`), so a loop that falls due
+//               faster than it gets room keeps a bounded backlog;
 //      replace  the newest runs, older ones are skipped (`overlap`), and
 //               every running run of the loop is stopped; when this plan
 //               already claimed a slot (a queued row or the backlog) the
@@ -62,6 +65,10 @@
 #include "core/slot_plan.h"
 
 namespace orrery {
+
+// The most queued runs an `allow` loop holds waiting for room
+// (docs/scheduling.md, "Overlap").
+inline constexpr int kMaxBacklog = 10;
 
 // What of a loop is in flight.
 struct LoopActivity {

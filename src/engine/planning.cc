@@ -64,15 +64,16 @@ struct Planned {
   std::int64_t missed_after = 0;
 };
 
-const char* reason_text(const std::vector<SkippedSlot>& skipped) {
-  const bool missed = std::any_of(skipped.begin(), skipped.end(), [](const SkippedSlot& s) {
-    return s.reason == SkipReason::kMissed;
-  });
-  const bool overlap = std::any_of(skipped.begin(), skipped.end(), [](const SkippedSlot& s) {
-    return s.reason == SkipReason::kOverlap;
-  });
-  if (missed && overlap) return "missed or overlapping";
-  return missed ? "missed" : "overlap";
+// The reasons of the skipped slots, in the order missed, overlap, backlog:
+// "missed", "missed or overlap", ...
+std::string reason_text(const std::vector<SkippedSlot>& skipped) {
+  std::string text;
+  for (SkipReason reason : {SkipReason::kMissed, SkipReason::kOverlap, SkipReason::kBacklog}) {
+    const bool any = std::any_of(skipped.begin(), skipped.end(),
+                                 [reason](const SkippedSlot& s) { return s.reason == reason; });
+    if (any) text += (text.empty() ? "" : " or ") + std::string(skip_reason_name(reason));
+  }
+  return text;
 }
 
 void log_result(const LoopPlanCommit& commit, const LoopPlanResult& result, const Planned& planned,

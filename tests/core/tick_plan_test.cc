@@ -314,6 +314,40 @@ TEST(TickPlan, QueuedRowsStartBeforeNewSlotsWhichThenFollowTheOverlapPolicy) {
   EXPECT_EQ(times(q.queue), Strings{"10:00"});
 }
 
+TEST(TickPlan, WithAllowTheBacklogOfQueuedRowsIsCappedAndTheRestSkipped) {
+  // One 1-minute loop; `held` queued rows already wait (all older than the
+  // due slots); the daemon has room for `capacity` more; 10:00-10:14 are due.
+  const Loop loop = every(kMinute, "10:00", OverlapPolicy::kAllow);
+  for (int held : {0, 1, kMaxBacklog - 1, kMaxBacklog, kMaxBacklog + 3}) {
+    for (int capacity : {1, 2, 5}) {
+      SCOPED_TRACE("held " + std::to_string(held) + ", capacity " + std::to_string(capacity));
+      Strings rows;
+      for (int i = 0; i < held; ++i) rows.push_back("09:" + std::to_string(10 + i));
+      const LoopTickPlan p = plan(loop, queued(rows), tick("10:14", capacity));
+      const int due = 15;
+      // Queued rows first, within the room; then the due slots.
+      const int from_rows = std::min(held, capacity);
+      const int room = capacity - from_rows;
+      const int left_held = held - from_rows;
+      const int claimed_new = std::min(due, room);
+      const int queued_new = std::max(0, std::min(due - claimed_new, kMaxBacklog - left_held));
+      const int skipped_new = due - claimed_new - queued_new;
+      EXPECT_EQ(int(p.claim.size()), from_rows + claimed_new);
+      EXPECT_EQ(int(p.queue.size()), queued_new);
+      ASSERT_EQ(int(p.skipped.size()), skipped_new);
+      for (const SkippedSlot& slot : p.skipped) EXPECT_EQ(slot.reason, SkipReason::kBacklog);
+      // The oldest due slots are kept, the newest skipped.
+      if (!p.skipped.empty() && !p.queue.empty()) {
+        EXPECT_LT(p.queue.back(), p.skipped.front().slot);
+      }
+      EXPECT_LE(left_held + int(p.queue.size()), std::max(kMaxBacklog, left_held));
+      EXPECT_EQ(p.state.missed_count, 0);  // skipped for backlog, not missed
+      EXPECT_EQ(p.state.next_run_at, t("10:15"));
+    }
+  }
+  EXPECT_STREQ(skip_reason_name(SkipReason::kBacklog), "backlog");
+}
+
 // --- Catch-up backlog ---
 
 // The daemon started at 10:45; slots 10:00 to 10:40 fell due while none ran.

@@ -163,6 +163,28 @@ TEST_F(DaemonOverlap, ReplaceStopsTheRunningRunAndStartsTheNewSlot) {
   EXPECT_LE(most_at_once(all), 2) << all.dump(1);  // only while one stops
 }
 
+// A loop of overlap allow that falls due faster than it gets room keeps a
+// bounded backlog: at most kMaxBacklog (10) queued runs, the slots beyond
+// recorded skipped, reason `backlog` (docs/scheduling.md, "Overlap").
+TEST_F(DaemonOverlap, AllowUnderACapacityLimitKeepsABoundedBacklogAndSkipsTheRest) {
+  constexpr size_t kMaxBacklog = 10;
+  add("flood", {"--every", "1s", "--overlap", "allow", "--shell", "sleep 13"});
+  const size_t daemon = start_held_daemon({"--max-running", "1"});
+  // The first run holds the only room for 13 s; when it ends the 12 or so
+  // slots that fell due meanwhile find room for one and a backlog of ten.
+  ASSERT_TRUE(eventually([&] { return !with_status(runs("flood"), "skipped").empty(); },
+                         milliseconds(25'000)))
+      << runs("flood").dump(1) << log_of(daemon);
+  EXPECT_EQ(stop_daemon(daemon), 0) << log_of(daemon);
+  const json all = runs("flood");
+  EXPECT_EQ(with_status(all, "queued").size(), kMaxBacklog) << all.dump(1);
+  for (const json& run : with_status(all, "skipped")) {
+    EXPECT_EQ(run["skip_reason"], "backlog") << run.dump();
+  }
+  EXPECT_EQ(loop("flood")["missed_count"], 0);
+  EXPECT_TRUE(contains(log_of(daemon), "skipped (backlog)")) << log_of(daemon);
+}
+
 }  // namespace
 }  // namespace orrery
 
