@@ -437,5 +437,58 @@ TEST_F(PostgresRunners, ARunOfALostHostIsAbandonedByItsLeaseAloneAndRetriedElsew
       << logs();
 }
 
+// Two runners on two hosts share --every 1s loops; the one holding runs is
+// lost (kill -9 of the daemon, its supervisors and their targets). Within
+// the run lease plus the lease ttl plus 5 s every loop has completed a slot
+// on the survivor: an abandoned run's free re-attempt starts at once and no
+// retry holds its loop past the next slot (docs/scheduling.md, "Retries").
+TEST_F(PostgresRunners, ALostRunnersLoopsEachCompleteASlotOnTheSurvivorWithinTheLeasePlus5s) {
+  constexpr int kLoops = 6;
+  constexpr int kRunLeaseSeconds = 3;
+  Runner& first = start_runner("one", {}, "host-one");
+  Runner& second = start_runner("two", {}, "host-two");
+  for (int i = 0; i < kLoops; ++i) {
+    cli({"add", testing::numbered("each-second-", i), "--every", "1s", "--max-attempts", "1",
+         "--lease", std::to_string(kRunLeaseSeconds) + "s", "--", "sleep", "0.7"});
+  }
+  // Both runners are running something: lose the first's host.
+  ASSERT_TRUE(wait_until([&] {
+    return count("status = 'running' AND claimed_by = '" + first.claimant() + "'") > 0 &&
+           count("status = 'running' AND claimed_by = '" + second.claimant() + "'") > 0;
+  })) << logs();
+  std::stringstream left(
+      polled("SELECT string_agg(COALESCE(supervisor_pid, 0) || ' ' || COALESCE(pgid, 0), ' ') "
+             "FROM runs WHERE status = 'running' AND claimed_by = '" +
+             first.claimant() + "'"));
+  kill_now(first);
+  for (int supervisor = 0, group = 0; left >> supervisor >> group;) {
+    if (supervisor > 1) ::kill(supervisor, SIGKILL);
+    if (group > 1) {
+      targets_.push_back(group);
+      ::kill(-group, SIGKILL);
+    }
+  }
+  const std::string lost_at = sql("SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint");
+  const auto deadline =
+      std::chrono::seconds(std::max(kRunLeaseSeconds, kTtlSeconds) + kTtlSeconds + 5);
+  const auto began = Clock::now();
+  const std::string done_after = "status = 'succeeded' AND claimed_by = '" + second.claimant() +
+                                 "' AND finished_at > " + lost_at;
+  EXPECT_TRUE(wait_until(
+      [&] {
+        return int_or_zero(polled("SELECT count(DISTINCT loop_id) FROM runs WHERE " +
+                                  done_after)) == kLoops;
+      },
+      deadline))
+      << polled(
+             "SELECT string_agg(loop_name || ' ' || status || ' ' || COALESCE(skip_reason, ''), "
+             "E'\n' ORDER BY loop_name, scheduled_for) FROM runs")
+      << logs();
+  RecordProperty(
+      "all_completed_after_ms",
+      std::to_string(
+          std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - began).count()));
+}
+
 }  // namespace
 }  // namespace orrery
