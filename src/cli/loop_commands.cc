@@ -324,7 +324,7 @@ Result<int> list_loops(const ListArgs& args, const Context& context) {
   }
   filter.limit = args.limit;
   filter.offset = args.offset;
-  auto opened = open_store(context);
+  auto opened = open_store_to_read(context);
   if (!opened) return opened.error();
   auto loops = opened->store->list_loops(filter);
   if (!loops) return loops.error();
@@ -371,7 +371,7 @@ Result<int> list_loops(const ListArgs& args, const Context& context) {
 }
 
 Result<int> show_loop(const LoopArgs& args, const Context& context) {
-  auto opened = open_store(context);
+  auto opened = open_store_to_read(context);
   if (!opened) return opened.error();
   auto loop = opened->store->resolve_loop(args.loop);
   if (!loop) return loop.error();
@@ -449,7 +449,7 @@ Result<int> next_slots(const LoopArgs& args, const Context& context) {
   if (args.count < 1 || args.count > 1000) {
     return usage_error("-n " + std::to_string(args.count) + " out of range 1-1000");
   }
-  auto opened = open_store(context);
+  auto opened = open_store_to_read(context);
   if (!opened) return opened.error();
   auto loop = opened->store->resolve_loop(args.loop);
   if (!loop) return loop.error();

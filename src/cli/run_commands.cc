@@ -277,7 +277,7 @@ Result<int> list_runs(const RunsArgs& args, const Context& context) {
     if (!status) return usage_error("--status: " + status.error().message);
     filter.status = *status;
   }
-  auto opened = open_store(context);
+  auto opened = open_store_to_read(context);
   if (!opened) return opened.error();
   if (!args.loop.empty()) {
     auto loop = opened->store->resolve_loop(args.loop);
@@ -325,7 +325,7 @@ Result<int> list_runs(const RunsArgs& args, const Context& context) {
 }
 
 Result<int> show_run(const RunArgs& args, const Context& context) {
-  auto opened = open_store(context);
+  auto opened = open_store_to_read(context);
   if (!opened) return opened.error();
   auto run = opened->store->resolve_run(args.run);
   if (!run) return run.error();
@@ -394,7 +394,7 @@ Result<int> show_logs(const RunArgs& args, const Context& context) {
         "logs --follow prints the log as it grows and cannot be combined with "
         "--json; use logs --json once the run has finished");
   }
-  auto opened = open_store(context);
+  auto opened = open_store_to_read(context);
   if (!opened) return opened.error();
   auto found = logs_run_id(*opened->store, args.run);
   if (!found) return found.error();

@@ -262,7 +262,7 @@ void print_status(const Context& context, const Snapshot& snapshot) {
 }  // namespace
 
 Result<int> status_command(const Context& context) {
-  auto opened = open_store(context);
+  auto opened = open_store_to_read(context);
   if (!opened) return opened.error();
   auto snapshot = read_snapshot(*opened->store, context.now);
   if (!snapshot) return snapshot.error();

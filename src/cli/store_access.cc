@@ -1,5 +1,8 @@
 #include "cli/store_access.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -7,8 +10,10 @@
 #include <filesystem>
 #include <iostream>
 #include <thread>
+#include <utility>
 
 #include "cli/env_settings.h"
+#include "core/text.h"
 #include "engine/daemon.h"
 #include "exec/clock.h"
 #include "exec/process_identity.h"
@@ -26,7 +31,7 @@ constexpr int kMaxBusyTimeoutMs = 3'600'000;
 // The server is checked before the data directory is made: a refused
 // database leaves no trace. The directory still holds the runs' logs.
 Result<OpenedStore> open_postgres(const Context& context, const DbLocation& location,
-                                  int busy_timeout_ms, OpenedStore opened) {
+                                  int busy_timeout_ms, bool read_only, OpenedStore opened) {
   PostgresOptions options;
   options.url = location.postgres_url;
   options.shown_url = redacted_db_url(location.postgres_url);
@@ -35,8 +40,78 @@ Result<OpenedStore> open_postgres(const Context& context, const DbLocation& loca
   options.now = context.now;
   auto store = PostgresStore::open(options);
   if (!store) return store.error();
-  if (auto home = prepare_data_dir(opened.home); !home) return home.error();
+  if (!read_only) {
+    if (auto home = prepare_data_dir(opened.home); !home) return home.error();
+  }
   opened.store = std::move(*store);
+  return opened;
+}
+
+// Whether `path` (a file or directory) exists but cannot be written, or does
+// not exist and cannot be created (its nearest existing ancestor is not
+// writable).
+// As prepare_data_dir judges it: the owner's write permission counts too, so
+// that a directory made read-only is read-only to root as well.
+bool unwritable(const std::filesystem::path& path) {
+  std::error_code ignored;
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0) {
+    const unsigned needed = S_ISDIR(info.st_mode) ? 0300 : 0200;
+    return ::access(path.c_str(), S_ISDIR(info.st_mode) ? W_OK | X_OK : W_OK) != 0 ||
+           (info.st_mode & needed) != needed;
+  }
+  for (auto parent = path.parent_path(); !parent.empty(); parent = parent.parent_path()) {
+    if (std::filesystem::exists(parent, ignored)) return ::access(parent.c_str(), W_OK | X_OK) != 0;
+    if (parent == parent.root_path()) break;
+  }
+  return false;
+}
+
+// The data directory and database the global options name.
+Result<std::pair<std::string, DbLocation>> store_location(const Context& context) {
+  // Absolute, so that runs (which start in other directories) get a usable ORRERY_HOME.
+  std::string home = std::filesystem::absolute(context.globals.home.empty() ? default_data_dir()
+                                                                            : context.globals.home)
+                         .lexically_normal()
+                         .string();
+  if (home.size() > 1 && home.back() == '/') home.pop_back();
+  DbLocation location;
+  location.sqlite_path = HomeLayout(home).database();
+  // Checked before anything is created: a refused --db leaves no trace.
+  if (context.globals.db_given || !context.globals.db.empty()) {
+    auto chosen = db_location_of(context.globals.db);
+    if (!chosen) return chosen.error();
+    location = std::move(*chosen);
+  }
+  return std::pair<std::string, DbLocation>{home, location};
+}
+
+Result<OpenedStore> open_store_at(const Context& context, const std::string& home,
+                                  const DbLocation& location,
+                                  std::optional<int> busy_timeout_cap_ms, bool read_only) {
+  OpenedStore opened;
+  opened.home = home;
+  opened.read_only = read_only;
+  auto timeout = busy_timeout_ms();
+  if (!timeout) return timeout.error();
+  const int busy_ms = busy_timeout_cap_ms ? std::min(*timeout, *busy_timeout_cap_ms) : *timeout;
+  if (location.kind == DbLocation::Kind::kPostgres) {
+    return open_postgres(context, location, busy_ms, read_only, std::move(opened));
+  }
+  const std::string path = location.sqlite_path;
+  if (!read_only) {
+    if (auto prepared = prepare_data_dir(opened.home); !prepared) return prepared.error();
+  }
+  SqliteOptions options;
+  options.path = path;
+  options.busy_timeout_ms = busy_ms;
+  options.probe = std::make_shared<SystemProcessProbe>();
+  options.now = context.now;
+  options.read_only = read_only;
+  auto store = SqliteStore::open(options);
+  if (!store) return store.error();
+  opened.store = std::move(*store);
+  opened.database_path = path;
   return opened;
 }
 
@@ -65,38 +140,26 @@ Result<OpenedStore> open_store_patiently(const Context& context, int busy_timeou
 }
 
 Result<OpenedStore> open_store(const Context& context, std::optional<int> busy_timeout_cap_ms) {
-  OpenedStore opened;
-  // Absolute, so that runs (which start in other directories) get a usable ORRERY_HOME.
-  opened.home = std::filesystem::absolute(context.globals.home.empty() ? default_data_dir()
-                                                                       : context.globals.home)
-                    .lexically_normal()
-                    .string();
-  if (opened.home.size() > 1 && opened.home.back() == '/') opened.home.pop_back();
-  DbLocation location;
-  location.sqlite_path = HomeLayout(opened.home).database();
-  // Checked before anything is created: a refused --db leaves no trace.
-  if (context.globals.db_given || !context.globals.db.empty()) {
-    auto chosen = db_location_of(context.globals.db);
-    if (!chosen) return chosen.error();
-    location = std::move(*chosen);
+  auto location = store_location(context);
+  if (!location) return location.error();
+  return open_store_at(context, location->first, location->second, busy_timeout_cap_ms, false);
+}
+
+Result<OpenedStore> open_store_to_read(const Context& context) {
+  auto location = store_location(context);
+  if (!location) return location.error();
+  const auto& [home, db] = *location;
+  const bool on_file = db.kind != DbLocation::Kind::kPostgres;
+  const bool read_only = unwritable(home) || (on_file && unwritable(db.sqlite_path));
+  auto opened = open_store_at(context, home, db, std::nullopt, read_only);
+  if (opened && read_only) {
+    std::error_code ignored;
+    const char* how = !on_file ? " is read-only: reading only"
+                      : std::filesystem::exists(db.sqlite_path, ignored)
+                          ? " is read-only: opened its database read-only; nothing is changed"
+                          : " is read-only and holds no database: shown as empty";
+    std::cerr << "orrery: " << terminal_text(home) << how << '\n';
   }
-  auto timeout = busy_timeout_ms();
-  if (!timeout) return timeout.error();
-  const int busy_ms = busy_timeout_cap_ms ? std::min(*timeout, *busy_timeout_cap_ms) : *timeout;
-  if (location.kind == DbLocation::Kind::kPostgres) {
-    return open_postgres(context, location, busy_ms, std::move(opened));
-  }
-  const std::string path = location.sqlite_path;
-  if (auto home = prepare_data_dir(opened.home); !home) return home.error();
-  SqliteOptions options;
-  options.path = path;
-  options.busy_timeout_ms = busy_ms;
-  options.probe = std::make_shared<SystemProcessProbe>();
-  options.now = context.now;
-  auto store = SqliteStore::open(options);
-  if (!store) return store.error();
-  opened.store = std::move(*store);
-  opened.database_path = path;
   return opened;
 }
 

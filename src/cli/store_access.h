@@ -20,6 +20,7 @@ struct OpenedStore {
   std::string home;
   std::string database_path;  // the SQLite file; empty for PostgreSQL
   std::unique_ptr<Store> store;
+  bool read_only = false;  // opened by open_store_to_read on a read-only data directory
 };
 
 // `busy_timeout_cap_ms`, when given, caps how long the connection waits for
@@ -28,6 +29,13 @@ struct OpenedStore {
 // (docs/execution.md).
 Result<OpenedStore> open_store(const Context& context,
                                std::optional<int> busy_timeout_cap_ms = std::nullopt);
+
+// For a command that only reads (ls, show, runs, status, logs, ...): as
+// open_store, but a data directory or database file this process cannot
+// write (a mounted snapshot, an inspected backup) is opened read-only —
+// nothing created, migrated or expired; a missing database reads as empty —
+// and stderr says so (docs/storage.md, "A read-only data directory").
+Result<OpenedStore> open_store_to_read(const Context& context);
 
 // How long a command waits for a busy database: ORRERY_BUSY_TIMEOUT_MS, else
 // the default (docs/storage.md).

@@ -249,7 +249,7 @@ Result<int> create_workflow_command(const WorkflowArgs& args, const Context& con
 }
 
 Result<int> list_workflows_command(const WorkflowArgs& args, const Context& context) {
-  auto opened = open_store(context);
+  auto opened = open_store_to_read(context);
   if (!opened) return opened.error();
   auto workflows = opened->store->list_workflows(args.all_versions);
   if (!workflows) return workflows.error();
@@ -275,7 +275,7 @@ Result<int> list_workflows_command(const WorkflowArgs& args, const Context& cont
 }
 
 Result<int> show_workflow_command(const WorkflowArgs& args, const Context& context) {
-  auto opened = open_store(context);
+  auto opened = open_store_to_read(context);
   if (!opened) return opened.error();
   auto workflow = resolve(*opened->store, args);
   if (!workflow) return workflow.error();
@@ -350,7 +350,7 @@ Result<int> list_workflow_runs_command(const WorkflowArgs& args, const Context& 
     if (!status) return status.error();
     filter.status = *status;
   }
-  auto opened = open_store(context);
+  auto opened = open_store_to_read(context);
   if (!opened) return opened.error();
   Store& store = *opened->store;
   if (!args.workflow.empty()) {
@@ -390,7 +390,7 @@ Result<int> list_workflow_runs_command(const WorkflowArgs& args, const Context& 
 }
 
 Result<int> show_workflow_run_command(const WorkflowArgs& args, const Context& context) {
-  auto opened = open_store(context);
+  auto opened = open_store_to_read(context);
   if (!opened) return opened.error();
   auto run = opened->store->resolve_workflow_run(args.run);
   if (!run) return run.error();
@@ -424,7 +424,7 @@ Result<int> workflow_events_command(const WorkflowArgs& args, const Context& con
         "workflow events --follow prints events as they come and cannot be combined with "
         "--json; use workflow events --json once the run has finished");
   }
-  auto opened = open_store(context);
+  auto opened = open_store_to_read(context);
   if (!opened) return opened.error();
   Store& store = *opened->store;
   auto run = store.resolve_workflow_run(args.run);
@@ -486,7 +486,7 @@ Result<int> supervise_step_command(const WorkflowArgs& args, const Context& cont
 
 Result<int> show_step_log(const std::string& run_text, const std::string& step, bool stderr_stream,
                           const Context& context) {
-  auto opened = open_store(context);
+  auto opened = open_store_to_read(context);
   if (!opened) return opened.error();
   auto run = opened->store->resolve_workflow_run(run_text);
   if (!run) return run.error();

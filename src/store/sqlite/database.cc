@@ -18,6 +18,22 @@ using sql::starts_with_keyword;
 
 bool is_damage(int primary) { return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB; }
 
+// A file: URI for a read-only open of `path` (its %, ? and # escaped).
+std::string read_only_uri(const std::string& path, ReadOnly mode) {
+  std::string uri = "file:";
+  for (char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      static const char kHex[] = "0123456789ABCDEF";
+      uri += '%';
+      uri += kHex[(unsigned char)c >> 4];
+      uri += kHex[(unsigned char)c & 15];
+    } else {
+      uri += c;
+    }
+  }
+  return uri + (mode == ReadOnly::kImmutable ? "?mode=ro&immutable=1" : "?mode=ro");
+}
+
 }  // namespace
 
 // The one place SQLite result codes become orrery's error classes
@@ -154,9 +170,13 @@ std::string Statement::text(int column) const {
 Result<std::unique_ptr<Database>> Database::open(const std::string& path,
                                                  const OpenOptions& options) {
   sqlite3* handle = nullptr;
-  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+  const bool writes = options.read_only == ReadOnly::kNone;
+  const int flags = (writes ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+                            : SQLITE_OPEN_READONLY | SQLITE_OPEN_URI) |
+                    SQLITE_OPEN_NOMUTEX;
   const char* vfs = options.vfs.empty() ? nullptr : options.vfs.c_str();
-  const int rc = sqlite3_open_v2(path.c_str(), &handle, flags, vfs);
+  const std::string name = writes ? path : read_only_uri(path, options.read_only);
+  const int rc = sqlite3_open_v2(name.c_str(), &handle, flags, vfs);
   std::unique_ptr<Database> db(new Database(handle, path, options.busy_timeout_ms));
   if (rc != SQLITE_OK) {
     if (handle == nullptr) return internal_error("out of memory opening " + path);
@@ -173,7 +193,7 @@ Result<std::unique_ptr<Database>> Database::open(const std::string& path,
   if (auto status = db->exec(pragmas); !status) return status.error();
   if (::access(db->damage_marker().c_str(), F_OK) == 0) {
     if (auto intact = db->check_integrity(); !intact) return intact.error();
-    ::unlink(db->damage_marker().c_str());  // repaired (or restored) since
+    if (writes) ::unlink(db->damage_marker().c_str());  // repaired (or restored) since
   }
   return db;
 }
@@ -230,6 +250,9 @@ Status Database::ensure_wal() {
     const int code = sqlite3_extended_errcode(db_);
     sqlite3_finalize(stmt);
     if (rc == SQLITE_OK && mode == "wal") return Ok{};
+    // An in-memory database (the empty store of a read-only data directory)
+    // has no file to journal.
+    if (rc == SQLITE_OK && mode == "memory" && path_ == ":memory:") return Ok{};
     if (rc == SQLITE_OK) {
       return internal_error(path_ + " cannot use the WAL journal (its file system keeps it in " +
                             mode + " mode)");

@@ -60,10 +60,17 @@ class Statement final : public sql::Statement {
 
 enum class Synchronous { kNormal, kFull };
 
+// How a file is opened for reading only (a read-only data directory, an
+// inspected backup): kNone writes; kReadOnly reads a file others may still
+// write; kImmutable reads a file nobody writes (needed when its -wal and
+// -shm cannot be created beside it).
+enum class ReadOnly { kNone, kReadOnly, kImmutable };
+
 struct OpenOptions {
   Synchronous synchronous = Synchronous::kNormal;
   int busy_timeout_ms = 5000;
   std::string vfs = "";  // empty: SQLite's default; tests name the fault-injecting one
+  ReadOnly read_only = ReadOnly::kNone;
 };
 
 class Database final : public sql::Connection {
@@ -74,7 +81,7 @@ class Database final : public sql::Connection {
                                                 const OpenOptions& options);
   static Result<std::unique_ptr<Database>> open(const std::string& path, Synchronous synchronous,
                                                 int busy_timeout_ms) {
-    return open(path, OpenOptions{synchronous, busy_timeout_ms, ""});
+    return open(path, OpenOptions{synchronous, busy_timeout_ms, "", ReadOnly::kNone});
   }
   ~Database() override;
 

@@ -355,6 +355,12 @@ Status check_schema(Database& db, int latest) {
   return check_state(*state, latest);
 }
 
+Result<int> schema_version(Database& db) {
+  auto state = schema_state(db);
+  if (!state) return state.error();
+  return state->version;
+}
+
 Status migrate_with(Database& db, const std::vector<Migration>& list, std::int64_t now) {
   // Any number of processes may get here at once on a new database: each
   // migration is applied by whoever takes the write lock first; the others

@@ -25,6 +25,8 @@ int latest_schema_version();
 // Refuses, changing nothing, a file that is not an SQLite database, a
 // database of another program, or a schema newer than `latest`.
 Status check_schema(Database& db, int latest);
+// The schema version the file is at (0: none yet), after check_schema.
+Result<int> schema_version(Database& db);
 // Applies what is missing (after check_schema, with WAL enabled); `now` is
 // recorded as applied_at.
 Status migrate(Database& db, std::int64_t now);

@@ -24,6 +24,10 @@ struct SqliteOptions {
   std::shared_ptr<const ProcessProbe> probe;    // required
   TimeMs now = 0;                               // for schema_migrations.applied_at
   std::string vfs = "";  // empty: SQLite's default; tests name sqlite::kFaultVfsName
+  // Reads only (a read-only data directory): nothing is created, migrated or
+  // expired; the file must be at the latest schema. No file: an empty store
+  // in memory.
+  bool read_only = false;
 };
 
 class SqliteStore final : public SqlStore {
