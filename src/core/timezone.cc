@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <limits>
+#include <optional>
+#include <string>
 
 #include "core/civil.h"
 
@@ -62,12 +65,24 @@ Result<TimeZone> TimeZone::named(std::string_view name) {
   return TimeZone(std::string(name), zone);
 }
 
+// The zone /etc/localtime links to (…/zoneinfo/NAME), read without loading
+// the time zone database, which walks the whole zoneinfo tree: a command on
+// a UTC machine never pays for it.
+static std::optional<std::string> linked_local_zone() {
+  std::error_code error;
+  const std::string target = std::filesystem::read_symlink("/etc/localtime", error).string();
+  const size_t at = target.rfind("zoneinfo/");
+  if (error || at == std::string::npos) return std::nullopt;
+  return target.substr(at + std::string_view("zoneinfo/").size());
+}
+
 TimeZone TimeZone::local() {
   if (const char* tz = std::getenv("TZ"); tz != nullptr && *tz != '\0') {
     std::string_view name(tz);
     if (name.front() == ':') name.remove_prefix(1);
     if (auto zone = named(name)) return *zone;
   }
+  if (const auto linked = linked_local_zone(); linked && is_utc_name(*linked)) return utc();
   try {
     const date::time_zone* zone = date::current_zone();
     if (zone != nullptr) {
