@@ -47,24 +47,17 @@ Result<OpenedStore> open_postgres(const Context& context, const DbLocation& loca
   return opened;
 }
 
-// Whether `path` (a file or directory) exists but cannot be written, or does
-// not exist and cannot be created (its nearest existing ancestor is not
-// writable).
-// As prepare_data_dir judges it: the owner's write permission counts too, so
-// that a directory made read-only is read-only to root as well.
+// Whether `path` (a file or directory) exists and cannot be written, as
+// prepare_data_dir judges it: the owner's write permission counts too, so
+// that a directory made read-only is read-only to root as well. A path that
+// does not exist is not read-only: it is created, or refused, as usual.
 bool unwritable(const std::filesystem::path& path) {
-  std::error_code ignored;
   struct stat info {};
-  if (::stat(path.c_str(), &info) == 0) {
-    const unsigned needed = S_ISDIR(info.st_mode) ? 0300 : 0200;
-    return ::access(path.c_str(), S_ISDIR(info.st_mode) ? W_OK | X_OK : W_OK) != 0 ||
-           (info.st_mode & needed) != needed;
-  }
-  for (auto parent = path.parent_path(); !parent.empty(); parent = parent.parent_path()) {
-    if (std::filesystem::exists(parent, ignored)) return ::access(parent.c_str(), W_OK | X_OK) != 0;
-    if (parent == parent.root_path()) break;
-  }
-  return false;
+  if (::stat(path.c_str(), &info) != 0) return false;
+  const bool directory = S_ISDIR(info.st_mode);
+  const unsigned needed = directory ? 0300 : 0200;
+  return ::access(path.c_str(), directory ? W_OK | X_OK : W_OK) != 0 ||
+         (info.st_mode & needed) != needed;
 }
 
 // The data directory and database the global options name.

@@ -125,7 +125,7 @@ TEST_F(DaemonStoreFailure, ALeaseAnotherDaemonTookWhileTheStoreFailedIsLost) {
 // `abandoned`, and the slot is attempted again.
 TEST_F(DaemonStoreFailure, ASupervisorThatCannotWriteLeavesItsRunToRecovery) {
   const std::string record = tmp_ + "/once";
-  add("once", {"--at", "+1s", "--lease", "3s", "--max-attempts", "2", "--retry-delay", "1s",
+  add("once", {"--at", "+1s", "--lease", "3s", "--max-attempts", "2", "--retry-delay", "1m",
                "--shell", record_to(record) + "; sleep 1"});
   const size_t daemon = start_failable_daemon({"--lease-ttl", "3s"});
   json started;
