@@ -131,7 +131,8 @@ TEST_F(DaemonRetry, ExponentialBackoffWaitsGrowWithinTheirBounds) {
 }
 
 // A fake `claude` on PATH: its first call reports a usage limit that resets
-// in 3 s; every later call succeeds. Loop "first" hits the limit; loop
+// in 6 s (long enough that "second", due 2 s after "first", falls due within
+// it on a slow machine too); every later call succeeds. Loop "first" hits the limit; loop
 // "second" (same account) falls due during the cooldown. Both wait for its
 // end, then run; neither uses an attempt.
 TEST_F(DaemonRetry, AUsageLimitDefersTheAccountsLoopsUntilTheResetWithNoAttemptUsed) {
@@ -143,16 +144,16 @@ TEST_F(DaemonRetry, AUsageLimitDefersTheAccountsLoopsUntilTheResetWithNoAttemptU
     script << "#!/bin/sh\ncat >/dev/null\n"
            << "echo \"$ORRERY_LOOP_NAME $ORRERY_ATTEMPT $(date +%s%3N)\" >> '" << record << "'\n"
            << "if mkdir '" << tmp_ << "/limited' 2>/dev/null; then\n"
-           << "  echo 'Claude AI usage limit reached. Try again in 3 seconds.' >&2; exit 1\n"
+           << "  echo 'Claude AI usage limit reached. Try again in 6 seconds.' >&2; exit 1\n"
            << "fi\n"
            << "echo '{\"type\":\"result\",\"result\":\"done\"}'\n";
   }
   ::chmod((bin + "/claude").c_str(), 0700);
   const std::string path = bin + ":/usr/bin:/bin";
-  add("first", {"--at", "+1s", "--env", "PATH=" + path, "--agent", "claude", "--prompt", "hi"});
-  add("second",
-      {"--at", "+2500ms", "--env", "PATH=" + path, "--agent", "claude", "--prompt", "hi"});
+  // The daemon first, so that it watches when the first slot falls due.
   const size_t daemon = start_held_daemon({}, {{"PATH", path}});
+  add("first", {"--at", "+1s", "--env", "PATH=" + path, "--agent", "claude", "--prompt", "hi"});
+  add("second", {"--at", "+3s", "--env", "PATH=" + path, "--agent", "claude", "--prompt", "hi"});
 
   // The limit is hit; `status` shows the account cooling down.
   json cooldown;
@@ -167,8 +168,8 @@ TEST_F(DaemonRetry, AUsageLimitDefersTheAccountsLoopsUntilTheResetWithNoAttemptU
   const std::vector<Execution> before = executions(record);
   ASSERT_EQ(before.size(), 1u) << testing::read_file(record);
   EXPECT_EQ(before[0].slot, "first");
-  EXPECT_GE(until, before[0].started + 3 * kSecond - 100);
-  EXPECT_LE(until, before[0].started + 5 * kSecond);
+  EXPECT_GE(until, before[0].started + 6 * kSecond - 100);
+  EXPECT_LE(until, before[0].started + 8 * kSecond);
 
   ASSERT_TRUE(eventually([&] {
     return loop("first")["status"] == "completed" && loop("second")["status"] == "completed";

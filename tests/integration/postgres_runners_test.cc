@@ -381,7 +381,8 @@ TEST_F(PostgresRunners, AKilledSchedulerIsReplacedWithinTheTtlAndLoopsRunOn) {
   const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - killed_at);
   EXPECT_LE(took.count(), kTtlSeconds * 1000 + 1000) << logs();
   RecordProperty("takeover_ms", std::to_string(took.count()));
-  EXPECT_NE(logs().find("taken over"), std::string::npos) << logs();
+  // Logged just after the takeover commits.
+  EXPECT_TRUE(wait_until([&] { return logs().find("taken over") != std::string::npos; })) << logs();
 
   cli({"add", "after", "--every", "1s", "--", "true"});
   EXPECT_TRUE(wait_until([&] { return count("status = 'succeeded'") >= 2; })) << logs();
