@@ -1,6 +1,5 @@
 #include "cli/store_access.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -45,19 +44,6 @@ Result<OpenedStore> open_postgres(const Context& context, const DbLocation& loca
   }
   opened.store = std::move(*store);
   return opened;
-}
-
-// Whether `path` (a file or directory) exists and cannot be written, as
-// prepare_data_dir judges it: the owner's write permission counts too, so
-// that a directory made read-only is read-only to root as well. A path that
-// does not exist is not read-only: it is created, or refused, as usual.
-bool unwritable(const std::filesystem::path& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) return false;
-  const bool directory = S_ISDIR(info.st_mode);
-  const unsigned needed = directory ? 0300 : 0200;
-  return ::access(path.c_str(), directory ? W_OK | X_OK : W_OK) != 0 ||
-         (info.st_mode & needed) != needed;
 }
 
 // The data directory and database the global options name.
@@ -143,7 +129,7 @@ Result<OpenedStore> open_store_to_read(const Context& context) {
   if (!location) return location.error();
   const auto& [home, db] = *location;
   const bool on_file = db.kind != DbLocation::Kind::kPostgres;
-  const bool read_only = unwritable(home) || (on_file && unwritable(db.sqlite_path));
+  const bool read_only = exists_read_only(home) || (on_file && exists_read_only(db.sqlite_path));
   auto opened = open_store_at(context, home, db, std::nullopt, read_only);
   if (opened && read_only) {
     std::error_code ignored;

@@ -53,12 +53,23 @@ Status prepare_data_dir(const std::string& path) {
     return Error{made.error().code,
                  "cannot use " + path + " as the data directory: " + made.error().message};
   }
-  struct stat info {};
-  if (stat(path.c_str(), &info) != 0 || access(path.c_str(), W_OK | X_OK) != 0 ||
-      (info.st_mode & 0300) != 0300) {
-    return usage_error("data directory " + path + " is not writable");
-  }
+  if (exists_read_only(path)) return usage_error("data directory " + path + " is not writable");
   return Ok{};
+}
+
+bool exists_read_only(const std::string& path) {
+  struct stat info {};
+  if (stat(path.c_str(), &info) != 0) return false;
+  const bool directory = S_ISDIR(info.st_mode);
+  const unsigned needed = directory ? 0300 : 0200;
+  return access(path.c_str(), directory ? W_OK | X_OK : W_OK) != 0 ||
+         (info.st_mode & needed) != needed;
+}
+
+std::string directory_of(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
 }
 
 Status create_private_file(const std::string& path) {

@@ -22,6 +22,14 @@ std::string default_data_dir();
 // is refused). Used for the home, the directory of a --db file, and run and
 // secret directories.
 Status prepare_data_dir(const std::string& path);
+
+// Whether `path` (a file or directory) exists and cannot be written by this
+// process, its owner's write permission counted too (so a directory made
+// read-only is read-only to root as well); as prepare_data_dir judges it.
+bool exists_read_only(const std::string& path);
+
+// The directory holding `path` ("." for a bare name, "/" for a file in /).
+std::string directory_of(const std::string& path);
 // Creates the file 0600 when absent; an existing file is left as it is, and
 // anything but a regular file (a device, a FIFO) is refused.
 Status create_private_file(const std::string& path);

@@ -4,16 +4,9 @@
 
 #include <cerrno>
 
+#include "store/data_dir.h"
+
 namespace orrery::sqlite {
-namespace {
-
-std::string directory_of(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-}  // namespace
 
 std::optional<FileIdentity> file_identity(const std::string& path) {
   struct stat info {};

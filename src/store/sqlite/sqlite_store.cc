@@ -13,11 +13,6 @@
 namespace orrery {
 namespace {
 
-std::string directory_of(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
-}
-
 // Whether `path`-wal holds anything: commits not yet copied into the file.
 bool has_wal_content(const std::string& path) {
   struct stat info {};
