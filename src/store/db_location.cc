@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/text.h"
+#include "store/postgres/libpq_library.h"
 
 namespace orrery {
 namespace {
@@ -74,9 +75,11 @@ std::string percent_decoded(std::string_view text) {
 }
 
 // Every connection keyword libpq knows (sslmode, password, ...).
+// Without the library none: a password is then hidden to the URL's end.
 const std::set<std::string>& libpq_keywords() {
   static const std::set<std::string> keywords = [] {
     std::set<std::string> names;
+    if (!postgres::libpq_available()) return names;
     char* error = nullptr;
     PQconninfoOption* options = PQconninfoParse("", &error);
     for (PQconninfoOption* o = options; o != nullptr && o->keyword != nullptr; ++o) {
@@ -217,6 +220,10 @@ Result<DbLocation> postgres_location(const std::string& url) {
                        ": '@' may appear only once, after the user name and password, which "
                        "cannot contain '/'; write '@' as %40 and '/' as %2F inside them, and '@' "
                        "as %40 in the database name and parameters");
+  }
+  if (Status loaded = postgres::load_libpq(); !loaded) {
+    return internal_error("cannot use the PostgreSQL database " + what + ": " +
+                          loaded.error().message);
   }
   char* error = nullptr;
   PQconninfoOption* options = PQconninfoParse(url.c_str(), &error);

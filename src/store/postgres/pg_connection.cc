@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <pqxx/pqxx>
 
+#include "store/postgres/libpq_library.h"
+
 namespace orrery::postgres {
 namespace {
 
@@ -306,6 +308,10 @@ PgConnection::~PgConnection() {
 Result<std::unique_ptr<PgConnection>> PgConnection::open(const std::string& url,
                                                          const std::string& shown_url,
                                                          int busy_timeout_ms) {
+  if (Status loaded = load_libpq(); !loaded) {
+    return internal_error("cannot connect to the PostgreSQL server " + shown_url + ": " +
+                          loaded.error().message);
+  }
   auto conninfo = with_session_settings(url, busy_timeout_ms);
   if (!conninfo) {
     return usage_error("cannot connect to the PostgreSQL server " + shown_url + ": " +
