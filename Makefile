@@ -4,7 +4,8 @@
 #   make test   builds everything under ASan+UBSan and runs every test, with a
 #               throwaway PostgreSQL cluster (scripts/with-postgres) for the tests
 #               that need one
-# Also: make release-check (the release build with tests and benchmarks, compiled only),
+# Also: make bench-guard (the short regression guard of the daemon's per-run cost, CI),
+# make release-check (the release build with tests and benchmarks, compiled only),
 # make fuzz (libFuzzer, FUZZ_SECONDS each), make bench (benchmarks, release build),
 # make bench-pg (claims on a throwaway durable PostgreSQL cluster, PG_BENCH_FLAGS).
 
@@ -13,7 +14,7 @@ FUZZ_SECONDS ?= 60
 ARGS ?= daemon
 GENERATOR := -G Ninja
 
-.PHONY: run build release-check test fuzz bench bench-pg deps format clean
+.PHONY: run build release-check test fuzz bench bench-guard bench-pg deps format clean
 
 deps:
 	@scripts/install-deps
@@ -63,6 +64,12 @@ bench: deps
 		[ $$b = build/release/bench/pg_claims_bench ] || taskset -c 0 $$b $(BENCH_FLAGS) || exit 1; \
 	done
 	python3 bench/workflow_bench.py build/release/orrery
+
+# The short regression guard (docs/benchmarks.md, "The regression guard"): the CPU
+# of one run, the dispatch latency and the sustained rate, each a ratio to a floor
+# measured in the same run; fails when one is 2.5 times worse than today's.
+bench-guard: build
+	python3 bench/run_guard.py build/release/orrery
 
 # Claims on PostgreSQL beside the raw-SQL floor (docs/benchmarks.md): 20,000 jobs,
 # 1, 4 and 8 clients, medians of 3 runs unless PG_BENCH_FLAGS says otherwise.
