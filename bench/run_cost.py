@@ -52,23 +52,21 @@ class Reaper(threading.Thread):
         self.user = 0.0
         self.system = 0.0
         self.reaped = 0
-        self.statuses = {}
 
     def run(self):
         while True:
             try:
-                pid, status, usage = os.wait4(-1, 0)
+                _, _, usage = os.wait4(-1, 0)
             except ChildProcessError:
                 return
             self.user += usage.ru_utime
             self.system += usage.ru_stime
             self.reaped += 1
-            self.statuses[pid] = status
 
 
-def spawn_daemon(home, log_path, *prefix):
+def spawn_daemon(home, log_path):
     log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    argv = [*prefix, home.binary, "--home", home.home, "daemon"]
+    argv = [home.binary, "--home", home.home, "daemon"]
     pid = os.posix_spawn(argv[0], argv, os.environ,
                          file_actions=[(os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
                                        (os.POSIX_SPAWN_DUP2, log, 1),
@@ -177,7 +175,6 @@ def traced_daemon(binary, loops, window, due):
                                   stdin=subprocess.DEVNULL, stdout=open(log_path, "ab"),
                                   stderr=subprocess.STDOUT)
         wait_for_log(log_path, "ready: running loops")
-        began = time.monotonic()
         time.sleep(max(0, (start - now_ms()) / 1000) + window if due else 3 + window)
         with open(log_path, errors="replace") as log:
             daemon_pid = int(re.search(r"taken \(generation \d+, ttl \w+, pid (\d+)\)",
@@ -189,7 +186,6 @@ def traced_daemon(binary, loops, window, due):
         runs = home.query("SELECT count(*) FROM runs WHERE finished_at IS NOT NULL")[0][0]
         counts = strace_counts(trace_dir)
         counts["runs"] = runs
-        counts["seconds"] = time.monotonic() - began
         return counts
 
 

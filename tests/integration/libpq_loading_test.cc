@@ -103,6 +103,20 @@ TEST_F(LibpqLoading, EveryCommandOnPostgresWithALibraryThatIsNotLibpqSaysSo) {
   EXPECT_GE(refused, 20) << "too few commands reached the database";
 }
 
+TEST_F(LibpqLoading, AHugeOrNonUtf8LibraryNameIsShownEscapedAndCutOnOneLine) {
+  const std::string url = std::string("postgres://orrery:") + kSecret + "@127.0.0.1:1/orrery";
+  for (const std::string& name :
+       {std::string(5000, 'a'), std::string("/tmp/\xff\x01\x1b[31mlib.so"), std::string(" ")}) {
+    const RunResult result = run({"--db", url, "ls"}, {{"ORRERY_LIBPQ", name}});
+    EXPECT_EQ(result.exit_code, kExitInternal) << result.err;
+    EXPECT_NE(result.err.find("the PostgreSQL client library"), std::string::npos) << result.err;
+    EXPECT_LT(result.err.size(), 1000u) << result.err;
+    EXPECT_EQ(result.err.find('\n'), result.err.size() - 1) << result.err;
+    EXPECT_EQ(result.err.find('\x1b'), std::string::npos) << result.err;
+    EXPECT_EQ(result.err.find('\xff'), std::string::npos) << result.err;
+  }
+}
+
 TEST_F(LibpqLoading, SqliteCommandsDoNotNeedTheLibrary) {
   const EnvVars env{{"ORRERY_LIBPQ", tmp_ + "/no-such-dir/libpq.so.5"}};
   ASSERT_EQ(run({"add", "x1", "--every", "1h", "--", "true"}, env).exit_code, 0);

@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/text.h"
+
 namespace orrery::postgres {
 namespace {
 
@@ -51,17 +53,25 @@ std::string library_name() {
   return named != nullptr && *named != '\0' ? named : "libpq.so.5";
 }
 
+// The loader's reason without the name it starts with (the message names it).
+std::string loader_reason(const std::string& name) {
+  const char* reason = dlerror();
+  std::string text = reason != nullptr ? reason : "no reason given";
+  if (text.rfind(name + ": ", 0) == 0) text.erase(0, name.size() + 2);
+  return text;
+}
+
 Library load() {
   const std::string name = library_name();
+  const std::string shown = visible(name);
   Library library;
   const std::string advice =
       "; a PostgreSQL database needs it: install it (Debian: apt-get install libpq5) or set "
       "ORRERY_LIBPQ to its path";
   void* handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
-    const char* reason = dlerror();
-    library.error = "the PostgreSQL client library " + name + " could not be loaded (" +
-                    (reason != nullptr ? reason : "no reason given") + ")" + advice;
+    library.error = "the PostgreSQL client library " + shown + " could not be loaded (" +
+                    loader_reason(name) + ")" + advice;
     return library;
   }
   Functions& f = library.functions;
@@ -74,7 +84,7 @@ Library load() {
   if (!missing.empty()) {
     dlclose(handle);
     library = Library{};
-    library.error = "the PostgreSQL client library " + name + " has no function " + missing +
+    library.error = "the PostgreSQL client library " + shown + " has no function " + missing +
                     " (it is not the libpq orrery was built for)" + advice;
   }
   return library;
