@@ -1,6 +1,8 @@
 #include "engine/settling.h"
 
 #include <random>
+#include <set>
+#include <vector>
 
 #include "core/duration.h"
 #include "core/run_settlement.h"
@@ -51,6 +53,18 @@ std::string consequence(const Loop& loop, const Run& run, const ScheduleState& a
   return "";
 }
 
+// Takes from `waiting` the first run of each loop, in order; the runs left
+// are later runs of those loops.
+std::vector<Run> next_batch(std::vector<Run>& waiting) {
+  std::vector<Run> batch, later;
+  std::set<std::string> loops;
+  for (Run& run : waiting) {
+    (loops.insert(run.loop_id).second ? batch : later).push_back(std::move(run));
+  }
+  waiting = std::move(later);
+  return batch;
+}
+
 }  // namespace
 
 std::string finished_line(const Run& run) {
@@ -70,26 +84,36 @@ Result<SettleResult> settle_runs(Store& store, const CooldownMap& cooldowns, Tim
   if (!runs) return runs.error();
   SettleResult result;
   result.more = int(runs->size()) >= kSettleBatch;
-  for (const Run& run : *runs) {
-    auto loop = store.get_loop(run.loop_id);
-    if (!loop) return loop.error();
-    std::int64_t version = 0;
-    ScheduleState after;
-    std::string effect;
-    if (loop->has_value()) {
-      version = (*loop)->state_version;
-      after = settled_state(**loop, run, cooldowns, now, log);
-      effect = consequence(**loop, run, after);
+  std::vector<Run> waiting = std::move(*runs);
+  while (!waiting.empty()) {
+    auto batch = next_batch(waiting);
+    std::vector<Settlement> settlements;
+    std::vector<std::string> effects;
+    for (const Run& run : batch) {
+      auto loop = store.get_loop(run.loop_id);
+      if (!loop) return loop.error();
+      Settlement settlement{run.id, 0, {}};
+      std::string effect;
+      if (loop->has_value()) {
+        settlement.state_version = (*loop)->state_version;
+        settlement.state = settled_state(**loop, run, cooldowns, now, log);
+        effect = consequence(**loop, run, settlement.state);
+      }
+      settlements.push_back(std::move(settlement));
+      effects.push_back(std::move(effect));
     }
-    auto settled = store.settle_run(run.id, version, after, now, fence);
-    if (!settled) {
-      if (is_lease_lost(settled.error())) return settled.error();
-      if (settled.error().code == ErrorCode::kNotFound) continue;  // deleted meanwhile (rm)
-      if (settled.error().code != ErrorCode::kConflict) return settled.error();
-      result.retry_soon = true;  // the loop moved meanwhile: next tick
-      continue;
+    auto outcomes = store.settle_runs(settlements, now, fence);
+    if (!outcomes) return outcomes.error();
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const Status& settled = (*outcomes)[i];
+      if (!settled) {
+        if (settled.error().code == ErrorCode::kNotFound) continue;  // deleted meanwhile (rm)
+        if (settled.error().code != ErrorCode::kConflict) return settled.error();
+        result.retry_soon = true;  // the loop moved meanwhile: next tick
+        continue;
+      }
+      log(finished_line(batch[i]) + effects[i]);
     }
-    log(finished_line(run) + effect);
   }
   return result;
 }

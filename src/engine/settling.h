@@ -2,7 +2,10 @@
 // planned changes its loop's schedule when it ends — a retry, the next slot
 // of a fixed-delay or dynamic loop, a once loop's completion
 // (core/run_settlement.h). The store lists the runs not yet settled; each is
-// settled with its loop's state in one guarded write (Store::settle_run).
+// settled with its loop's state by a guarded write, and the runs of distinct
+// loops together in one transaction (Store::settle_runs): a later run of a
+// loop already in the batch goes in the next one, its state computed from
+// the loop as the first left it.
 //
 // Invariants: a run is settled exactly once; a loop whose state moved
 // meanwhile (a conflict) is settled again at the next tick; a loop whose

@@ -1,6 +1,8 @@
 #include "exec/spawn.h"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -12,6 +14,9 @@
 #include <csignal>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <system_error>
+#include <thread>
 
 #include "exec/descriptors.h"
 
@@ -25,6 +30,9 @@ struct ChildFailure {
 };
 
 constexpr const char* kDefaultPath = "/usr/local/bin:/usr/bin:/bin";
+
+// The held child's stack: it calls a few system calls and nothing else.
+constexpr size_t kChildStackBytes = 64 * 1024;
 
 [[noreturn]] void fail_in_child(int report_fd, int stage) {
   const ChildFailure failure{stage, errno};
@@ -82,6 +90,104 @@ bool is_executable_file(const std::string& path) {
   return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) && access(path.c_str(), X_OK) == 0;
 }
 
+// Everything the held child needs, prepared before it exists: the child
+// shares the supervisor's memory until it execs and allocates nothing.
+struct ChildPlan {
+  ChildPlan(const std::vector<std::string>& argv, const std::vector<EnvVar>& env,
+            std::string directory, std::string path)
+      : args(argv), cwd(std::move(directory)), executable(std::move(path)) {
+    for (const auto& [key, value] : env) env_strings.push_back(key + "=" + value);
+    for (std::string& entry : env_strings) envp.push_back(entry.data());
+    envp.push_back(nullptr);
+    for (std::string& arg : args) argp.push_back(arg.data());
+    argp.push_back(nullptr);
+  }
+
+  std::vector<std::string> args, env_strings;
+  std::vector<char*> argp, envp;
+  std::string cwd, executable;
+  int max_fd = descriptor_limit();
+  int input = -1;
+  int out[2] = {-1, -1}, err[2] = {-1, -1}, report[2] = {-1, -1}, go[2] = {-1, -1};
+  int started[2] = {-1, -1};  // the child's pid, once it is held; or -errno
+  std::unique_ptr<char[]> stack{new char[kChildStackBytes]};
+};
+
+// The held child, on its own stack in the supervisor's memory (clone with
+// CLONE_VM): only system calls, on descriptors of its own table.
+int run_held_child(void* argument) {
+  const ChildPlan& plan = *static_cast<const ChildPlan*>(argument);
+  // The parent's ends: with its own copy of the go pipe's write end the
+  // child would never see end of file if the supervisor died holding it.
+  for (int fd : {plan.go[1], plan.out[0], plan.err[0], plan.report[0], plan.started[0]}) close(fd);
+  setpgid(0, 0);
+  reset_signals();
+  dup2(plan.input >= 0 ? plan.input : open("/dev/null", O_RDONLY | O_CLOEXEC), STDIN_FILENO);
+  dup2(plan.out[1], STDOUT_FILENO);
+  dup2(plan.err[1], STDERR_FILENO);
+  // Nothing else the supervisor holds open reaches the target.
+  close_on_exec_from_3(plan.max_fd);
+  const pid_t self = getpid();
+  if (write(plan.started[1], &self, sizeof self) != ssize_t(sizeof self)) _exit(127);
+  // Held until the supervisor has recorded this process (docs/execution.md).
+  char go_byte = 0;
+  ssize_t got;
+  do {
+    got = read(plan.go[0], &go_byte, 1);
+  } while (got < 0 && errno == EINTR);
+  if (got != 1) _exit(127);
+  if (!plan.cwd.empty() && chdir(plan.cwd.c_str()) != 0) fail_in_child(plan.report[1], 1);
+  execve(plan.executable.c_str(), plan.argp.data(), plan.envp.data());
+  fail_in_child(plan.report[1], 2);
+}
+
+// The holder thread: it clones the child and is suspended (CLONE_VFORK)
+// until the child execs or exits, so the child may use this thread's errno
+// and the plan it keeps alive; then it closes the `started` write end, so a
+// child that ended before saying its pid reads as end of file.
+void hold_child(std::shared_ptr<ChildPlan> plan) {
+  char* stack_top = plan->stack.get() + kChildStackBytes;
+  const pid_t pid = clone(run_held_child, stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, plan.get());
+  if (pid < 0) {
+    const pid_t failure = -errno;
+    (void)!write(plan->started[1], &failure, sizeof failure);
+  }
+  close(plan->started[1]);
+}
+
+// Starts the holder with every signal blocked: the child inherits the mask,
+// so no handler of the supervisor's runs on the child's stack before
+// reset_signals() puts every disposition back to the default.
+Result<std::shared_ptr<HolderThread>> start_holder(const std::shared_ptr<ChildPlan>& plan) {
+  sigset_t all, previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &previous);
+  Result<std::shared_ptr<HolderThread>> started = std::shared_ptr<HolderThread>();
+  try {
+    started = std::make_shared<HolderThread>(std::thread(hold_child, plan));
+  } catch (const std::system_error& error) {
+    started = internal_error(std::string("cannot start the target: ") + error.what());
+  }
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  return started;
+}
+
+void join_holder(SpawnedProcess& process) {
+  if (process.holder) process.holder->join();
+  process.holder.reset();
+}
+
+// The child's pid, or -errno when it could not be created, or 0 when it
+// ended before it said.
+pid_t read_started(int fd) {
+  pid_t value = 0;
+  ssize_t got;
+  do {
+    got = read(fd, &value, sizeof value);
+  } while (got < 0 && errno == EINTR);
+  return got == ssize_t(sizeof value) ? value : 0;
+}
+
 }  // namespace
 
 std::vector<std::string> target_argv(const Target& target) {
@@ -126,67 +232,41 @@ Result<SpawnedProcess> spawn_in_group(const std::vector<std::string>& argv,
   if (argv.empty()) return usage_error("nothing to run: the target has no executable");
   const auto executable = find_executable(argv[0], path_of(env), cwd);
   if (!executable) return usage_error("executable not found in PATH: " + argv[0]);
-  // Everything the child needs is prepared before fork: no allocation after.
-  std::vector<std::string> env_strings;
-  for (const auto& [key, value] : env) env_strings.push_back(key + "=" + value);
-  std::vector<char*> envp;
-  for (std::string& entry : env_strings) envp.push_back(entry.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> args = argv;
-  std::vector<char*> argp;
-  for (std::string& arg : args) argp.push_back(arg.data());
-  argp.push_back(nullptr);
-  const int max_fd = descriptor_limit();
-
-  int input = stdin_text ? memory_file(*stdin_text) : -1;
-  if (stdin_text && input < 0) {
+  auto plan = std::make_shared<ChildPlan>(argv, env, cwd, *executable);
+  plan->input = stdin_text ? memory_file(*stdin_text) : -1;
+  if (stdin_text && plan->input < 0) {
     return internal_error(std::string("cannot prepare the target's stdin: ") +
                           std::strerror(errno));
   }
-  int out[2] = {-1, -1}, err[2] = {-1, -1}, report[2] = {-1, -1}, go[2] = {-1, -1};
-  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 || pipe2(report, O_CLOEXEC) != 0 ||
-      pipe2(go, O_CLOEXEC) != 0) {
+  int* pipes[] = {plan->out, plan->err, plan->report, plan->go, plan->started};
+  for (int* fds : pipes) {
+    if (pipe2(fds, O_CLOEXEC) == 0) continue;
     const int error = errno;
-    for (int* fds : {out, err, report, go}) close_pipe(fds);
-    close_fd(input);
+    for (int* opened : pipes) close_pipe(opened);
+    close_fd(plan->input);
     return internal_error(std::string("cannot create pipes: ") + std::strerror(error));
   }
-  const pid_t pid = fork();
-  if (pid < 0) {
-    const int error = errno;
-    for (int* fds : {out, err, report, go}) close_pipe(fds);
-    close_fd(input);
-    return internal_error(std::string("cannot fork: ") + std::strerror(error));
+  auto holder = start_holder(plan);
+  if (!holder) {
+    for (int* fds : pipes) close_pipe(fds);
+    close_fd(plan->input);
+    return holder.error();
   }
-  if (pid == 0) {
-    // The parent's ends: with its own copy of the go pipe's write end the
-    // child would never see end of file if the supervisor died holding it.
-    for (int fd : {go[1], out[0], err[0], report[0]}) close(fd);
-    setpgid(0, 0);
-    reset_signals();
-    dup2(input >= 0 ? input : open("/dev/null", O_RDONLY | O_CLOEXEC), STDIN_FILENO);
-    dup2(out[1], STDOUT_FILENO);
-    dup2(err[1], STDERR_FILENO);
-    // Nothing else the supervisor holds open reaches the target.
-    close_on_exec_from_3(max_fd);
-    // Held until the supervisor has recorded this process (docs/execution.md).
-    char go_byte = 0;
-    ssize_t got;
-    do {
-      got = read(go[0], &go_byte, 1);
-    } while (got < 0 && errno == EINTR);
-    if (got != 1) _exit(127);
-    if (!cwd.empty() && chdir(cwd.c_str()) != 0) fail_in_child(report[1], 1);
-    execve(executable->c_str(), argp.data(), envp.data());
-    fail_in_child(report[1], 2);
+  // The holder owns the write end of `started` from here on, and the child
+  // reads the plan until it execs: it is not written to again.
+  const pid_t pid = read_started(plan->started[0]);
+  for (int fd :
+       {plan->started[0], plan->input, plan->out[1], plan->err[1], plan->report[1], plan->go[0]}) {
+    if (fd >= 0) close(fd);
   }
-  setpgid(pid, pid);  // also from the parent, so the group exists before we signal it
-  close_fd(input);
-  close_fd(out[1]);
-  close_fd(err[1]);
-  close_fd(report[1]);
-  close_fd(go[0]);
-  return SpawnedProcess{pid, out[0], err[0], go[1], report[0]};
+  if (pid <= 0) {
+    for (int fd : {plan->out[0], plan->err[0], plan->report[0], plan->go[1]}) close(fd);
+    (*holder)->join();
+    return internal_error(pid < 0 ? std::string("cannot start the target: ") + std::strerror(-pid)
+                                  : std::string("cannot start the target: it ended at once"));
+  }
+  setpgid(pid, pid);  // also from here, so the group exists before we signal it
+  return SpawnedProcess{pid, plan->out[0], plan->err[0], plan->go[1], plan->report[0], *holder};
 }
 
 Status release(SpawnedProcess& process, const std::string& cwd, const std::string& executable) {
@@ -202,11 +282,15 @@ Status release(SpawnedProcess& process, const std::string& cwd, const std::strin
     got = read(process.report_fd, &failure, sizeof failure);
   } while (got < 0 && errno == EINTR);
   close_fd(process.report_fd);
-  if (got != ssize_t(sizeof failure)) return Ok{};  // the exec happened
+  if (got != ssize_t(sizeof failure)) {  // the exec happened
+    join_holder(process);
+    return Ok{};
+  }
   close_fd(process.stdout_fd);
   close_fd(process.stderr_fd);
   int status = 0;
   waitpid(process.pid, &status, 0);
+  join_holder(process);
   if (failure.stage == 1) {
     return usage_error("working directory " + cwd +
                        " is not usable: " + std::strerror(failure.error));
@@ -232,6 +316,7 @@ void discard(SpawnedProcess& process) {
     int status = 0;
     waitpid(process.pid, &status, 0);
   }
+  join_holder(process);
   for (int* fd :
        {&process.release_fd, &process.report_fd, &process.stdout_fd, &process.stderr_fd}) {
     close_fd(*fd);

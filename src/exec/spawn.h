@@ -7,16 +7,20 @@
 // disposition is the default; its stdin is the given text (from memory,
 // never a file) or /dev/null; every descriptor of the parent except the
 // two output pipes is closed at exec; the executable is looked up in the
-// PATH of the target's own environment before fork, and nothing is
-// allocated after fork; a failed chdir or exec is reported by release() as
-// an Error naming the directory or executable, never as a child that exits
-// 127.
+// PATH of the target's own environment before the child exists. The child
+// shares the caller's memory until it execs (clone with CLONE_VM, from a
+// holder thread suspended until then): it makes only system calls, on a
+// stack and a plan prepared for it, allocates nothing and runs no signal
+// handler. A failed chdir or exec is reported by release() as an Error
+// naming the directory or executable, never as a child that exits 127.
 #pragma once
 
 #include <sys/types.h>
 
+#include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/loop.h"
@@ -24,12 +28,31 @@
 
 namespace orrery {
 
+// The thread that cloned a held child; joined once the child has execed or
+// exited (release, discard), detached if the handle goes before that.
+class HolderThread {
+ public:
+  explicit HolderThread(std::thread thread) : thread_(std::move(thread)) {}
+  HolderThread(const HolderThread&) = delete;
+  HolderThread& operator=(const HolderThread&) = delete;
+  ~HolderThread() {
+    if (thread_.joinable()) thread_.detach();
+  }
+  void join() {
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::thread thread_;
+};
+
 struct SpawnedProcess {
   pid_t pid = -1;
   int stdout_fd = -1;  // read ends, owned by the caller
   int stderr_fd = -1;
-  int release_fd = -1;  // internal: writing one byte lets the child exec
-  int report_fd = -1;   // internal: the child's exec failure, if any
+  int release_fd = -1;                   // internal: writing one byte lets the child exec
+  int report_fd = -1;                    // internal: the child's exec failure, if any
+  std::shared_ptr<HolderThread> holder;  // internal
 };
 
 // Starts the held child. `stdin_text`, when given, is the target's whole

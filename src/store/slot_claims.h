@@ -82,6 +82,14 @@ struct LoopPlanResult {
   int skipped_inserted = 0;         // skipped rows written; the others were already there
 };
 
+// One finished run to settle, with the state its loop gets and the loop's
+// state version that state was computed from.
+struct Settlement {
+  std::string run_id;
+  std::int64_t state_version = 0;
+  ScheduleState state;
+};
+
 // Running and queued runs, and what wakes the daemon next.
 struct WakeTimes {
   std::optional<TimeMs> next_due;      // earliest next_run_at after `now` of a claimable loop
@@ -131,12 +139,22 @@ class SlotClaims {
                                      TimeMs now, const Fence& fence) = 0;
   // Finished runs not yet settled (without tails), oldest finish first.
   virtual Result<std::vector<Run>> unsettled_runs(int limit) = 0;
-  // Marks the run settled and gives its loop `state`, in one transaction,
-  // when the run is finished and unsettled and the loop's state version is
-  // still `state_version`; otherwise a conflict (an unknown run: not_found)
-  // and nothing changes. A run whose loop is gone is simply marked settled.
-  virtual Status settle_run(const std::string& run_id, std::int64_t state_version,
-                            const ScheduleState& state, TimeMs now, const Fence& fence) = 0;
+  // Settles each run of `settlements`, all in one transaction: a run is
+  // marked settled and its loop given `state` when the run is finished and
+  // unsettled and the loop's state version is still `state_version`;
+  // otherwise that one is a conflict (an unknown run: not_found) and changes
+  // nothing, while the others are settled. A run whose loop is gone is simply
+  // marked settled. The outcomes are in the order given. A lost fence, or a
+  // failure of the database, fails the whole batch and changes nothing.
+  virtual Result<std::vector<Status>> settle_runs(const std::vector<Settlement>& settlements,
+                                                  TimeMs now, const Fence& fence) = 0;
+  // settle_runs of one run.
+  Status settle_run(const std::string& run_id, std::int64_t state_version,
+                    const ScheduleState& state, TimeMs now, const Fence& fence) {
+    auto settled = settle_runs({Settlement{run_id, state_version, state}}, now, fence);
+    if (!settled) return settled.error();
+    return settled->front();
+  }
   virtual Result<WakeTimes> wake_times(TimeMs now) = 0;
   // Stops a run the caller cannot signal (its supervisor is on another host,
   // or it has none yet): a pending run becomes cancelled at once; a running

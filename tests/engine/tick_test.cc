@@ -185,6 +185,43 @@ TEST_F(Tick, AFailedRunIsSettledIntoARetryAndRetried) {
   EXPECT_EQ(retry->claimed[0].run.attempt, 2);
 }
 
+// Runs of distinct loops are settled together; a second run of a loop in
+// the same call is settled after the first, from the loop as the first left
+// it, never refused as a conflict with its own batch.
+TEST_F(Tick, EveryFinishedRunIsSettledInOneCallThoughTwoShareALoop) {
+  const Loop twice = add_loop("twice", kNow + kMinute);
+  const Loop once = add_loop("once", kNow + kMinute);
+  std::vector<LoopPlanCommit> plans;
+  for (const auto& [loop, slots] :
+       {std::pair{twice, std::vector<TimeMs>{kNow - 2 * kMinute, kNow - kMinute}},
+        std::pair{once, std::vector<TimeMs>{kNow - kMinute}}}) {
+    LoopPlanCommit plan;
+    plan.loop_id = loop.id;
+    plan.state_version = this->loop(loop.id).state_version;
+    plan.state.next_run_at = kNow + kMinute;
+    plan.claim = slots;
+    plans.push_back(plan);
+  }
+  auto committed = store_->commit_plans(plans, settings_.claimant, kNow, settings_.fence);
+  ASSERT_TRUE(committed.ok()) << committed.error().message;
+  for (const LoopPlanResult& result : *committed) {
+    for (const ClaimedRun& claimed : result.claimed) finish(claimed, RunStatus::kSucceeded, kNow);
+  }
+  const std::int64_t version = loop(twice.id).state_version;
+  auto settled = settle_runs(*store_, {}, kNow + 10, settings_.fence,
+                             [this](const std::string& line) { log_.push_back(line); });
+  ASSERT_TRUE(settled.ok()) << settled.error().message;
+  EXPECT_FALSE(settled->retry_soon);
+  EXPECT_TRUE(store_->unsettled_runs(100)->empty());
+  EXPECT_EQ(loop(twice.id).state_version, version + 2);
+  EXPECT_EQ(std::count_if(log_.begin(), log_.end(),
+                          [](const std::string& line) {
+                            return line.find(" succeeded (slot ") != std::string::npos;
+                          }),
+            3)
+      << ::testing::PrintToString(log_);
+}
+
 TEST_F(Tick, RecoveryFinishesARunWhoseSupervisorDied) {
   add_loop("orphaned", kNow - 500);
   auto report = tick(kNow);

@@ -122,6 +122,59 @@ TEST(Spawn, TheTargetStartsWithNoBlockedOrIgnoredSignal) {
   EXPECT_NE(status.find("SigIgn:\t0000000000000000"), std::string::npos) << status;
 }
 
+volatile std::sig_atomic_t handled_in_this_memory = 0;
+void note_handled(int) { handled_in_this_memory = 1; }
+
+// The held child shares the caller's memory until it execs: a handler of the
+// caller's must never run in it (it would run on the child's stack, in our
+// memory). Signalled while held, it meets the default disposition.
+TEST(Spawn, NoHandlerOfTheCallersRunsInTheHeldChild) {
+  struct sigaction handler {
+  }, previous{};
+  handler.sa_handler = note_handled;
+  sigemptyset(&handler.sa_mask);
+  ASSERT_EQ(sigaction(SIGUSR1, &handler, &previous), 0);
+  handled_in_this_memory = 0;
+  auto spawned = spawn_in_group({"/bin/true"}, {}, "");
+  ASSERT_TRUE(spawned.ok()) << spawned.error().message;
+  ASSERT_EQ(kill(spawned->pid, SIGUSR1), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(spawned->pid, &status, 0), spawned->pid);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGUSR1) << status;
+  EXPECT_EQ(handled_in_this_memory, 0);
+  spawned->pid = -1;  // reaped
+  discard(*spawned);
+  sigaction(SIGUSR1, &previous, nullptr);
+}
+
+size_t entries_of(const std::string& directory) {
+  size_t count = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(directory)) ++count;
+  return count;
+}
+
+// Each start uses a holder thread and five pipes: once released (or
+// discarded) and reaped, none of them is left, however many were started.
+TEST(Spawn, StartedChildrenLeaveNoDescriptorOrThreadBehind) {
+  const size_t descriptors = entries_of("/proc/self/fd");
+  const size_t threads = entries_of("/proc/self/task");
+  for (int i = 0; i < 60; ++i) {
+    auto spawned = spawn_in_group({"/bin/sh", "-c", "echo " + std::to_string(i)}, {}, "");
+    ASSERT_TRUE(spawned.ok()) << spawned.error().message;
+    if (i % 3 == 2) {
+      discard(*spawned);
+      continue;
+    }
+    ASSERT_TRUE(release(*spawned, "", "/bin/sh").ok());
+    ::close(spawned->stderr_fd);
+    EXPECT_EQ(read_all(spawned->stdout_fd), std::to_string(i) + "\n");
+    ::close(spawned->stdout_fd);
+    waitpid(spawned->pid, nullptr, 0);
+  }
+  EXPECT_EQ(entries_of("/proc/self/fd"), descriptors);
+  EXPECT_EQ(entries_of("/proc/self/task"), threads);
+}
+
 // A script whose #! interpreter is missing exists: the message says what is
 // missing instead of calling the script itself not found.
 TEST(Spawn, AMissingInterpreterIsNamedNotTheScript) {

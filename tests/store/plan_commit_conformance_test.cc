@@ -525,6 +525,58 @@ TEST_P(PlanCommitConformance, SettlingOnAMovedStateVersionIsAConflictAndChangesN
   EXPECT_TRUE(run_at(loop, kNow).settled);
 }
 
+// A batch settles its runs in one transaction, each by its own guard: one
+// whose loop moved, one already settled and one unknown change nothing, and
+// every other run of the batch is settled with its loop's state.
+TEST_P(PlanCommitConformance, ABatchSettlesEachRunByItsOwnGuardInOneTransaction) {
+  std::vector<Loop> loops;
+  std::vector<orrery::Run> runs;
+  for (int i = 0; i < 6; ++i) {
+    loops.push_back(add_loop("batch" + std::to_string(i)));
+    runs.push_back(daemon_run(loops.back(), kNow, RunStatus::kFailed, kNow + 1000));
+  }
+  std::vector<Loop> read;
+  for (const Loop& loop : loops) read.push_back(loop_now(loop));
+  // Loop 1 moves after the read; run 2 is settled before the batch.
+  Loop paused = read[1];
+  paused.status = LoopStatus::kPaused;
+  ASSERT_TRUE(store_->update_loop_parts(paused, {.state = true}, {}, kNow + 2000).ok());
+  ASSERT_TRUE(
+      store_->settle_run(runs[2].id, read[2].state_version, schedule_state(read[2]), kNow, {})
+          .ok());
+  const Loop moved = loop_now(loops[1]), settled_before = loop_now(loops[2]);
+  std::vector<Settlement> batch;
+  for (size_t i = 0; i < loops.size(); ++i) {
+    ScheduleState state = schedule_state(read[i]);
+    state.next_run_at = kNow + TimeMs(i + 1) * kMinute;
+    batch.push_back({runs[i].id, read[i].state_version, state});
+  }
+  batch.push_back({"0000000000000000000000000000dead", 0, {}});
+  auto outcomes = store_->settle_runs(batch, kNow + 3000, {});
+  ASSERT_TRUE(outcomes.ok()) << outcomes.error().message;
+  ASSERT_EQ(outcomes->size(), batch.size());
+  for (size_t i = 0; i < loops.size(); ++i) {
+    SCOPED_TRACE(i);
+    if (i == 1 || i == 2) {
+      ASSERT_FALSE((*outcomes)[i].ok());
+      EXPECT_EQ((*outcomes)[i].error().code, ErrorCode::kConflict);
+      continue;
+    }
+    EXPECT_TRUE((*outcomes)[i].ok()) << (*outcomes)[i].error().message;
+    EXPECT_TRUE(run_at(loops[i], kNow).settled);
+    EXPECT_EQ(loop_now(loops[i]).next_run_at, kNow + TimeMs(i + 1) * kMinute);
+    EXPECT_EQ(loop_now(loops[i]).state_version, read[i].state_version + 1);
+  }
+  EXPECT_NE((*outcomes)[1].error().message.find("loop batch1 changed"), std::string::npos)
+      << (*outcomes)[1].error().message;
+  EXPECT_FALSE(run_at(loops[1], kNow).settled);
+  expect_unchanged(loops[1].id, moved);
+  expect_unchanged(loops[2].id, settled_before);
+  ASSERT_FALSE(outcomes->back().ok());
+  EXPECT_EQ(outcomes->back().error().code, ErrorCode::kNotFound);
+  EXPECT_TRUE(store_->settle_runs({}, kNow, {})->empty());
+}
+
 TEST_P(PlanCommitConformance, AReattemptOfAnUnsettledSlotKeepsItUnsettled) {
   const Loop loop = add_loop("reattempt");
   daemon_run(loop, kNow, RunStatus::kFailed, kNow + 1000);
@@ -601,6 +653,8 @@ TEST_P(PlanCommitConformance, AStaleDaemonFenceRefusesCommitsAndSettlementsAndWr
     EXPECT_TRUE(lost_lease(store_->commit_plans({plan}, "daemon", kNow + 2, fence)));
     EXPECT_TRUE(lost_lease(store_->settle_run(finished.id, before.state_version,
                                               schedule_state(before), kNow + 2, fence)));
+    EXPECT_TRUE(lost_lease(store_->settle_runs(
+        {{finished.id, before.state_version, schedule_state(before)}}, kNow + 2, fence)));
     expect_unchanged(loop.id, before);
     EXPECT_EQ(runs_of(loop), rows);
     EXPECT_FALSE(run_at(loop, kNow - kMinute).settled);

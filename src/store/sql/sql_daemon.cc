@@ -169,51 +169,71 @@ Result<std::vector<Run>> SqlStore::unsettled_runs(int limit) {
 // exist, for writing. Taken before the run's row, in the order a claim takes
 // them (loop, then run), so that a settlement and a claim of the same slot
 // take turns instead of deadlocking on PostgreSQL.
-Status SqlStore::lock_loop_of_run(const std::string& run_id) {
-  auto lock =
-      db_->prepare("SELECT id FROM loops WHERE id = (SELECT loop_id FROM runs WHERE id = ?1)" +
-                   std::string(db_->row_lock(sql::RowLock::kUpdate)));
-  if (!lock) return lock.error();
-  return (*lock)->bind(1, run_id).run();
+Result<Status> SqlStore::settle_one(const Settlement& settlement, TimeMs now) {
+  // The loop is locked and its version checked before anything is written,
+  // so that a conflict leaves this run as it was and the batch goes on.
+  struct LockedLoop {
+    std::string id, name;
+    std::int64_t state_version = 0;
+  };
+  std::optional<LockedLoop> loop;
+  {
+    auto lock = db_->prepare(
+        "SELECT id, name, state_version FROM loops WHERE id = (SELECT loop_id FROM runs WHERE "
+        "id = ?1)" +
+        std::string(db_->row_lock(sql::RowLock::kUpdate)));
+    if (!lock) return lock.error();
+    (*lock)->bind(1, settlement.run_id);
+    auto row = (*lock)->step();
+    if (!row) return row.error();
+    if (*row) loop = LockedLoop{(*lock)->text(0), (*lock)->text(1), (*lock)->int64(2)};
+    if (auto rest = (*lock)->run(); !rest) return rest.error();
+  }
+  if (loop && loop->state_version != settlement.state_version) {
+    return Status(conflict_error("loop " + loop->name + " changed while run " + settlement.run_id +
+                                 " was being settled; try again"));
+  }
+  auto settle = db_->prepare(std::string("UPDATE runs SET settled = 1, updated_at = ?2 "
+                                         "WHERE id = ?1 AND settled = 0 AND status IN ") +
+                             sql::kTerminalRunStatuses);
+  if (!settle) return settle.error();
+  (*settle)->bind(1, settlement.run_id).bind(2, now);
+  if (auto done = (*settle)->run(); !done) return done.error();
+  if (db_->changes() != 1) {
+    auto run = get_run(settlement.run_id);
+    if (!run) return run.error();
+    if (!run->has_value()) {
+      return Status(not_found_error("no run has the id '" + settlement.run_id + "'"));
+    }
+    return Status(conflict_error("cannot settle run " + settlement.run_id + ": it is " +
+                                 run_status_name((*run)->status) +
+                                 ((*run)->settled ? " and settled already" : ", not finished")));
+  }
+  if (!loop) return Status(Ok{});
+  auto written = write_schedule_state(loop->id, settlement.state_version, settlement.state, now);
+  if (!written) return written.error();
+  if (!*written) {  // cannot happen under the lock: nothing of the batch is kept
+    return internal_error("loop " + loop->name + " changed under its lock while run " +
+                          settlement.run_id + " was being settled");
+  }
+  return Status(Ok{});
 }
 
-Status SqlStore::settle_run(const std::string& run_id, std::int64_t state_version,
-                            const ScheduleState& state, TimeMs now, const Fence& fence) {
+Result<std::vector<Status>> SqlStore::settle_runs(const std::vector<Settlement>& settlements,
+                                                  TimeMs now, const Fence& fence) {
+  std::vector<Status> outcomes;
+  if (settlements.empty()) return outcomes;
   auto transaction = sql::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
-  if (auto fenced = check_fence(fence, now); !fenced) return fenced;
-  if (auto locked = lock_loop_of_run(run_id); !locked) return locked;
-  std::optional<std::string> loop_id;
-  {
-    auto settle = db_->prepare(std::string("UPDATE runs SET settled = 1, updated_at = ?2 "
-                                           "WHERE id = ?1 AND settled = 0 AND status IN ") +
-                               sql::kTerminalRunStatuses + " RETURNING loop_id");
-    if (!settle) return settle.error();
-    (*settle)->bind(1, run_id).bind(2, now);
-    auto row = (*settle)->step();
-    if (!row) return row.error();
-    if (*row) loop_id = (*settle)->text(0);
-    if (auto rest = (*settle)->run(); !rest) return rest;
+  if (auto fenced = check_fence(fence, now); !fenced) return fenced.error();
+  outcomes.reserve(settlements.size());
+  for (const Settlement& settlement : settlements) {
+    auto outcome = settle_one(settlement, now);
+    if (!outcome) return outcome.error();
+    outcomes.push_back(std::move(*outcome));
   }
-  if (!loop_id) {
-    auto run = get_run(run_id);
-    if (!run) return run.error();
-    if (!run->has_value()) return not_found_error("no run has the id '" + run_id + "'");
-    return conflict_error("cannot settle run " + run_id + ": it is " +
-                          run_status_name((*run)->status) +
-                          ((*run)->settled ? " and settled already" : ", not finished"));
-  }
-  auto written = write_schedule_state(*loop_id, state_version, state, now);
-  if (!written) return written.error();
-  if (!*written) {
-    auto loop = get_loop(*loop_id);
-    if (!loop) return loop.error();
-    if (loop->has_value()) {
-      return conflict_error("loop " + (*loop)->name + " changed while run " + run_id +
-                            " was being settled; try again");
-    }
-  }
-  return (*transaction)->commit();
+  if (auto committed = (*transaction)->commit(); !committed) return committed.error();
+  return outcomes;
 }
 
 Result<std::vector<Run>> SqlStore::active_runs(int limit) {

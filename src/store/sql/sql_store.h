@@ -68,8 +68,8 @@ class SqlStore : public Store {
   Result<int> listen_for_notices() override;
   Result<bool> take_notices() override;
   Result<std::vector<Run>> unsettled_runs(int limit) override;
-  Status settle_run(const std::string& run_id, std::int64_t state_version,
-                    const ScheduleState& state, TimeMs now, const Fence& fence) override;
+  Result<std::vector<Status>> settle_runs(const std::vector<Settlement>& settlements, TimeMs now,
+                                          const Fence& fence) override;
   Result<std::vector<Run>> active_runs(int limit) override;
   Status set_run_next_in(const std::string& run_id, DurationMs delay, TimeMs now) override;
   Result<WakeTimes> wake_times(TimeMs now) override;
@@ -159,7 +159,9 @@ class SqlStore : public Store {
   // left pending, a cancel was requested or loops changed (inside a write
   // transaction: when it commits).
   Status notify_daemons();
-  Status lock_loop_of_run(const std::string& run_id);
+  // Within settle_runs' transaction: one settlement; a conflict or
+  // not_found as its outcome (nothing written), an Error for a failure.
+  Result<Status> settle_one(const Settlement& settlement, TimeMs now);
   Result<bool> insert_planned_row(const std::string& loop_id, TimeMs slot, RunStatus status,
                                   const std::string& skip_reason, TimeMs now, std::string& run_id);
   Result<std::string> deletion_refusal(const std::string& id);
