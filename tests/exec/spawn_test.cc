@@ -207,6 +207,29 @@ TEST(Spawn, TheExecutableIsFoundOnTheTargetsPath) {
   EXPECT_EQ(missing.error().message, "executable not found in PATH: only-here");
 }
 
+// The held child reports the reason exec failed with (its errno, read in
+// the child that shares our memory): one argument past the kernel's 128 KiB
+// per string is E2BIG, a directory is EACCES.
+TEST(Spawn, AnExecTheKernelRefusesIsReportedWithItsReason) {
+  testing::TempDir dir;
+  struct Case {
+    std::vector<std::string> argv;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"/bin/true", std::string(200'000, 'x')},
+       "cannot execute /bin/true: Argument list too long"},
+      {{dir.path()}, "cannot execute " + dir.path() + ": Permission denied"},
+  };
+  for (const Case& c : cases) {
+    auto spawned = spawn_in_group(c.argv, {}, "");
+    ASSERT_TRUE(spawned.ok()) << spawned.error().message;
+    const Status released = release(*spawned, "", c.argv[0]);
+    ASSERT_FALSE(released.ok()) << c.message;
+    EXPECT_EQ(released.error().message, c.message);
+  }
+}
+
 TEST(Spawn, AnUnusableWorkingDirectoryIsReportedAtRelease) {
   auto spawned = spawn_in_group({"/bin/true"}, {}, "/no/such/dir");
   ASSERT_TRUE(spawned.ok());

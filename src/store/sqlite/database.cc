@@ -167,8 +167,29 @@ std::string Statement::text(int column) const {
   return data ? std::string(data, size_t(sqlite3_column_bytes(stmt_, column))) : std::string();
 }
 
+namespace {
+
+// Once per process, before SQLite initializes: no lookaside buffer and no
+// bulk page-cache allocation per connection, each of which a new connection
+// would write through whole (48 and 88 KiB) before it uses any. A forked
+// supervisor opens one connection per run, and every page it touches is a
+// fault (docs/benchmarks.md, "The cost of one run"). When SQLite was
+// initialized already (a test's VFS), the calls are refused and change
+// nothing.
+void configure_sqlite_memory() {
+  static const bool configured = [] {
+    sqlite3_config(SQLITE_CONFIG_LOOKASIDE, 0, 0);
+    sqlite3_config(SQLITE_CONFIG_PAGECACHE, nullptr, 0, 0);
+    return true;
+  }();
+  (void)configured;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Database>> Database::open(const std::string& path,
                                                  const OpenOptions& options) {
+  configure_sqlite_memory();
   sqlite3* handle = nullptr;
   const bool writes = options.read_only == ReadOnly::kNone;
   const int flags = (writes ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
