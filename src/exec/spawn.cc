@@ -110,6 +110,7 @@ struct ChildPlan {
   int input = -1;
   int out[2] = {-1, -1}, err[2] = {-1, -1}, report[2] = {-1, -1}, go[2] = {-1, -1};
   int started[2] = {-1, -1};  // the child's pid, once it is held; or -errno
+  pid_t cloned = -1;          // clone's result, for the caller once the holder is joined
   std::unique_ptr<char[]> stack{new char[kChildStackBytes]};
 };
 
@@ -148,6 +149,7 @@ int run_held_child(void* argument) {
 void hold_child(std::shared_ptr<ChildPlan> plan) {
   char* stack_top = plan->stack.get() + kChildStackBytes;
   const pid_t pid = clone(run_held_child, stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, plan.get());
+  plan->cloned = pid;
   if (pid < 0) {
     const pid_t failure = -errno;
     (void)!write(plan->started[1], &failure, sizeof failure);
@@ -262,6 +264,7 @@ Result<SpawnedProcess> spawn_in_group(const std::vector<std::string>& argv,
   if (pid <= 0) {
     for (int fd : {plan->out[0], plan->err[0], plan->report[0], plan->go[1]}) close(fd);
     (*holder)->join();
+    if (plan->cloned > 0) waitpid(plan->cloned, nullptr, 0);  // ended before it said its pid
     return internal_error(pid < 0 ? std::string("cannot start the target: ") + std::strerror(-pid)
                                   : std::string("cannot start the target: it ended at once"));
   }

@@ -165,10 +165,10 @@ Result<std::vector<Run>> SqlStore::unsettled_runs(int limit) {
       [&](sql::Statement& s) { s.bind(1, clamp_limit(limit)); }, false);
 }
 
-// Within an open transaction: locks the row of the run's loop, if both
-// exist, for writing. Taken before the run's row, in the order a claim takes
-// them (loop, then run), so that a settlement and a claim of the same slot
-// take turns instead of deadlocking on PostgreSQL.
+// Within settle_runs' transaction. The row of the run's loop, if both exist,
+// is locked for writing before the run's row, in the order a claim takes them
+// (loop, then run), so that a settlement and a claim of the same slot take
+// turns instead of deadlocking on PostgreSQL.
 Result<Status> SqlStore::settle_one(const Settlement& settlement, TimeMs now) {
   // The loop is locked and its version checked before anything is written,
   // so that a conflict leaves this run as it was and the batch goes on.
