@@ -63,7 +63,10 @@ Result<TickReport> run_tick(Store& store, ProcessControl& processes, const TickS
     auto again = settle_runs(store, *cooldowns, times.now, settings.fence, log);
     if (!again) return again.error();
     settled->more = settled->more || again->more;
-    settled->retry_soon = settled->retry_soon || again->retry_soon;
+    // A slot whose last attempt still lives (its group killed a moment ago,
+    // its process not gone yet) stays due: the next tick comes shortly, not
+    // at the next heartbeat, and claims it once nothing of it lives.
+    settled->retry_soon = true;
   }
   report->more = report->more || settled->more;
   report->retry_soon = report->retry_soon || settled->retry_soon;

@@ -246,6 +246,31 @@ TEST_F(Tick, RecoveryFinishesARunWhoseSupervisorDied) {
   EXPECT_EQ(runs().front().free_reattempts, 1);
 }
 
+// A slot whose last attempt is still dying (its group killed, its process
+// not gone yet) cannot be claimed again; the tick asks to be run again
+// shortly, so the re-attempt starts once the process is gone instead of at
+// the next heartbeat.
+TEST_F(Tick, ASlotWhoseLastAttemptIsStillDyingIsTriedAgainShortly) {
+  add_loop("dying", kNow - 500);
+  auto report = tick(kNow);
+  ASSERT_TRUE(report.ok());
+  ASSERT_EQ(report->claimed.size(), 1u);
+  const ProcessIdentity target{5'000, kNow};
+  probe_->start(target);  // not the leader of its group: it outlives the group's kill here
+  const ProcessIdentity dead{99'999, kNow};  // its supervisor, never started in the probe
+  ASSERT_TRUE(store_->record_process(report->claimed[0].claim, target, 6'000, dead, kNow + 1).ok());
+  auto refused = tick(kNow + 3, /*recover=*/true);
+  ASSERT_TRUE(refused.ok()) << refused.error().message;
+  EXPECT_TRUE(refused->claimed.empty());
+  EXPECT_TRUE(refused->retry_soon);
+  EXPECT_EQ(runs().front().status, RunStatus::kAbandoned);
+  probe_->stop(target.pid);
+  auto retried = tick(kNow + 103);
+  ASSERT_TRUE(retried.ok()) << retried.error().message;
+  ASSERT_EQ(retried->claimed.size(), 1u);
+  EXPECT_EQ(retried->claimed[0].run.scheduled_for, kNow - 500);
+}
+
 TEST_F(Tick, LoopsPastTheirExpiryExpire) {
   Loop expiring = add_loop("expiring", kNow + kMinute);
   expiring.expires_at = kNow - 1;

@@ -83,13 +83,15 @@ TEST_F(DaemonCrash, AKilledSupervisorsRunIsAbandonedItsGroupKilledAndTheSlotRetr
        record_to(record) + "; if mkdir '" + tmp_ + "/hung' 2>/dev/null; then exec sleep 30; fi"});
   const size_t daemon = start_held_daemon();
   json started;
+  // Its target is recorded before it is let run (docs/execution.md): the
+  // supervisor is killed once the first execution is known to hang.
   ASSERT_TRUE(eventually([&] {
     const json all = runs("orphaned");
     if (all.empty() || all[0]["status"] != "running" || !all[0]["pid"].is_number_integer()) {
       return false;
     }
     started = all[0];
-    return true;
+    return std::filesystem::exists(tmp_ + "/hung");
   })) << log_of(daemon);
   const pid_t target = started["pid"];
   ASSERT_EQ(::kill(started["supervisor_pid"].get<pid_t>(), SIGKILL), 0);
