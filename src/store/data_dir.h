@@ -31,7 +31,12 @@ bool exists_read_only(const std::string& path);
 // The directory holding `path` ("." for a bare name, "/" for a file in /).
 std::string directory_of(const std::string& path);
 // Creates the file 0600 when absent; an existing file is left as it is, and
-// anything but a regular file (a device, a FIFO) is refused.
+// anything but a regular file (a device, a FIFO) is refused. An existing file
+// is looked at, never opened: closing a descriptor of a file drops every
+// POSIX lock this process holds on it, so opening the database a second time
+// would strip a connection already open of its SQLite locks, and another
+// process could then delete the write-ahead log under it (docs/storage.md,
+// "One file, several connections").
 Status create_private_file(const std::string& path);
 // Makes the file and its -wal and -shm companions 0600.
 Status make_files_private(const std::string& path);

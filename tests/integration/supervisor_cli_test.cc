@@ -163,14 +163,28 @@ class SupervisorCli : public HomeFixture {
 
   json show(const std::string& run_id) const { return json_of({"run", "show", run_id}); }
 
-  // `trigger LOOP` (detached), then waits until its target is recorded.
+  // What /proc says `pid` executes, or "" when it is gone.
+  static std::string executable_of(pid_t pid) {
+    std::error_code error;
+    const auto target = fs::read_symlink("/proc/" + std::to_string(pid) + "/exe", error);
+    return error ? std::string() : target.string();
+  }
+
+  // `trigger LOOP` (detached), then waits until its target is recorded and
+  // let run: a recorded target is held until the supervisor releases it
+  // (docs/execution.md), and until then it executes the supervisor's binary.
   json trigger_started(const std::string& loop) {
     const json triggered = json_of({"trigger", loop});
     const std::string run_id = triggered["run_id"];
     json run;
     EXPECT_TRUE(eventually([&] {
       run = show(run_id);
-      return !run["pid"].is_null() || run["status"] != "running";
+      if (run["status"] != "running") return true;
+      if (!run["pid"].is_number_integer() || !run["supervisor_pid"].is_number_integer()) {
+        return false;
+      }
+      const std::string target = executable_of(run["pid"].get<pid_t>());
+      return target.empty() || target != executable_of(run["supervisor_pid"].get<pid_t>());
     })) << run.dump()
         << "\nsupervisor.log: "
         << testing::read_file(home_ + "/runs/" + run_id + "/supervisor.log");
@@ -295,6 +309,9 @@ TEST_F(SupervisorCli, AKilledSupervisorIsNoticedByLogsFollowAndRecoverPrintsWhat
     const std::string run_id = started["id"];
     const pid_t target = started["pid"];
     const pid_t supervisor = started["supervisor_pid"];
+    // Killed once its output is in the log: what it wrote before is kept.
+    const std::string stdout_log = home_ + "/runs/" + run_id + "/stdout.log";
+    ASSERT_TRUE(eventually([&] { return testing::read_file(stdout_log) == "before\n"; }));
     ASSERT_EQ(::kill(supervisor, signal), 0);
     ASSERT_TRUE(wait_for_exit(supervisor));
     const RunResult followed = run({"logs", "-f", run_id});

@@ -226,6 +226,59 @@ TEST(SqliteProcess, WriterKilledInsideATransactionLeavesTheDatabaseConsistent) {
 }
 
 // ---------------------------------------------------------------------------
+// One file, several connections in one process (docs/storage.md).
+
+// Whether a process other than this one sees a read lock of this one on the
+// database's shared-lock bytes: SQLite's SHARED lock, which a connection in
+// WAL mode holds while it is open and which tells a closing connection of
+// another process that it is not the file's last (the byte range is SQLite's
+// locking protocol, fixed for compatibility: 510 bytes from 0x40000002). The
+// child asks with F_GETLK only, so it takes no lock and inherits none.
+bool shared_lock_seen_by_another_process(const std::string& db_path) {
+  const pid_t pid = fork();
+  if (pid < 0) return false;
+  if (pid == 0) {
+    const int fd = ::open(db_path.c_str(), O_RDWR | O_CLOEXEC);
+    struct flock lock {};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = 0x40000002;
+    lock.l_len = 510;
+    if (fd < 0 || fcntl(fd, F_GETLK, &lock) != 0) _exit(2);
+    _exit(lock.l_type == F_RDLCK && lock.l_pid == getppid() ? 0 : 1);
+  }
+  ChildGuard child(pid);
+  const int status = child.wait();
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+// Opening the database again in a process that has it open (a supervisor
+// reopening it with its run's busy timeout) leaves the first connection its
+// locks. Were they dropped, the next command to close its connection would
+// take the file for its last one and delete the write-ahead log under the
+// first, whose later commits nobody would see.
+TEST(SqliteProcess, OpeningTheDatabaseAgainLeavesTheOpenConnectionsTheirLocks) {
+  ScratchDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  const std::string db_path = dir.file("orrery.db");
+  auto first = SqliteStore::open(options_for(db_path));
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  ASSERT_TRUE((*first)->create_loop(make_loop(wall_now(), "before", 1)).ok());
+  ASSERT_TRUE(shared_lock_seen_by_another_process(db_path))
+      << "the probe does not see the lock an open connection holds";
+  std::vector<std::unique_ptr<SqliteStore>> more;
+  for (int open = 1; open <= 3; ++open) {
+    auto again = SqliteStore::open(options_for(db_path));
+    ASSERT_TRUE(again.ok()) << again.error().message;
+    more.push_back(std::move(*again));
+    EXPECT_TRUE(shared_lock_seen_by_another_process(db_path))
+        << "opening the database " << open + 1 << " times dropped this process's lock";
+  }
+  more.clear();  // closing the later connections keeps the first one's lock
+  EXPECT_TRUE(shared_lock_seen_by_another_process(db_path));
+}
+
+// ---------------------------------------------------------------------------
 // Inputs that are not an openable orrery database.
 
 TEST(SqliteProcess, NewerSchemaIsRefusedNamingBothVersionsAndLeftUnchanged) {
