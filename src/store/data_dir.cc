@@ -37,6 +37,41 @@ Status make_directory(const std::string& path) {
   return Ok{};
 }
 
+Status not_regular(const std::string& path) {
+  return usage_error(path + " is not a regular file (a device, FIFO or socket); a database " +
+                     "must be a file");
+}
+
+Status cannot_open(const std::string& path, int error) {
+  if (error == ENOSPC) return unavailable_error("disk full: cannot create " + path);
+  return usage_error("cannot open " + path + ": " + std::strerror(error));
+}
+
+// An existing `path` (as stat found it), looked at without being opened.
+Status check_existing_file(const std::string& path, const struct stat& info) {
+  if (!S_ISREG(info.st_mode)) return not_regular(path);
+  if (access(path.c_str(), R_OK | W_OK) != 0) return cannot_open(path, errno);
+  return Ok{};
+}
+
+// Creates the absent `path`: exclusively, so that a file another process
+// made meanwhile is looked at, not opened (and closed) here.
+Status create_absent_file(const std::string& path) {
+  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
+  if (fd < 0 && errno == EEXIST) {
+    struct stat info {};
+    if (stat(path.c_str(), &info) == 0) return check_existing_file(path, info);
+    if (errno != ENOENT) return cannot_open(path, errno);
+    // A dangling symbolic link: its target is created, as SQLite would.
+    fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0600);
+  }
+  if (fd < 0) return cannot_open(path, errno);
+  struct stat info {};
+  const bool regular = fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+  close(fd);  // a file no connection of this process has open
+  return regular ? Status(Ok{}) : not_regular(path);
+}
+
 }  // namespace
 
 std::string default_data_dir() {
@@ -72,48 +107,11 @@ std::string directory_of(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-namespace {
-
-Status not_regular(const std::string& path) {
-  return usage_error(path + " is not a regular file (a device, FIFO or socket); a database " +
-                     "must be a file");
-}
-
-Status cannot_open(const std::string& path, int error) {
-  if (error == ENOSPC) return unavailable_error("disk full: cannot create " + path);
-  return usage_error("cannot open " + path + ": " + std::strerror(error));
-}
-
-// Creates the absent `path`: exclusively, so that a file another process
-// made meanwhile is not opened (and closed) here.
-Status create_absent_file(const std::string& path) {
-  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
-  if (fd < 0 && errno == EEXIST) {
-    struct stat info {};
-    if (stat(path.c_str(), &info) == 0)
-      return S_ISREG(info.st_mode) ? Status(Ok{}) : not_regular(path);
-    if (errno != ENOENT) return cannot_open(path, errno);
-    // A dangling symbolic link: its target is created, as SQLite would.
-    fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0600);
-  }
-  if (fd < 0) return cannot_open(path, errno);
-  struct stat info {};
-  const bool regular = fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
-  close(fd);  // a file no connection of this process has open
-  return regular ? Status(Ok{}) : not_regular(path);
-}
-
-}  // namespace
-
 Status create_private_file(const std::string& path) {
   struct stat info {};
-  if (stat(path.c_str(), &info) != 0) {
-    if (errno != ENOENT) return cannot_open(path, errno);
-    return create_absent_file(path);
-  }
-  if (!S_ISREG(info.st_mode)) return not_regular(path);
-  if (access(path.c_str(), R_OK | W_OK) != 0) return cannot_open(path, errno);
-  return Ok{};
+  if (stat(path.c_str(), &info) == 0) return check_existing_file(path, info);
+  if (errno != ENOENT) return cannot_open(path, errno);
+  return create_absent_file(path);
 }
 
 Status make_files_private(const std::string& path) {
