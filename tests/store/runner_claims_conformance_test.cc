@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 
+#include <functional>
 #include <set>
 
 #include "core/limits.h"
@@ -269,6 +270,109 @@ TEST_P(RunnerClaims, PendingRunsOfAPausedOrArchivedLoopWaitAndOfAnExpiredLoopAre
   ASSERT_EQ(resumed.size(), 1u);
   EXPECT_EQ(resumed[0].run.loop_id, paused.id);
   EXPECT_EQ(run_at(archived, kNow).status, RunStatus::kPending);
+}
+
+// Every term a claim checks of the loop, changed after its slot was left
+// pending — from claimable to not and back, through either part of the loop
+// — decides the claim as it would had the loop been so when the slot was
+// left; a change of anything else leaves the row as it was. A row the
+// change holds back never keeps a runner from a later claimable one.
+TEST_P(RunnerClaims, APendingRunFollowsEveryChangeOfItsLoopsClaimTerms) {
+  struct Case {
+    const char* name;
+    std::function<void(Loop&)> before;  // the loop as created
+    std::function<void(Loop&)> change;  // then, with the slot pending
+    LoopParts part;
+    bool claimed;
+    DurationMs lease = kMinute;
+  };
+  const LoopParts config{true, false};
+  const LoopParts state{false, true};
+  const auto nothing = [](Loop&) {};
+  const std::vector<Case> cases = {
+      {"paused", nothing, [](Loop& l) { l.status = LoopStatus::kPaused; }, state, false},
+      {"resumed", [](Loop& l) { l.status = LoopStatus::kPaused; },
+       [](Loop& l) { l.status = LoopStatus::kActive; }, state, true},
+      {"archived", nothing, [](Loop& l) { l.archived = true; }, state, false},
+      {"unarchived", [](Loop& l) { l.archived = true; }, [](Loop& l) { l.archived = false; }, state,
+       true},
+      {"completed", nothing, [](Loop& l) { l.status = LoopStatus::kCompleted; }, state, false},
+      {"selector the labels miss", nothing,
+       [](Loop& l) {
+         l.machine = {{"gpu", "h100"}};
+       },
+       config, false},
+      {"selector the labels hold",
+       [](Loop& l) {
+         l.machine = {{"gpu", "h100"}};
+       },
+       [](Loop& l) {
+         l.machine = {{"gpu", "a100"}};
+       },
+       config, true},
+      {"selector removed",
+       [](Loop& l) {
+         l.machine = {{"zone", "eu"}};
+       },
+       [](Loop& l) { l.machine = {}; }, config, true},
+      {"expiry passed", nothing, [](Loop& l) { l.expires_at = kNow + 5; }, config, false},
+      {"expiry lifted", [](Loop& l) { l.expires_at = kNow + 5; },
+       [](Loop& l) { l.expires_at.reset(); }, config, true},
+      {"expiry moved later", [](Loop& l) { l.expires_at = kNow + 5; },
+       [](Loop& l) { l.expires_at = kNow + kMinute; }, config, true},
+      {"lease longer", nothing, [](Loop& l) { l.lease_ms = 7 * kMinute; }, config, true,
+       7 * kMinute},
+      {"lease shorter", nothing, [](Loop& l) { l.lease_ms = 2000; }, config, true, 2000},
+      {"description", nothing, [](Loop& l) { l.description = "changed"; }, config, true},
+      {"missed count", nothing, [](Loop& l) { l.missed_count = 4; }, state, true},
+  };
+  const std::string labels = "gpu=a100," + host_labels();
+  int index = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string suffix = std::to_string(index++);
+    Loop loop = make_loop("terms-" + suffix);
+    c.before(loop);
+    ASSERT_TRUE(store_->create_loop(loop).ok());
+    // The slot is left while the loop is as created (a held loop's slot
+    // is left by hand: a plan would not claim it).
+    Loop held = loop_now(loop);
+    const bool open = held.status == LoopStatus::kActive && !held.archived;
+    if (!open) {
+      held.status = LoopStatus::kActive;
+      held.archived = false;
+      ASSERT_TRUE(store_->update_loop_parts(held, state, {}, kNow).ok());
+    }
+    ASSERT_EQ(leave_pending(loop, {kNow}).size(), 1u);
+    if (!open) {
+      held = loop_now(loop);
+      c.before(held);
+      ASSERT_TRUE(store_->update_loop_parts(held, state, {}, kNow).ok());
+    }
+    Loop changed = loop_now(loop);
+    c.change(changed);
+    ASSERT_TRUE(store_->update_loop_parts(changed, c.part, {}, kNow + 1).ok());
+    // A later slot of an open loop, which a held row must not hide.
+    const Loop later = add_loop("later-" + suffix);
+    ASSERT_EQ(leave_pending(later, {kNow + 1}).size(), 1u);
+
+    const auto first = claim_pending("daemon@a:1", labels, 1, kNow + 10);
+    ASSERT_EQ(first.size(), 1u);
+    EXPECT_EQ(first[0].run.loop_id, c.claimed ? loop.id : later.id);
+    const auto second = claim_pending("daemon@a:1", labels, 10, kNow + 10);
+    EXPECT_EQ(second.size(), c.claimed ? 1u : 0u);
+    const orrery::Run run = run_at(loop, kNow);
+    EXPECT_EQ(run.status, c.claimed ? RunStatus::kRunning : RunStatus::kPending);
+    if (c.claimed) {
+      EXPECT_EQ(run.lease_expires_at, kNow + 10 + c.lease) << "the loop's lease now";
+    }
+    for (const ClaimedRun& claimed : first) finish(claimed.claim, RunStatus::kSucceeded, kNow + 20);
+    for (const ClaimedRun& claimed : second)
+      finish(claimed.claim, RunStatus::kSucceeded, kNow + 20);
+    if (!c.claimed) {
+      ASSERT_TRUE(store_->request_cancel(run.id, "", kNow + 20).ok());
+    }
+  }
 }
 
 TEST_P(RunnerClaims, ARetryLeftToRunnersCarriesItsNextAttempt) {

@@ -711,6 +711,84 @@ TEST_P(StoreConcurrency, ARunnersClaimRacingADeletionNeverLeavesARunningRunWitho
   EXPECT_EQ(*store_->count_loops(loops(LoopFilter::Archived::kInclude)), 0);
 }
 
+// In a child: in round r, pauses loop r while the claimer takes its pending
+// runs, then counts the runs of it that are no longer pending — every run
+// claimed before the pause committed; writes "<loop id> <count>" lines.
+int pause_while_claimed(Store& store, const std::vector<Loop>& loops, const Lockstep& rounds,
+                        const std::string& counts_path) {
+  std::vector<std::string> counts;
+  for (const Loop& loop : loops) {
+    if (!rounds.enter_round(kDeleter)) return child_failed(91, "not let into the round");
+    auto current = store.get_loop(loop.id);
+    if (!current || !current->has_value()) return child_failed(92, "loop " + loop.name + " gone");
+    Loop paused = **current;
+    paused.status = LoopStatus::kPaused;
+    const Status written = store.update_loop_parts(paused, {false, true}, {}, kNow);
+    if (!written) return child_failed(93, "pause: " + written.error().message);
+    auto stored = store.list_runs(runs(loop.id, std::nullopt, 1000));
+    if (!stored) return child_failed(94, "list: " + stored.error().message);
+    const auto claimed = std::count_if(stored->begin(), stored->end(), [](const orrery::Run& run) {
+      return run.status != RunStatus::kPending;
+    });
+    counts.push_back(loop.id + " " + std::to_string(claimed));
+    if (!rounds.report(kDeleter, {})) return child_failed(95, "cannot report");
+  }
+  return write_lines(counts_path, counts) ? 0 : child_failed(96, "cannot write " + counts_path);
+}
+
+// A runner's claim reads the pending row's copy of its loop's terms; a pause
+// writes them under the rows' locks. So once the pause has committed, no
+// claim takes another run of the loop — not even one whose snapshot is older.
+TEST_P(StoreConcurrency, ARunnersClaimRacingAPauseTakesNoRunOnceThePauseCommitted) {
+  std::vector<Loop> paused;
+  for (int i = 0; i < kRunnerDeletedLoops; ++i) {
+    Loop loop = make_loop("paused-" + std::to_string(i));
+    loop.machine = {{"k", std::to_string(i)}};
+    ASSERT_TRUE(store_->create_loop(loop).ok());
+    LoopPlanCommit plan;
+    plan.loop_id = loop.id;
+    plan.state_version = 1;
+    plan.state = schedule_state(loop);
+    for (int slot = 0; slot < kPendingPerDeletedLoop; ++slot) {
+      plan.claim.push_back(kNow + TimeMs(slot) * kMinute);
+    }
+    plan.to_runners = true;
+    ASSERT_TRUE(store_->commit_plans({plan}, "daemon@scheduler:1", kNow, {}).ok());
+    paused.push_back(loop);
+  }
+  const Lockstep rounds(2);
+  std::int64_t claims = 0, refusals = 0;
+  const auto referee = [&] {
+    referee_claims_and_deletions(rounds, kRunnerDeletedLoops, claims, refusals);
+  };
+  ASSERT_NO_FATAL_FAILURE(race(
+      {[&](Store& store) {
+         return claim_pending_while_loops_go(store, paused, rounds, file("claims"));
+       },
+       [&](Store& store) { return pause_while_claimed(store, paused, rounds, file("counts")); }},
+      referee));
+  RecordProperty("claims", std::to_string(claims));
+
+  // The runs each loop had claimed when its pause committed are all it ever
+  // had claimed; the rest wait, pending.
+  std::map<std::string, std::int64_t> claimed_per_loop;
+  for (const std::string& id : lines_of(file("claims"))) {
+    auto run = store_->get_run(id);
+    ASSERT_TRUE(run.ok() && run->has_value()) << id;
+    ++claimed_per_loop[(*run)->loop_id];
+  }
+  const auto counts = lines_of(file("counts"));
+  ASSERT_EQ(counts.size(), size_t(kRunnerDeletedLoops));
+  for (const std::string& line : counts) {
+    const std::string loop_id = line.substr(0, line.find(' '));
+    const std::int64_t at_pause = std::stoll(line.substr(line.find(' ') + 1));
+    EXPECT_EQ(claimed_per_loop[loop_id], at_pause) << "loop " << loop_id;
+    auto pending = store_->list_runs(runs(loop_id, RunStatus::kPending, 1000));
+    ASSERT_TRUE(pending.ok());
+    EXPECT_EQ(std::int64_t(pending->size()), kPendingPerDeletedLoop - at_pause) << loop_id;
+  }
+}
+
 // ---------------------------------------------------------------- claiming past expiry
 
 constexpr int kExpiryRounds = 20;

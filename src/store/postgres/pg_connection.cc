@@ -422,11 +422,6 @@ std::string_view PgConnection::row_lock(sql::RowLock lock) const {
   return lock == sql::RowLock::kShare ? " FOR SHARE" : " FOR UPDATE";
 }
 
-std::string PgConnection::skip_locked(std::string_view claimed, std::string_view shared) const {
-  return " FOR UPDATE OF " + std::string(claimed) + " SKIP LOCKED FOR SHARE OF " +
-         std::string(shared) + " SKIP LOCKED";
-}
-
 Status PgConnection::notify(std::string_view channel) {
   auto query = prepare("SELECT pg_notify(?1, '')");
   if (!query) return query.error();

@@ -90,7 +90,7 @@ class PgConnection final : public sql::Connection {
   Status check_integrity() override { return Ok{}; }
   // clock_timestamp() on the server, in milliseconds since the epoch.
   Result<std::optional<std::int64_t>> server_time_ms() override;
-  std::string skip_locked(std::string_view claimed, std::string_view shared) const override;
+  std::string_view skip_locked() const override { return " FOR UPDATE SKIP LOCKED"; }
   // pg_notify(); LISTEN on each channel (kept across libpqxx's reconnects).
   Status notify(std::string_view channel) override;
   Result<int> listen(const std::vector<std::string>& channels) override;

@@ -262,6 +262,39 @@ CREATE TABLE workflow_events (
 );
 )sql";
 
+// Claims from runs alone (docs/storage.md, "Pending runs"): a pending row
+// carries what a runner's claim checks of its loop — whether the loop is
+// active and not archived, its --machine selector, its expiry and its lease
+// — written when the row is left to runners and kept in step by a trigger
+// whenever one of them changes on the loop, so that a claim locks and reads
+// no loop.
+constexpr const char* kVersion8 = R"sql(
+ALTER TABLE runs ADD COLUMN claim_open BIGINT NOT NULL DEFAULT 0,
+  ADD COLUMN claim_selector TEXT COLLATE "C" NOT NULL DEFAULT '[]',
+  ADD COLUMN claim_expires_at BIGINT,
+  ADD COLUMN claim_lease_ms BIGINT NOT NULL DEFAULT 0;
+UPDATE runs SET claim_open = CASE WHEN l.status = 'active' AND l.archived = 0 THEN 1 ELSE 0 END,
+  claim_selector = l.machine_json, claim_expires_at = l.expires_at, claim_lease_ms = l.lease_ms
+  FROM loops l WHERE l.id = runs.loop_id AND runs.status = 'pending';
+CREATE FUNCTION orrery_loop_claim_terms() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE runs SET claim_open = CASE WHEN NEW.status = 'active' AND NEW.archived = 0
+      THEN 1 ELSE 0 END,
+    claim_selector = NEW.machine_json, claim_expires_at = NEW.expires_at,
+    claim_lease_ms = NEW.lease_ms
+  WHERE loop_id = NEW.id AND status = 'pending';
+  RETURN NULL;
+END
+$$;
+CREATE TRIGGER loops_claim_terms AFTER UPDATE OF status, archived, machine_json, expires_at,
+  lease_ms ON loops FOR EACH ROW
+  WHEN (OLD.status IS DISTINCT FROM NEW.status OR OLD.archived IS DISTINCT FROM NEW.archived
+    OR OLD.machine_json IS DISTINCT FROM NEW.machine_json
+    OR OLD.expires_at IS DISTINCT FROM NEW.expires_at
+    OR OLD.lease_ms IS DISTINCT FROM NEW.lease_ms)
+  EXECUTE FUNCTION orrery_loop_claim_terms();
+)sql";
+
 // Taken for the migrating transaction: "orrery" in its first six bytes.
 constexpr std::int64_t kMigrationLock = 0x6f72726572790001;
 
@@ -385,6 +418,7 @@ const std::vector<Migration>& migrations() {
       {5, "runs on several hosts: the host of each run, the runners", kVersion5},
       {6, "runners: pending runs and cancel requests", kVersion6},
       {7, "workflows: specs, runs, steps, attempts and events", kVersion7},
+      {8, "claims from runs alone: each pending run carries its loop's claim terms", kVersion8},
 
   };
   return list;

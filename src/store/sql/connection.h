@@ -107,11 +107,9 @@ class Connection {
   // The database server's clock, or nothing when the database has no clock
   // of its own to trust over the caller's (an embedded file).
   virtual Result<std::optional<std::int64_t>> server_time_ms() = 0;
-  // " FOR UPDATE OF <claimed> SKIP LOCKED FOR SHARE OF <shared> SKIP LOCKED"
-  // where concurrent claimers skip each other's rows, and rows whose `shared`
-  // row (their loop) another writer holds (a server); "" where writers take
-  // turns (an embedded file).
-  virtual std::string skip_locked(std::string_view claimed, std::string_view shared) const = 0;
+  // " FOR UPDATE SKIP LOCKED" where concurrent claimers skip the rows another
+  // writer holds (a server); "" where writers take turns (an embedded file).
+  virtual std::string_view skip_locked() const = 0;
 
   // Notices between processes sharing the database (a server's
   // LISTEN/NOTIFY): notify() signals `channel` when the open transaction

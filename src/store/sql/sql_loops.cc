@@ -243,11 +243,13 @@ Result<std::vector<std::string>> SqlStore::delete_loop(const std::string& id) {
   if (auto intact = db_->check_integrity(); !intact) return intact.error();
   auto transaction = sql::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
-  // The loop's row is locked first: a claim (which locks it shared) either
-  // committed before, and its run is seen below, or waits for the deletion.
-  {
-    auto lock = db_->prepare("SELECT id FROM loops WHERE id = ?1" +
-                             std::string(db_->row_lock(sql::RowLock::kUpdate)));
+  // The loop's row is locked first: a claim of a slot (which locks it
+  // shared) either committed before, and its run is seen below, or waits for
+  // the deletion. Then its pending rows: a runner's claim holding one commits
+  // first, and its run is seen below, and one that comes later skips them.
+  for (const char* lock_sql : {"SELECT id FROM loops WHERE id = ?1",
+                               "SELECT id FROM runs WHERE loop_id = ?1 AND status = 'pending'"}) {
+    auto lock = db_->prepare(lock_sql + std::string(db_->row_lock(sql::RowLock::kUpdate)));
     if (!lock) return lock.error();
     if (auto status = (*lock)->bind(1, id).run(); !status) return status.error();
   }

@@ -4,9 +4,11 @@
 // another host supervises, and the notices that wake runners.
 //
 // Invariants: a pending row has its attempt number and no claimant, token,
-// start or lease; it becomes running only through claim_pending's one
-// guarded statement, which skips rows another runner is claiming; every
-// write that leaves work for others notifies kNoticeChannel when it commits.
+// start or lease, and carries its loop's claim terms as they are now (a
+// trigger on loops keeps them in step); it becomes running only through
+// claim_pending's one guarded statement, which reads runs alone and skips
+// rows another writer holds; every write that leaves work for others
+// notifies kNoticeChannel when it commits.
 #include <algorithm>
 
 #include "core/limits.h"     // kMaxLeaseMs
@@ -23,9 +25,14 @@ constexpr const char* kNoticeChannel = "orrery";
 }  // namespace
 
 Result<Run> SqlStore::leave_to_runners(const Run& claimed, TimeMs now) {
+  // The row takes its loop's claim terms as they are now; a trigger on
+  // loops keeps them in step from here on (docs/storage.md, "Pending runs").
   auto update = db_->prepare(
       "UPDATE runs SET status = 'pending', started_at = NULL, claimed_by = '', claim_token = '', "
-      "lease_expires_at = NULL, host = '', updated_at = ?2 WHERE id = ?1 AND status = 'running'");
+      "lease_expires_at = NULL, host = '', updated_at = ?2, (claim_open, claim_selector, "
+      "claim_expires_at, claim_lease_ms) = (SELECT CASE WHEN l.status = 'active' AND "
+      "l.archived = 0 THEN 1 ELSE 0 END, l.machine_json, l.expires_at, l.lease_ms FROM loops l "
+      "WHERE l.id = runs.loop_id) WHERE id = ?1 AND status = 'running'");
   if (!update) return update.error();
   (*update)->bind(1, claimed.id).bind(2, now);
   if (auto status = (*update)->run(); !status) return status.error();
@@ -50,30 +57,31 @@ Result<std::vector<ClaimedRun>> SqlStore::claim_pending(const std::string& claim
   if (limit <= 0) return std::vector<ClaimedRun>{};
   auto now = clock(caller_now);
   if (!now) return now.error();
-  // One statement: the materialized subquery picks and locks the oldest
-  // claimable rows once (evaluated again per row, it would skip its own
-  // locks and pick more), the UPDATE takes them, and the outer status test
-  // re-checks each row under its lock. A row another runner holds is
-  // skipped, and so is a row whose loop another writer holds (deleting,
-  // expiring, pausing it): its loop is locked shared until the claim commits,
-  // so that a deletion never misses a run that a claim started
-  // (docs/storage.md, "Deleting a loop"). The lease is the loop's, clamped as
-  // stored leases are read (store/sql/rows.h). The pending rows are read in
-  // slot order through their partial index.
+  // One statement of one table: the materialized subquery picks and locks
+  // the oldest claimable rows once (evaluated again per row, it would skip
+  // its own locks and pick more), the UPDATE takes them, and the outer
+  // status test re-checks each row under its lock. What the claim checks of
+  // the loop — active and not archived, not past its expiry, a --machine
+  // selector the labels hold — and the lease it gives are the row's copy of
+  // the loop's terms, which every change of the loop writes to its pending
+  // rows under their row locks: a row another runner holds is skipped, and
+  // so is a row whose loop another writer is changing (pausing, expiring,
+  // deleting it), as its rows are locked until that writer commits
+  // (docs/storage.md, "Pending runs"). The lease is clamped as stored leases
+  // are read (store/sql/rows.h). The pending rows are read in slot order
+  // through their partial index.
   const std::string sql =
-      "WITH picked AS MATERIALIZED (SELECT r.id FROM runs r " + db_->index_hint("runs_pending") +
-      "JOIN loops l ON l.id = r.loop_id WHERE r.status = 'pending' AND l.status = 'active' AND "
-      "l.archived = 0 AND (l.expires_at IS NULL OR l.expires_at > ?1) AND (l.machine_json = "
-      "'[]' OR orrery_labels_within(l.machine_json, ?5)) ORDER BY r.scheduled_for, r.id "
-      "LIMIT ?8" +
-      db_->skip_locked("r", "l") +
+      "WITH picked AS MATERIALIZED (SELECT id FROM runs " + db_->index_hint("runs_pending") +
+      "WHERE status = 'pending' AND claim_open = 1 AND (claim_expires_at IS NULL OR "
+      "claim_expires_at > ?1) AND (claim_selector = '[]' OR orrery_labels_within("
+      "claim_selector, ?5)) ORDER BY scheduled_for, id LIMIT ?8" +
+      std::string(db_->skip_locked()) +
       ") UPDATE runs SET status = 'running', started_at = ?1, claimed_by = ?2, "
       "claim_generation = claim_generation + 1, "
       "claim_token = 'g' || (claim_generation + 1) || '-' || ?3, host = ?4, "
-      "cancel_requested = 0, updated_at = ?1, lease_expires_at = ?1 + (SELECT CASE "
-      "WHEN l.lease_ms < ?6 THEN ?6 WHEN l.lease_ms > ?7 THEN ?7 ELSE l.lease_ms END "
-      "FROM loops l WHERE l.id = runs.loop_id) "
-      "WHERE status = 'pending' AND id IN (SELECT id FROM picked) RETURNING " +
+      "cancel_requested = 0, updated_at = ?1, lease_expires_at = ?1 + CASE "
+      "WHEN claim_lease_ms < ?6 THEN ?6 WHEN claim_lease_ms > ?7 THEN ?7 ELSE claim_lease_ms "
+      "END WHERE status = 'pending' AND id IN (SELECT id FROM picked) RETURNING " +
       sql::run_select_list(false);
   auto claim = db_->prepare(sql);
   if (!claim) return claim.error();

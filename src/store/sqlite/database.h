@@ -97,7 +97,7 @@ class Database final : public sql::Connection {
   Status commit() override;
   void rollback() override;
   std::string_view row_lock(sql::RowLock) const override { return ""; }
-  std::string skip_locked(std::string_view, std::string_view) const override { return ""; }
+  std::string_view skip_locked() const override { return ""; }
   std::string index_hint(std::string_view index) const override {
     return "INDEXED BY " + std::string(index) + " ";
   }

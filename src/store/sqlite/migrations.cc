@@ -267,6 +267,35 @@ CREATE TABLE workflow_events (
 );
 )sql";
 
+// Claims from runs alone (docs/storage.md, "Pending runs"): a pending row
+// carries what a runner's claim checks of its loop — whether the loop is
+// active and not archived, its --machine selector, its expiry and its lease
+// — written when the row is left to runners and kept in step by a trigger
+// whenever one of them changes on the loop, so that a claim reads no loop.
+// The trigger names every active status so that the partial index
+// runs_active serves it.
+constexpr const char* kClaimTerms = R"sql(
+ALTER TABLE runs ADD COLUMN claim_open INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN claim_selector TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE runs ADD COLUMN claim_expires_at INTEGER;
+ALTER TABLE runs ADD COLUMN claim_lease_ms INTEGER NOT NULL DEFAULT 0;
+UPDATE runs SET (claim_open, claim_selector, claim_expires_at, claim_lease_ms) =
+  (SELECT status = 'active' AND archived = 0, machine_json, expires_at, lease_ms
+   FROM loops WHERE loops.id = runs.loop_id)
+  WHERE status = 'pending';
+CREATE TRIGGER loops_claim_terms AFTER UPDATE OF status, archived, machine_json, expires_at,
+  lease_ms ON loops
+  WHEN OLD.status IS NOT NEW.status OR OLD.archived IS NOT NEW.archived
+    OR OLD.machine_json IS NOT NEW.machine_json OR OLD.expires_at IS NOT NEW.expires_at
+    OR OLD.lease_ms IS NOT NEW.lease_ms
+BEGIN
+  UPDATE runs SET claim_open = (NEW.status = 'active' AND NEW.archived = 0),
+    claim_selector = NEW.machine_json, claim_expires_at = NEW.expires_at,
+    claim_lease_ms = NEW.lease_ms
+  WHERE loop_id = NEW.id AND status IN ('running', 'queued', 'pending') AND status = 'pending';
+END;
+)sql";
+
 // The schema version and whether the file holds any table, read together
 // (one statement, one snapshot: another process's migration cannot fall
 // between the two).
@@ -340,6 +369,7 @@ const std::vector<Migration>& migrations() {
       {5, "runs on several hosts: the host of each run, the runners", kHosts},
       {6, "runners: pending runs and cancel requests", kRunners},
       {7, "workflows: specs, runs, steps, attempts and events", kWorkflows},
+      {8, "claims from runs alone: each pending run carries its loop's claim terms", kClaimTerms},
 
   };
   return list;

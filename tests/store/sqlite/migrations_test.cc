@@ -37,6 +37,50 @@ TEST(Migrations, AFreshDatabaseReachesTheLatestVersionWithItsHistory) {
             std::int64_t(migrations().size()));
 }
 
+// Migration 8 gives the pending rows of a database made before it their
+// loops' claim terms (docs/storage.md, "Pending runs"); other rows keep the
+// defaults.
+TEST(Migrations, PendingRowsOfAnOlderDatabaseGetTheirLoopsClaimTerms) {
+  TempDir dir;
+  auto db = open_db(dir);
+  const std::vector<Migration>& all = migrations();
+  ASSERT_TRUE(migrate_with(*db, {all.begin(), all.begin() + 7}, 1).ok());
+  ASSERT_EQ(single_int(*db, "PRAGMA user_version"), 7);
+  ASSERT_TRUE(
+      db->exec(
+            "INSERT INTO loops (id, name, status, archived, schedule_type, target_json, "
+            "machine_json, "
+            "catch_up, catch_up_limit, overlap, max_attempts, retry_delay_ms, retry_backoff, "
+            "lease_ms, "
+            "expires_at, created_at, updated_at) VALUES "
+            "('L1', 'open', 'active', 0, 'interval', '{}', '[[\"gpu\",\"a100\"]]', 'latest', 1, "
+            "'skip', "
+            "1, 0, 'fixed', 120000, 1790000000000, 1, 1), "
+            "('L2', 'held', 'paused', 0, 'interval', '{}', '[]', 'latest', 1, 'skip', 1, 0, "
+            "'fixed', "
+            "60000, NULL, 1, 1); "
+            "INSERT INTO runs (id, loop_id, loop_name, scheduled_for, attempt, status, created_at, "
+            "updated_at) VALUES ('R1', 'L1', 'open', 1, 1, 'pending', 1, 1), "
+            "('R2', 'L2', 'held', 1, 1, 'pending', 1, 1), ('R3', 'L1', 'open', 2, 1, 'succeeded', "
+            "1, 1)")
+          .ok());
+  ASSERT_TRUE(migrate(*db, 2).ok());
+  const auto terms = [&](const std::string& id) {
+    auto statement = db->prepare(
+        "SELECT claim_open || '|' || claim_selector || '|' || coalesce(claim_expires_at, 0) || '|' "
+        "|| "
+        "claim_lease_ms FROM runs WHERE id = '" +
+        id + "'");
+    EXPECT_TRUE(statement.ok());
+    auto row = (*statement)->step();
+    EXPECT_TRUE(row.ok() && *row) << id;
+    return (*statement)->text(0);
+  };
+  EXPECT_EQ(terms("R1"), "1|[[\"gpu\",\"a100\"]]|1790000000000|120000");
+  EXPECT_EQ(terms("R2"), "0|[]|0|60000") << "a paused loop's row waits";
+  EXPECT_EQ(terms("R3"), "0|[]|0|0") << "a finished row is not pending";
+}
+
 TEST(Migrations, AFailingMigrationRollsBackAndLeavesTheOldSchema) {
   TempDir dir;
   auto db = open_db(dir);
