@@ -1,0 +1,151 @@
+#include "core/admission_plan.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace orrery {
+namespace {
+
+constexpr std::size_t kKeysNamed = 5;
+
+// The items holding (or just given) one kind of capacity, in order.
+struct Holders {
+  std::vector<std::string> keys;
+  int count() const { return static_cast<int>(keys.size()); }
+};
+
+std::string named_keys(const Holders& holders) {
+  std::string text;
+  for (std::size_t i = 0; i < holders.keys.size() && i < kKeysNamed; ++i) {
+    text += (i == 0 ? "" : ", ") + holders.keys[i];
+  }
+  if (holders.keys.size() > kKeysNamed) {
+    text += ", and " + std::to_string(holders.keys.size() - kKeysNamed) + " more";
+  }
+  return text;
+}
+
+std::string items_word(const Holders& holders) { return holders.count() == 1 ? "item " : "items "; }
+
+class Capacity {
+ public:
+  explicit Capacity(int global_max) : global_max_(global_max) {}
+
+  void hold(const QueueEntry& entry) {
+    by_route_[entry.route_id].keys.push_back(entry.key);
+    if (!entry.project.empty()) by_project_[entry.project].keys.push_back(entry.key);
+    if (!entry.group.empty()) by_group_[entry.group].keys.push_back(entry.key);
+    global_.keys.push_back(entry.key);
+  }
+
+  // What full limit holds the entry back, or empty when every limit allows it.
+  std::string refusal(const QueueEntry& entry, const RouteLimits& route) {
+    const Holders& on_route = by_route_[entry.route_id];
+    if (on_route.count() >= route.max_running) {
+      return "route max_running " + std::to_string(route.max_running) + " reached (" +
+             items_word(on_route) + named_keys(on_route) + ")";
+    }
+    if (!entry.project.empty() && route.max_per_project > 0) {
+      const Holders& on_project = by_project_[entry.project];
+      if (on_project.count() >= route.max_per_project) {
+        return "project " + entry.project + " at max_per_project " +
+               std::to_string(route.max_per_project) + " (" + items_word(on_project) +
+               named_keys(on_project) + ")";
+      }
+    }
+    if (!entry.group.empty() && route.max_per_group > 0) {
+      const Holders& on_group = by_group_[entry.group];
+      if (on_group.count() >= route.max_per_group) {
+        return "group " + entry.group + " at max_per_group " + std::to_string(route.max_per_group) +
+               " (" + items_word(on_group) + named_keys(on_group) + ")";
+      }
+    }
+    if (global_max_ > 0 && global_.count() >= global_max_) {
+      return "global max_running " + std::to_string(global_max_) + " reached (" +
+             items_word(global_) + named_keys(global_) + ")";
+    }
+    return "";
+  }
+
+ private:
+  int global_max_;
+  std::unordered_map<std::string, Holders> by_route_;
+  std::unordered_map<std::string, Holders> by_project_;
+  std::unordered_map<std::string, Holders> by_group_;
+  Holders global_;
+};
+
+struct Ranked {
+  const QueueEntry* entry;
+  const RouteLimits* route;
+  std::int64_t priority;
+};
+
+bool ranks_before(const Ranked& a, const Ranked& b) {
+  if (a.priority != b.priority) return a.priority > b.priority;
+  if (a.entry->queued_at != b.entry->queued_at) return a.entry->queued_at < b.entry->queued_at;
+  if (a.entry->key != b.entry->key) return a.entry->key < b.entry->key;
+  return a.entry->route_id < b.entry->route_id;
+}
+
+// What holds an entry whatever the limits: its route's state or its retry.
+std::string standing_hold(const QueueEntry& entry, const RouteLimits* route, TimeMs now) {
+  if (route == nullptr) return "its route is gone";
+  if (route->paused || entry.status == ItemStatus::kDeferred) return "route paused";
+  if (entry.next_attempt_at && *entry.next_attempt_at > now) {
+    return "retry at " + format_time(*entry.next_attempt_at);
+  }
+  if (!route->held_by.empty()) return route->held_by;
+  return "";
+}
+
+}  // namespace
+
+RouteLimits route_limits(const Route& route) {
+  RouteLimits limits;
+  limits.id = route.id;
+  limits.name = route.name;
+  limits.paused = route.status == RouteStatus::kPaused;
+  limits.max_running = route.max_running;
+  limits.max_per_project = route.max_per_project;
+  limits.max_per_group = route.max_per_group;
+  limits.priority_aging_ms = route.priority_aging_ms;
+  return limits;
+}
+
+AdmissionPlan plan_admission(const AdmissionInput& input) {
+  std::unordered_map<std::string, const RouteLimits*> routes;
+  for (const RouteLimits& route : input.routes) routes[route.id] = &route;
+  Capacity capacity(input.global_max_running);
+  for (const QueueEntry& entry : input.holding) capacity.hold(entry);
+
+  AdmissionPlan plan;
+  std::vector<Ranked> ranked;
+  for (const QueueEntry& entry : input.candidates) {
+    const auto found = routes.find(entry.route_id);
+    const RouteLimits* route = found == routes.end() ? nullptr : found->second;
+    if (std::string hold = standing_hold(entry, route, input.now); !hold.empty()) {
+      plan.waiting_on[entry.id] = std::move(hold);
+      continue;
+    }
+    ranked.push_back(
+        {&entry, route,
+         effective_priority(entry.priority, entry.queued_at, input.now, route->priority_aging_ms)});
+  }
+  std::sort(ranked.begin(), ranked.end(), ranks_before);
+  for (const Ranked& candidate : ranked) {
+    std::string refusal = capacity.refusal(*candidate.entry, *candidate.route);
+    if (refusal.empty() && static_cast<int>(plan.admit.size()) >= input.max_admissions) {
+      refusal = "next tick";
+    }
+    if (!refusal.empty()) {
+      plan.waiting_on[candidate.entry->id] = std::move(refusal);
+      continue;
+    }
+    capacity.hold(*candidate.entry);
+    plan.admit.push_back(candidate.entry->id);
+  }
+  return plan;
+}
+
+}  // namespace orrery
