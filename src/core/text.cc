@@ -220,13 +220,17 @@ Status check_utf8(std::string_view text, std::string_view field) {
 }
 
 Status check_name(std::string_view name, std::string_view field) {
+  return check_name(name, field, size_t(kMaxNameCharacters));
+}
+
+Status check_name(std::string_view name, std::string_view field, size_t max_characters) {
   const std::string what(field);
   if (name.empty()) return usage_error(what + " cannot be empty");
   if (auto valid = check_utf8(name, field); !valid) return valid;
   const size_t characters = count_code_points(name);
-  if (characters > size_t(kMaxNameCharacters)) {
+  if (characters > max_characters) {
     return usage_error(what + " '" + visible(name) + "' is " + std::to_string(characters) +
-                       " characters long; at most " + std::to_string(kMaxNameCharacters) +
+                       " characters long; at most " + std::to_string(max_characters) +
                        " are allowed");
   }
   for (size_t pos = 0; pos < name.size();) {

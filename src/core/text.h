@@ -61,5 +61,7 @@ Status check_utf8(std::string_view text, std::string_view field);
 
 // The rules for a loop name; `field` names where it came from (e.g. "loop name").
 Status check_name(std::string_view name, std::string_view field);
+// The same rules with another length limit (work item keys).
+Status check_name(std::string_view name, std::string_view field, size_t max_characters);
 
 }  // namespace orrery

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/enum_names.h"
+#include "core/text.h"
 
 namespace orrery {
 namespace {
@@ -22,6 +23,17 @@ constexpr NameTable<EnqueueOutcome, 3> kOutcomes{{
     {EnqueueOutcome::kRefreshed, "refreshed"},
     {EnqueueOutcome::kDuplicate, "duplicate"},
 }};
+
+Status check_text(std::string_view text, const char* field, std::size_t max_bytes) {
+  if (auto valid = check_utf8(text, field); !valid) return valid;
+  if (text.size() <= max_bytes) return Ok{};
+  return usage_error(std::string(field) + " is " + std::to_string(text.size()) +
+                     " bytes long; at most " + std::to_string(max_bytes) + " are allowed");
+}
+
+Status check_optional_name(const std::string& name, const char* field) {
+  return name.empty() ? Status(Ok{}) : check_name(name, field);
+}
 
 }  // namespace
 
@@ -72,6 +84,43 @@ std::int64_t effective_priority(std::int64_t priority, TimeMs queued_at, TimeMs 
   if (aging_ms <= 0 || now <= queued_at) return base;
   const std::int64_t raised = (now - queued_at) / aging_ms;
   return std::min(base + std::min(raised, kMaxEffectivePriority), kMaxEffectivePriority);
+}
+
+Status check_item_fields(const WorkItem& item) {
+  if (auto key = check_name(item.key, "--key", kMaxItemKeyCharacters); !key) return key;
+  if (auto project = check_optional_name(item.project, "--project"); !project) return project;
+  if (auto group = check_optional_name(item.group, "--group"); !group) return group;
+  if (item.priority < -kMaxItemPriority || item.priority > kMaxItemPriority) {
+    return usage_error("--priority " + std::to_string(item.priority) + " is out of range; give " +
+                       std::to_string(-kMaxItemPriority) + " to " +
+                       std::to_string(kMaxItemPriority));
+  }
+  const Invocation& call = item.invocation;
+  const struct {
+    const std::string& text;
+    const char* field;
+    std::size_t max_bytes;
+  } texts[] = {
+      {item.input_json, "--input", kMaxItemJsonBytes},
+      {call.scope_json, "scope", kMaxItemJsonBytes},
+      {call.output_policy_json, "output_policy", kMaxItemJsonBytes},
+      {call.intent, "--intent", kMaxInvocationTextBytes},
+      {call.source.kind, "source kind", kMaxInvocationTextBytes},
+      {call.source.id, "source id", kMaxInvocationTextBytes},
+      {call.source.dedupe_key, "--dedupe", kMaxInvocationTextBytes},
+      {call.subject.kind, "subject kind", kMaxInvocationTextBytes},
+      {call.subject.id, "subject id", kMaxInvocationTextBytes},
+      {call.subject.path, "--subject-path", kMaxInvocationTextBytes},
+      {call.subject.url, "--subject-url", kMaxInvocationTextBytes},
+  };
+  for (const auto& text : texts) {
+    if (auto checked = check_text(text.text, text.field, text.max_bytes); !checked) return checked;
+  }
+  if (!call.source.dedupe_key.empty() && call.source.kind.empty()) {
+    return usage_error("--dedupe '" + visible(call.source.dedupe_key) +
+                       "' needs --source KIND: a dedupe key is unique per source kind");
+  }
+  return Ok{};
 }
 
 }  // namespace orrery

@@ -63,8 +63,77 @@ std::string append_reason(std::string_view previous, std::string_view reason);
 // remain (its retry waits), dead_letter once they are spent.
 ItemStatus item_status_after_run(WorkflowRunStatus run_status, int attempts, int max_attempts);
 
+// What happened outside (docs/admission.md, "Invocations"): where it came
+// from, what it is about, what was asked, and two JSON objects kept as
+// given. A source's dedupe key names one invocation per source kind.
+struct SourceRef {
+  std::string kind;
+  std::string id;
+  std::string dedupe_key;  // empty: none
+  friend bool operator==(const SourceRef&, const SourceRef&) = default;
+};
+
+struct SubjectRef {
+  std::string kind;
+  std::string id;
+  std::string path;
+  std::string url;
+  friend bool operator==(const SubjectRef&, const SubjectRef&) = default;
+};
+
+struct Invocation {
+  std::string id;
+  SourceRef source;
+  SubjectRef subject;
+  std::string intent;
+  std::string scope_json = "{}";
+  std::string output_policy_json = "{}";
+  TimeMs created_at = 0;
+  TimeMs updated_at = 0;
+};
+
+struct WorkItem {
+  std::string id;
+  std::string route_id;
+  std::string route_name;
+  std::string key;
+  ItemStatus status = ItemStatus::kQueued;
+  std::int64_t priority = 0;
+  std::string project;  // empty: none
+  std::string group;    // empty: none
+  int attempts = 0;     // runs started (a free return gives one back)
+  int free_returns = 0;
+  int max_attempts = 1;                   // its route's
+  DurationMs priority_aging_ms = 0;       // its route's
+  std::optional<TimeMs> next_attempt_at;  // a failed item's retry
+  TimeMs queued_at = 0;                   // since when it waits (its age)
+  std::string workflow_run_id;            // the run it is running or ran last
+  std::string input_json = "{}";          // the workflow run's input
+  std::string last_reason;
+  Invocation invocation;
+  TimeMs created_at = 0;
+  TimeMs updated_at = 0;
+};
+
+// Item keys: the name rules, 1 to kMaxItemKeyCharacters code points.
+inline constexpr int kMaxItemKeyCharacters = 200;
+// --input, scope and output policy: at most this many bytes each.
+inline constexpr std::size_t kMaxItemJsonBytes = 64 * 1024;
+// Every other invocation text (source, subject, intent): at most this many bytes.
+inline constexpr std::size_t kMaxInvocationTextBytes = 64 * 1024;
+// An admitted item whose run could not be started goes back to the queue
+// without spending an attempt at most this many times.
+inline constexpr int kMaxFreeReturns = 3;
+
 // Priorities are integers within +-kMaxItemPriority, higher first.
 inline constexpr std::int64_t kMaxItemPriority = 1'000'000;
+
+// What an enqueue gives, checked: the key (the name rules, at most
+// kMaxItemKeyCharacters), project and group (the name rules, or empty), the
+// priority's range, and every text of the invocation and the input: valid
+// UTF-8 within its size limit. Whether the JSON texts are objects is the
+// caller's to check (they are stored as given). The error names the field.
+Status check_item_fields(const WorkItem& item);
 
 // A queued item's priority raised by one for every `aging_ms` it has been
 // waiting since `queued_at` (no aging when `aging_ms` is 0); never past

@@ -165,7 +165,8 @@ struct WorkflowRun {
   std::string idempotency_key;  // empty: none
   std::string loop_id;          // empty unless a loop's run started it
   std::string loop_run_id;
-  std::string cwd;  // the steps' working directory unless a step names its own
+  std::string item_id;  // empty unless a work item started it (docs/admission.md)
+  std::string cwd;      // the steps' working directory unless a step names its own
   int max_parallel = kDefaultParallelSteps;
   // The engine lease: one driver at a time (docs/workflows.md).
   std::string driver;        // who holds or held it, e.g. drive@HOST:PID

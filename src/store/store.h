@@ -14,6 +14,7 @@
 #include "store/runner_registry.h"
 #include "store/slot_claims.h"
 #include "store/store_notices.h"
+#include "store/work_queue.h"
 #include "store/workflow_catalog.h"
 #include "store/workflow_engine.h"
 #include "store/workflow_runs.h"
@@ -30,6 +31,7 @@ class Store : public LoopCatalog,
               public StoreNotices,
               public WorkflowCatalog,
               public WorkflowRuns,
-              public WorkflowEngine {};
+              public WorkflowEngine,
+              public WorkQueue {};
 
 }  // namespace orrery

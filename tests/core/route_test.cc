@@ -81,7 +81,7 @@ TEST(Route, ADescriptionIsUtf8OfAtMost4KiB) {
   EXPECT_TRUE(check_route(route));
   route.description += "d";
   EXPECT_FALSE(check_route(route));
-  route.description = "\xc3";
+  route.description = std::string(1, '\xc3');  // a lead byte alone
   EXPECT_FALSE(check_route(route));
 }
 

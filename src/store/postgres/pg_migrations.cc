@@ -295,6 +295,78 @@ CREATE TRIGGER loops_claim_terms AFTER UPDATE OF status, archived, machine_json,
   EXECUTE FUNCTION orrery_loop_claim_terms();
 )sql";
 
+// The admission queue (docs/admission.md): routes, the invocations items
+// came from, and the work items; a workflow run names the item it serves.
+constexpr const char* kVersion9 = R"sql(
+CREATE TABLE routes (
+  id TEXT COLLATE "C" PRIMARY KEY,
+  name TEXT COLLATE "C" NOT NULL UNIQUE,
+  description TEXT COLLATE "C" NOT NULL DEFAULT '',
+  workflow_id TEXT COLLATE "C" NOT NULL REFERENCES workflows(id),
+  workflow_name TEXT COLLATE "C" NOT NULL,
+  workflow_version BIGINT NOT NULL,
+  status TEXT COLLATE "C" NOT NULL,
+  max_running BIGINT NOT NULL,
+  max_per_project BIGINT NOT NULL,
+  max_per_group BIGINT NOT NULL,
+  max_attempts BIGINT NOT NULL,
+  retry_delay_ms BIGINT NOT NULL,
+  retry_backoff TEXT COLLATE "C" NOT NULL,
+  priority_aging_ms BIGINT NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX routes_workflow ON routes(workflow_id);
+
+CREATE TABLE invocations (
+  id TEXT COLLATE "C" PRIMARY KEY,
+  source_kind TEXT COLLATE "C" NOT NULL DEFAULT '',
+  source_id TEXT COLLATE "C" NOT NULL DEFAULT '',
+  source_dedupe_key TEXT COLLATE "C" NOT NULL DEFAULT '',
+  subject_kind TEXT COLLATE "C" NOT NULL DEFAULT '',
+  subject_id TEXT COLLATE "C" NOT NULL DEFAULT '',
+  subject_path TEXT COLLATE "C" NOT NULL DEFAULT '',
+  subject_url TEXT COLLATE "C" NOT NULL DEFAULT '',
+  intent TEXT COLLATE "C" NOT NULL DEFAULT '',
+  scope_json TEXT COLLATE "C" NOT NULL DEFAULT '{}',
+  output_policy_json TEXT COLLATE "C" NOT NULL DEFAULT '{}',
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX invocations_dedupe ON invocations(source_kind, source_dedupe_key)
+  WHERE source_dedupe_key != '';
+
+CREATE TABLE work_items (
+  id TEXT COLLATE "C" PRIMARY KEY,
+  route_id TEXT COLLATE "C" NOT NULL REFERENCES routes(id) ON DELETE CASCADE,
+  item_key TEXT COLLATE "C" NOT NULL,
+  invocation_id TEXT COLLATE "C" NOT NULL REFERENCES invocations(id),
+  status TEXT COLLATE "C" NOT NULL,
+  priority BIGINT NOT NULL,
+  project TEXT COLLATE "C" NOT NULL DEFAULT '',
+  item_group TEXT COLLATE "C" NOT NULL DEFAULT '',
+  attempts BIGINT NOT NULL DEFAULT 0,
+  free_returns BIGINT NOT NULL DEFAULT 0,
+  next_attempt_at BIGINT,
+  queued_at BIGINT NOT NULL,
+  workflow_run_id TEXT COLLATE "C" NOT NULL DEFAULT '',
+  input_json TEXT COLLATE "C" NOT NULL DEFAULT '{}',
+  last_reason TEXT COLLATE "C" NOT NULL DEFAULT '',
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (route_id, item_key)
+);
+CREATE INDEX work_items_open ON work_items(status, route_id)
+  WHERE status IN ('queued', 'deferred', 'failed', 'admitted', 'running');
+CREATE INDEX work_items_created ON work_items(created_at, id);
+CREATE INDEX work_items_route_created ON work_items(route_id, created_at, id);
+CREATE INDEX work_items_invocation ON work_items(invocation_id);
+CREATE INDEX work_items_finished ON work_items(updated_at)
+  WHERE status IN ('succeeded', 'dead_letter', 'cancelled');
+
+ALTER TABLE workflow_runs ADD COLUMN item_id TEXT COLLATE "C" NOT NULL DEFAULT '';
+)sql";
+
 // Taken for the migrating transaction: "orrery" in its first six bytes.
 constexpr std::int64_t kMigrationLock = 0x6f72726572790001;
 
@@ -419,6 +491,7 @@ const std::vector<Migration>& migrations() {
       {6, "runners: pending runs and cancel requests", kVersion6},
       {7, "workflows: specs, runs, steps, attempts and events", kVersion7},
       {8, "claims from runs alone: each pending run carries its loop's claim terms", kVersion8},
+      {9, "admission: routes, invocations and work items", kVersion9},
 
   };
   return list;

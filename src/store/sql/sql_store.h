@@ -118,6 +118,35 @@ class SqlStore : public Store {
                               TimeMs now) override;
   Result<WorkflowRun> request_workflow_cancel(const std::string& run_id, TimeMs now) override;
 
+  Result<Route> create_route(const Route& route, TimeMs now) override;
+  Result<Route> resolve_route(const std::string& text) override;
+  Result<std::optional<Route>> get_route(const std::string& id) override;
+  Result<std::vector<Route>> list_routes() override;
+  Result<std::map<std::string, ItemCounts>> count_items_by_route() override;
+  Result<Route> update_route(const Route& route, TimeMs now) override;
+  Result<std::vector<std::string>> delete_route(const std::string& id, bool force) override;
+  Result<std::optional<std::string>> route_of_workflow(const std::string& workflow_id) override;
+  Result<Enqueued> enqueue_item(const WorkItem& item, TimeMs now) override;
+  Result<std::optional<WorkItem>> get_item(const std::string& id) override;
+  Result<WorkItem> resolve_item(const std::string& text) override;
+  Result<std::vector<WorkItem>> list_items(const ItemFilter& filter) override;
+  Result<WorkItem> requeue_item(const std::string& id, const std::string& reason,
+                                TimeMs now) override;
+  Result<WorkItem> cancel_item(const std::string& id, const std::string& reason,
+                               TimeMs now) override;
+  Result<AdmissionQueue> read_admission_queue(TimeMs now, const Fence& fence) override;
+  Result<std::vector<WorkItem>> admit_items(const std::vector<std::string>& ids,
+                                            int global_max_running, TimeMs now,
+                                            const Fence& fence) override;
+  Result<std::vector<WorkItem>> admitted_items(int limit) override;
+  Status start_item(const std::string& id, const std::string& workflow_run_id, TimeMs now,
+                    const Fence& fence) override;
+  Result<WorkItem> return_item(const std::string& id, const std::string& reason, TimeMs now,
+                               const Fence& fence) override;
+  Result<std::vector<FinishedItemRun>> finished_item_runs(int limit) override;
+  Status settle_item(const ItemSettlement& settlement, TimeMs now, const Fence& fence) override;
+  Result<std::int64_t> prune_items(TimeMs before) override;
+
   Status register_runner(const RunnerRecord& runner, TimeMs now) override;
 
   Status heartbeat_runner(const std::string& id, TimeMs now) override;

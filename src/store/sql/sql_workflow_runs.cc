@@ -78,7 +78,8 @@ Status insert_run(sql::Connection& db, const WorkflowRun& run) {
   auto insert = db.prepare(
       "INSERT INTO workflow_runs (id, workflow_id, workflow_name, workflow_version, status, "
       "input_json, idempotency_key, loop_id, loop_run_id, cwd, max_parallel, created_at, "
-      "updated_at) VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11) "
+      "updated_at, item_id) VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, "
+      "?12) "
       "ON CONFLICT (workflow_name, idempotency_key) WHERE idempotency_key != '' DO NOTHING");
   if (!insert) return insert.error();
   (*insert)
@@ -92,7 +93,8 @@ Status insert_run(sql::Connection& db, const WorkflowRun& run) {
       .bind(8, run.loop_run_id)
       .bind(9, run.cwd)
       .bind(10, run.max_parallel)
-      .bind(11, run.created_at);
+      .bind(11, run.created_at)
+      .bind(12, run.item_id);
   return (*insert)->run();
 }
 

@@ -296,6 +296,78 @@ BEGIN
 END;
 )sql";
 
+// The admission queue (docs/admission.md): routes, the invocations items
+// came from, and the work items; a workflow run names the item it serves.
+constexpr const char* kAdmission = R"sql(
+CREATE TABLE routes (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  description TEXT NOT NULL DEFAULT '',
+  workflow_id TEXT NOT NULL REFERENCES workflows(id),
+  workflow_name TEXT NOT NULL,
+  workflow_version INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  max_running INTEGER NOT NULL,
+  max_per_project INTEGER NOT NULL,
+  max_per_group INTEGER NOT NULL,
+  max_attempts INTEGER NOT NULL,
+  retry_delay_ms INTEGER NOT NULL,
+  retry_backoff TEXT NOT NULL,
+  priority_aging_ms INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX routes_workflow ON routes(workflow_id);
+
+CREATE TABLE invocations (
+  id TEXT PRIMARY KEY,
+  source_kind TEXT NOT NULL DEFAULT '',
+  source_id TEXT NOT NULL DEFAULT '',
+  source_dedupe_key TEXT NOT NULL DEFAULT '',
+  subject_kind TEXT NOT NULL DEFAULT '',
+  subject_id TEXT NOT NULL DEFAULT '',
+  subject_path TEXT NOT NULL DEFAULT '',
+  subject_url TEXT NOT NULL DEFAULT '',
+  intent TEXT NOT NULL DEFAULT '',
+  scope_json TEXT NOT NULL DEFAULT '{}',
+  output_policy_json TEXT NOT NULL DEFAULT '{}',
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX invocations_dedupe ON invocations(source_kind, source_dedupe_key)
+  WHERE source_dedupe_key != '';
+
+CREATE TABLE work_items (
+  id TEXT PRIMARY KEY,
+  route_id TEXT NOT NULL REFERENCES routes(id) ON DELETE CASCADE,
+  item_key TEXT NOT NULL,
+  invocation_id TEXT NOT NULL REFERENCES invocations(id),
+  status TEXT NOT NULL,
+  priority INTEGER NOT NULL,
+  project TEXT NOT NULL DEFAULT '',
+  item_group TEXT NOT NULL DEFAULT '',
+  attempts INTEGER NOT NULL DEFAULT 0,
+  free_returns INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER,
+  queued_at INTEGER NOT NULL,
+  workflow_run_id TEXT NOT NULL DEFAULT '',
+  input_json TEXT NOT NULL DEFAULT '{}',
+  last_reason TEXT NOT NULL DEFAULT '',
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  UNIQUE (route_id, item_key)
+);
+CREATE INDEX work_items_open ON work_items(status, route_id)
+  WHERE status IN ('queued', 'deferred', 'failed', 'admitted', 'running');
+CREATE INDEX work_items_created ON work_items(created_at, id);
+CREATE INDEX work_items_route_created ON work_items(route_id, created_at, id);
+CREATE INDEX work_items_invocation ON work_items(invocation_id);
+CREATE INDEX work_items_finished ON work_items(updated_at)
+  WHERE status IN ('succeeded', 'dead_letter', 'cancelled');
+
+ALTER TABLE workflow_runs ADD COLUMN item_id TEXT NOT NULL DEFAULT '';
+)sql";
+
 // The schema version and whether the file holds any table, read together
 // (one statement, one snapshot: another process's migration cannot fall
 // between the two).
@@ -370,6 +442,7 @@ const std::vector<Migration>& migrations() {
       {6, "runners: pending runs and cancel requests", kRunners},
       {7, "workflows: specs, runs, steps, attempts and events", kWorkflows},
       {8, "claims from runs alone: each pending run carries its loop's claim terms", kClaimTerms},
+      {9, "admission: routes, invocations and work items", kAdmission},
 
   };
   return list;

@@ -76,8 +76,9 @@ TEST(PgMigrations, AFreshDatabaseReachesTheLatestVersionWithOneRowPerMigration) 
               std::string(migration.name) + " 42");
   }
   EXPECT_EQ(tables(database.url()),
-            "public.cooldowns\npublic.daemon_lease\npublic.loops\npublic.runners\npublic.runs\n"
-            "public.schema_migrations\npublic.workflow_attempts\npublic.workflow_events\n"
+            "public.cooldowns\npublic.daemon_lease\npublic.invocations\npublic.loops\n"
+            "public.routes\npublic.runners\npublic.runs\npublic.schema_migrations\n"
+            "public.work_items\npublic.workflow_attempts\npublic.workflow_events\n"
             "public.workflow_runs\npublic.workflow_steps\npublic.workflows");
   // Migrating again changes nothing.
   const std::string before = history(database.url());
@@ -315,8 +316,9 @@ TEST(PgMigrations, ProcessesMigratingOneFreshDatabaseAtOnceAllSucceed) {
   EXPECT_EQ(pg_value(database.url(), "SELECT count(DISTINCT applied_at) FROM schema_migrations"),
             "1");
   EXPECT_EQ(tables(database.url()),
-            "public.cooldowns\npublic.daemon_lease\npublic.loops\npublic.runners\npublic.runs\n"
-            "public.schema_migrations\npublic.workflow_attempts\npublic.workflow_events\n"
+            "public.cooldowns\npublic.daemon_lease\npublic.invocations\npublic.loops\n"
+            "public.routes\npublic.runners\npublic.runs\npublic.schema_migrations\n"
+            "public.work_items\npublic.workflow_attempts\npublic.workflow_events\n"
             "public.workflow_runs\npublic.workflow_steps\npublic.workflows");
 }
 
@@ -346,8 +348,9 @@ TEST(PgMigrations, ASchemaNamedBySearchPathHoldsOrrerysTables) {
   const Status migrated = migrate(*db, 1);
   ASSERT_TRUE(migrated.ok()) << migrated.error().message;
   EXPECT_EQ(tables(database.url()),
-            "public.accounts\nscheduler.cooldowns\nscheduler.daemon_lease\nscheduler.loops\n"
-            "scheduler.runners\nscheduler.runs\nscheduler.schema_migrations\n"
+            "public.accounts\nscheduler.cooldowns\nscheduler.daemon_lease\n"
+            "scheduler.invocations\nscheduler.loops\nscheduler.routes\nscheduler.runners\n"
+            "scheduler.runs\nscheduler.schema_migrations\nscheduler.work_items\n"
             "scheduler.workflow_attempts\nscheduler.workflow_events\nscheduler.workflow_runs\n"
             "scheduler.workflow_steps\nscheduler.workflows");
 }

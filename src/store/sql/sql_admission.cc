@@ -1,0 +1,247 @@
+// SqlStore: admission of work items by the scheduling daemon
+// (docs/admission.md, "Admission") — reading the queue, admitting within
+// every limit, linking each admission to the workflow run it starts, and
+// settling items whose runs have ended. Every write is fenced by the
+// daemon lease and guarded on the status it read.
+#include "core/text.h"
+#include "store/sql/sql_store.h"
+#include "store/sql/work_queue_rows.h"
+
+namespace orrery {
+namespace {
+
+using Bind = std::function<void(sql::Statement&)>;
+
+Result<std::vector<WorkItem>> query_items(sql::Connection& db, const std::string& where,
+                                          const Bind& bind) {
+  auto query = db.prepare("SELECT " + sql::item_select_list() + sql::item_from_clause() + where);
+  if (!query) return query.error();
+  bind(**query);
+  return sql::read_all(**query, sql::read_item);
+}
+
+Result<std::vector<QueueEntry>> queue_entries(sql::Connection& db, const std::string& statuses) {
+  auto query = db.prepare(
+      "SELECT id, item_key, route_id, project, item_group, status, priority, queued_at, "
+      "next_attempt_at FROM work_items WHERE status IN (" +
+      statuses + ")");
+  if (!query) return query.error();
+  std::vector<QueueEntry> entries;
+  while (true) {
+    auto row = (*query)->step();
+    if (!row) return row.error();
+    if (!*row) return entries;
+    const sql::Statement& r = **query;
+    QueueEntry entry;
+    entry.id = r.text(0);
+    entry.key = r.text(1);
+    entry.route_id = r.text(2);
+    entry.project = r.text(3);
+    entry.group = r.text(4);
+    auto status = parse_item_status(r.text(5));
+    if (!status) return internal_error("a stored work item has " + status.error().message);
+    entry.status = *status;
+    entry.priority = r.int64(6);
+    entry.queued_at = r.int64(7);
+    entry.next_attempt_at = r.optional_int64(8);
+    entries.push_back(std::move(entry));
+  }
+}
+
+// The guard of one admission: the item queued on an active route and every
+// limit of that route (and the global cap at ?3) still below its value.
+constexpr const char* kAdmitItem =
+    "UPDATE work_items SET status = 'admitted', attempts = attempts + 1, next_attempt_at = NULL, "
+    "updated_at = ?2 WHERE id = ?1 AND status = 'queued' AND EXISTS (SELECT 1 FROM routes r "
+    "WHERE r.id = work_items.route_id AND r.status = 'active' "
+    "AND (SELECT COUNT(*) FROM work_items h WHERE h.route_id = r.id "
+    "AND h.status IN ('admitted', 'running')) < r.max_running "
+    "AND (r.max_per_project = 0 OR work_items.project = '' OR (SELECT COUNT(*) FROM work_items h "
+    "WHERE h.project = work_items.project AND h.status IN ('admitted', 'running')) "
+    "< r.max_per_project) "
+    "AND (r.max_per_group = 0 OR work_items.item_group = '' OR (SELECT COUNT(*) FROM work_items h "
+    "WHERE h.item_group = work_items.item_group AND h.status IN ('admitted', 'running')) "
+    "< r.max_per_group)) "
+    "AND (?3 = 0 OR (SELECT COUNT(*) FROM work_items h WHERE h.status IN ('admitted', 'running')) "
+    "< ?3)";
+
+}  // namespace
+
+Result<AdmissionQueue> SqlStore::read_admission_queue(TimeMs caller_now, const Fence& fence) {
+  auto now = clock(caller_now);
+  if (!now) return now.error();
+  auto transaction = sql::Transaction::begin(*db_);
+  if (!transaction) return transaction.error();
+  if (auto fenced = check_fence_at(fence, *now); !fenced) return fenced.error();
+  // Failed items whose retry is due wait in the queue again (their retry
+  // time stays in next_attempt_at until they are admitted).
+  auto due = db_->prepare(
+      "UPDATE work_items SET status = 'queued', updated_at = ?1 WHERE status = 'failed' AND "
+      "next_attempt_at <= ?1");
+  if (!due) return due.error();
+  (*due)->bind(1, *now);
+  if (auto status = (*due)->run(); !status) return status.error();
+  AdmissionQueue queue;
+  auto routes = list_routes();
+  if (!routes) return routes.error();
+  queue.routes = std::move(*routes);
+  auto candidates = queue_entries(*db_, "'queued', 'deferred', 'failed'");
+  if (!candidates) return candidates.error();
+  queue.candidates = std::move(*candidates);
+  auto holding = queue_entries(*db_, sql::kHoldingItemStatuses);
+  if (!holding) return holding.error();
+  queue.holding = std::move(*holding);
+  if (auto status = (*transaction)->commit(); !status) return status.error();
+  return queue;
+}
+
+Result<std::vector<WorkItem>> SqlStore::admit_items(const std::vector<std::string>& ids,
+                                                    int global_max_running, TimeMs caller_now,
+                                                    const Fence& fence) {
+  std::vector<WorkItem> admitted;
+  if (ids.empty()) return admitted;
+  auto now = clock(caller_now);
+  if (!now) return now.error();
+  auto transaction = sql::Transaction::begin(*db_);
+  if (!transaction) return transaction.error();
+  if (auto fenced = check_fence_at(fence, *now); !fenced) return fenced.error();
+  // Every route locked, in id order: admitters take turns, so that the
+  // counts each guard reads are not overtaken (PostgreSQL's READ COMMITTED).
+  {
+    auto lock = db_->prepare("SELECT id FROM routes ORDER BY id" +
+                             std::string(db_->row_lock(sql::RowLock::kUpdate)));
+    if (!lock) return lock.error();
+    if (auto status = (*lock)->run(); !status) return status.error();
+  }
+  for (const std::string& id : ids) {
+    auto admit = db_->prepare(kAdmitItem);
+    if (!admit) return admit.error();
+    (*admit)->bind(1, id).bind(2, *now).bind(3, global_max_running);
+    if (auto status = (*admit)->run(); !status) return status.error();
+    if (db_->changes() != 1) continue;  // its guard failed: it waits
+    auto item = query_items(*db_, "WHERE i.id = ?1", [&](sql::Statement& s) { s.bind(1, id); });
+    if (!item) return item.error();
+    if (!item->empty()) admitted.push_back(std::move(item->front()));
+  }
+  if (auto status = (*transaction)->commit(); !status) return status.error();
+  return admitted;
+}
+
+Result<std::vector<WorkItem>> SqlStore::admitted_items(int limit) {
+  return query_items(*db_, "WHERE i.status = 'admitted' ORDER BY i.updated_at, i.id LIMIT ?1",
+                     [&](sql::Statement& s) { s.bind(1, limit); });
+}
+
+Status SqlStore::start_item(const std::string& id, const std::string& workflow_run_id,
+                            TimeMs caller_now, const Fence& fence) {
+  auto now = clock(caller_now);
+  if (!now) return now.error();
+  auto transaction = sql::Transaction::begin(*db_);
+  if (!transaction) return transaction.error();
+  if (auto fenced = check_fence_at(fence, *now); !fenced) return fenced.error();
+  auto write = db_->prepare(
+      "UPDATE work_items SET status = 'running', workflow_run_id = ?2, updated_at = ?3 "
+      "WHERE id = ?1 AND status = 'admitted'");
+  if (!write) return write.error();
+  (*write)->bind(1, id).bind(2, workflow_run_id).bind(3, *now);
+  if (auto status = (*write)->run(); !status) return status.error();
+  if (db_->changes() != 1) {
+    return conflict_error("work item " + id + " is no longer admitted (cancelled meanwhile?)");
+  }
+  return (*transaction)->commit();
+}
+
+Result<WorkItem> SqlStore::return_item(const std::string& id, const std::string& reason,
+                                       TimeMs caller_now, const Fence& fence) {
+  auto now = clock(caller_now);
+  if (!now) return now.error();
+  auto transaction = sql::Transaction::begin(*db_);
+  if (!transaction) return transaction.error();
+  if (auto fenced = check_fence_at(fence, *now); !fenced) return fenced.error();
+  auto found = query_items(*db_, "WHERE i.id = ?1", [&](sql::Statement& s) { s.bind(1, id); });
+  if (!found) return found.error();
+  if (found->empty()) return not_found_error("no work item has the id '" + id + "'");
+  const WorkItem& item = found->front();
+  if (item.status != ItemStatus::kAdmitted) {
+    return conflict_error("work item " + id + " is " + item_status_name(item.status) +
+                          ", not admitted");
+  }
+  const bool free = item.free_returns < kMaxFreeReturns;
+  auto write = db_->prepare(
+      "UPDATE work_items SET status = ?2, attempts = attempts - ?3, free_returns = free_returns + "
+      "?3, last_reason = ?4, updated_at = ?5 WHERE id = ?1 AND status = 'admitted'");
+  if (!write) return write.error();
+  (*write)
+      ->bind(1, id)
+      .bind(2, free ? "queued" : "dead_letter")
+      .bind(3, free ? 1 : 0)
+      .bind(4, append_reason(item.last_reason, reason))
+      .bind(5, *now);
+  if (auto status = (*write)->run(); !status) return status.error();
+  if (db_->changes() != 1) return conflict_error("work item " + id + " changed; try again");
+  auto after = query_items(*db_, "WHERE i.id = ?1", [&](sql::Statement& s) { s.bind(1, id); });
+  if (!after) return after.error();
+  if (auto status = (*transaction)->commit(); !status) return status.error();
+  return std::move(after->front());
+}
+
+Result<std::vector<FinishedItemRun>> SqlStore::finished_item_runs(int limit) {
+  auto query = db_->prepare(
+      "SELECT " + sql::item_select_list() + ", w.status, w.error" + sql::item_from_clause() +
+      "JOIN workflow_runs w ON w.id = i.workflow_run_id WHERE i.status = 'running' AND "
+      "w.status IN ('succeeded', 'failed', 'cancelled') ORDER BY w.finished_at, i.id LIMIT ?1");
+  if (!query) return query.error();
+  (*query)->bind(1, limit);
+  std::vector<FinishedItemRun> finished;
+  const int first_extra = sql::item_column_count();
+  while (true) {
+    auto row = (*query)->step();
+    if (!row) return row.error();
+    if (!*row) break;
+    auto item = sql::read_item(**query);
+    if (!item) return item.error();
+    auto status = parse_workflow_run_status((*query)->text(first_extra));
+    if (!status) return internal_error("a stored workflow run has " + status.error().message);
+    FinishedItemRun end;
+    end.item = std::move(*item);
+    end.run_status = *status;
+    end.run_error = (*query)->text(first_extra + 1);
+    finished.push_back(std::move(end));
+  }
+  for (FinishedItemRun& end : finished) {
+    auto route = get_route(end.item.route_id);
+    if (!route) return route.error();
+    if (*route) end.route = std::move(**route);
+  }
+  return finished;
+}
+
+Status SqlStore::settle_item(const ItemSettlement& settlement, TimeMs caller_now,
+                             const Fence& fence) {
+  auto now = clock(caller_now);
+  if (!now) return now.error();
+  auto transaction = sql::Transaction::begin(*db_);
+  if (!transaction) return transaction.error();
+  if (auto fenced = check_fence_at(fence, *now); !fenced) return fenced.error();
+  auto write = db_->prepare(
+      "UPDATE work_items SET status = ?3, next_attempt_at = ?4, "
+      "last_reason = CASE WHEN last_reason = '' THEN ?5 WHEN ?5 = '' THEN last_reason "
+      "ELSE last_reason || '; ' || ?5 END, updated_at = ?6 "
+      "WHERE id = ?1 AND workflow_run_id = ?2 AND status = 'running'");
+  if (!write) return write.error();
+  (*write)
+      ->bind(1, settlement.item_id)
+      .bind(2, settlement.workflow_run_id)
+      .bind(3, item_status_name(settlement.status))
+      .bind(4, settlement.next_attempt_at)
+      .bind(5, settlement.reason)
+      .bind(6, *now);
+  if (auto status = (*write)->run(); !status) return status.error();
+  if (db_->changes() != 1) {
+    return conflict_error("work item " + settlement.item_id + " no longer runs workflow run " +
+                          settlement.workflow_run_id);
+  }
+  return (*transaction)->commit();
+}
+
+}  // namespace orrery

@@ -1,0 +1,373 @@
+// SqlStore: work items as users see them (docs/admission.md, "Work
+// items") — enqueueing, finding, listing, requeueing, cancelling, pruning.
+#include "core/text.h"
+#include "store/sql/sql_store.h"
+#include "store/sql/work_queue_rows.h"
+
+namespace orrery {
+namespace {
+
+constexpr size_t kMinItemPrefix = 6;
+// An insert that found its key taken by a concurrent enqueue reads it again
+// at most this many times.
+constexpr int kMaxEnqueueTries = 3;
+
+using Bind = std::function<void(sql::Statement&)>;
+
+Result<std::vector<WorkItem>> query_items(sql::Connection& db, const std::string& where,
+                                          const Bind& bind) {
+  auto query = db.prepare("SELECT " + sql::item_select_list() + sql::item_from_clause() + where);
+  if (!query) return query.error();
+  bind(**query);
+  return sql::read_all(**query, sql::read_item);
+}
+
+Result<WorkItem> one_item(sql::Connection& db, const std::string& id) {
+  auto found = query_items(db, "WHERE i.id = ?1", [&](sql::Statement& s) { s.bind(1, id); });
+  if (!found) return found.error();
+  if (found->empty()) return not_found_error("no work item has the id '" + visible(id) + "'");
+  return std::move(found->front());
+}
+
+bool is_lower_hex(const std::string& text) {
+  return !text.empty() && text.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+std::string describe(const WorkItem& item) {
+  return "work item " + visible(item.route_name) + "/" + visible(item.key) + " (" + item.id + ")";
+}
+
+// The route's status, read under a share lock: a pause committing meanwhile
+// waits for this enqueue, or this enqueue sees the pause.
+Result<RouteStatus> locked_route_status(sql::Connection& db, const std::string& route_id) {
+  auto query = db.prepare("SELECT status FROM routes WHERE id = ?1" +
+                          std::string(db.row_lock(sql::RowLock::kShare)));
+  if (!query) return query.error();
+  (*query)->bind(1, route_id);
+  auto row = (*query)->step();
+  if (!row) return row.error();
+  if (!*row) return not_found_error("no route has the id '" + visible(route_id) + "'");
+  return parse_route_status((*query)->text(0));
+}
+
+struct ExistingItem {
+  std::string id;
+  ItemStatus status = ItemStatus::kQueued;
+  std::string invocation_id;
+};
+
+Result<std::optional<ExistingItem>> locked_item(sql::Connection& db, const std::string& route_id,
+                                                const std::string& key) {
+  auto query = db.prepare(
+      "SELECT id, status, invocation_id FROM work_items WHERE route_id = ?1 AND item_key = ?2" +
+      std::string(db.row_lock(sql::RowLock::kUpdate)));
+  if (!query) return query.error();
+  (*query)->bind(1, route_id).bind(2, key);
+  auto row = (*query)->step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<ExistingItem>();
+  auto status = parse_item_status((*query)->text(1));
+  if (!status) return internal_error("a stored work item has " + status.error().message);
+  return std::optional<ExistingItem>(ExistingItem{(*query)->text(0), *status, (*query)->text(2)});
+}
+
+void bind_invocation(sql::Statement& s, const Invocation& call, TimeMs now) {
+  s.bind(2, call.source.kind)
+      .bind(3, call.source.id)
+      .bind(4, call.source.dedupe_key)
+      .bind(5, call.subject.kind)
+      .bind(6, call.subject.id)
+      .bind(7, call.subject.path)
+      .bind(8, call.subject.url)
+      .bind(9, call.intent)
+      .bind(10, call.scope_json)
+      .bind(11, call.output_policy_json)
+      .bind(12, now);
+}
+
+// The invocation the item comes from: the one of its source's dedupe key
+// (refreshed with what this enqueue says), or a new one.
+Result<std::string> write_invocation(sql::Connection& db, const Invocation& call,
+                                     const std::string& fresh_id, TimeMs now) {
+  const std::string columns =
+      "INSERT INTO invocations (id, source_kind, source_id, source_dedupe_key, subject_kind, "
+      "subject_id, subject_path, subject_url, intent, scope_json, output_policy_json, "
+      "created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?6, ?10, ?11, ?12, ?12)";
+  if (call.source.dedupe_key.empty()) {
+    auto insert = db.prepare(columns);
+    if (!insert) return insert.error();
+    (*insert)->bind(1, fresh_id);
+    bind_invocation(**insert, call, now);
+    if (auto status = (*insert)->run(); !status) return status.error();
+    return fresh_id;
+  }
+  auto upsert = db.prepare(
+      columns +
+      " ON CONFLICT (source_kind, source_dedupe_key) WHERE source_dedupe_key != '' DO UPDATE SET "
+      "source_id = excluded.source_id, subject_kind = excluded.subject_kind, "
+      "subject_id = excluded.subject_id, subject_path = excluded.subject_path, "
+      "subject_url = excluded.subject_url, intent = excluded.intent, "
+      "scope_json = excluded.scope_json, output_policy_json = excluded.output_policy_json, "
+      "updated_at = excluded.updated_at");
+  if (!upsert) return upsert.error();
+  (*upsert)->bind(1, fresh_id);
+  bind_invocation(**upsert, call, now);
+  if (auto status = (*upsert)->run(); !status) return status.error();
+  auto id = db.prepare(
+      "SELECT id FROM invocations WHERE source_kind = ?1 AND source_dedupe_key = ?2 AND "
+      "source_dedupe_key != ''");
+  if (!id) return id.error();
+  (*id)->bind(1, call.source.kind).bind(2, call.source.dedupe_key);
+  auto row = (*id)->step();
+  if (!row) return row.error();
+  if (!*row) return internal_error("the invocation of " + visible(call.source.kind) + " was lost");
+  return (*id)->text(0);
+}
+
+Status delete_if_unused(sql::Connection& db, const std::string& invocation_id) {
+  auto remove = db.prepare(
+      "DELETE FROM invocations WHERE id = ?1 AND NOT EXISTS "
+      "(SELECT 1 FROM work_items WHERE invocation_id = ?1)");
+  if (!remove) return remove.error();
+  (*remove)->bind(1, invocation_id);
+  return (*remove)->run();
+}
+
+// The effective priority of a queued item as SQL (core/work_item.h), at ?6.
+std::string effective_priority_sql() {
+  return "CASE WHEN r.priority_aging_ms > 0 AND ?6 > i.queued_at THEN i.priority + "
+         "(?6 - i.queued_at) / r.priority_aging_ms ELSE i.priority END";
+}
+
+}  // namespace
+
+Result<Enqueued> SqlStore::enqueue_item(const WorkItem& given, TimeMs now) {
+  if (auto valid = check_item_fields(given); !valid) return valid.error();
+  auto transaction = sql::Transaction::begin(*db_);
+  if (!transaction) return transaction.error();
+  auto route_status = locked_route_status(*db_, given.route_id);
+  if (!route_status) return route_status.error();
+  for (int tries = 0; tries < kMaxEnqueueTries; ++tries) {
+    auto existing = locked_item(*db_, given.route_id, given.key);
+    if (!existing) return existing.error();
+    const EnqueueOutcome outcome =
+        enqueue_outcome(*existing ? std::optional((*existing)->status) : std::nullopt);
+    if (outcome == EnqueueOutcome::kDuplicate) {
+      auto item = one_item(*db_, (*existing)->id);
+      if (!item) return item.error();
+      if (auto status = (*transaction)->commit(); !status) return status.error();
+      return Enqueued{std::move(*item), outcome};
+    }
+    auto invocation = write_invocation(*db_, given.invocation, new_id(now), now);
+    if (!invocation) return invocation.error();
+    std::string item_id;
+    if (outcome == EnqueueOutcome::kCreated) {
+      item_id = new_id(now);
+      const ItemStatus status =
+          *route_status == RouteStatus::kPaused ? ItemStatus::kDeferred : ItemStatus::kQueued;
+      auto insert = db_->prepare(
+          "INSERT INTO work_items (id, route_id, item_key, invocation_id, status, priority, "
+          "project, item_group, queued_at, input_json, created_at, updated_at) VALUES (?1, ?2, "
+          "?3, ?4, ?5, ?6, ?7, ?8, ?6, ?10, ?6, ?6) ON CONFLICT (route_id, item_key) DO NOTHING");
+      if (!insert) return insert.error();
+      (*insert)
+          ->bind(1, item_id)
+          .bind(2, given.route_id)
+          .bind(3, given.key)
+          .bind(4, *invocation)
+          .bind(5, item_status_name(status))
+          .bind(6, given.priority)
+          .bind(7, given.project)
+          .bind(8, given.group)
+          .bind(9, now)
+          .bind(10, given.input_json);
+      if (auto run = (*insert)->run(); !run) return run.error();
+      if (db_->changes() != 1) {
+        // Another enqueue of the key committed first (PostgreSQL: this insert
+        // waited for it): read its item and go on as a refresh or duplicate.
+        if (auto unused = delete_if_unused(*db_, *invocation); !unused) return unused.error();
+        continue;
+      }
+    } else {
+      item_id = (*existing)->id;
+      auto refresh = db_->prepare(std::string("UPDATE work_items SET priority = ?2, project = ?3, "
+                                              "item_group = ?4, input_json = ?5, "
+                                              "invocation_id = ?6, updated_at = ?7 WHERE id = ?1 "
+                                              "AND status IN (") +
+                                  sql::kWaitingItemStatuses + ")");
+      if (!refresh) return refresh.error();
+      (*refresh)
+          ->bind(1, item_id)
+          .bind(2, given.priority)
+          .bind(3, given.project)
+          .bind(4, given.group)
+          .bind(5, given.input_json)
+          .bind(6, *invocation)
+          .bind(7, now);
+      if (auto run = (*refresh)->run(); !run) return run.error();
+      if (db_->changes() != 1) {
+        return internal_error("work item " + item_id + " changed while it was refreshed");
+      }
+      if ((*existing)->invocation_id != *invocation) {
+        if (auto unused = delete_if_unused(*db_, (*existing)->invocation_id); !unused) {
+          return unused.error();
+        }
+      }
+    }
+    auto item = one_item(*db_, item_id);
+    if (!item) return item.error();
+    if (auto status = notify_daemons(); !status) return status.error();
+    if (auto status = (*transaction)->commit(); !status) return status.error();
+    return Enqueued{std::move(*item), outcome};
+  }
+  return unavailable_error("the key '" + visible(given.key) +
+                           "' kept changing under concurrent enqueues; try again");
+}
+
+Result<std::optional<WorkItem>> SqlStore::get_item(const std::string& id) {
+  auto found = query_items(*db_, "WHERE i.id = ?1", [&](sql::Statement& s) { s.bind(1, id); });
+  if (!found) return found.error();
+  if (found->empty()) return std::optional<WorkItem>();
+  return std::optional<WorkItem>(std::move(found->front()));
+}
+
+Result<WorkItem> SqlStore::resolve_item(const std::string& text) {
+  if (text.empty()) return usage_error("a work item id or ROUTE/KEY cannot be empty");
+  auto exact = get_item(text);
+  if (!exact) return exact.error();
+  if (exact->has_value()) return std::move(**exact);
+  if (text.size() >= kMinItemPrefix && is_lower_hex(text)) {
+    auto prefixed = query_items(*db_, "WHERE i.id >= ?1 AND i.id < ?2 ORDER BY i.id LIMIT 10",
+                                [&](sql::Statement& s) { s.bind(1, text).bind(2, text + "g"); });
+    if (!prefixed) return prefixed.error();
+    if (prefixed->size() == 1) return std::move(prefixed->front());
+    if (prefixed->size() > 1) {
+      std::string listed;
+      for (const WorkItem& item : *prefixed)
+        listed += (listed.empty() ? "" : ", ") + describe(item);
+      return conflict_error("'" + text + "' matches " + std::to_string(prefixed->size()) +
+                            " work items: " + listed + "; give more of the id");
+    }
+  }
+  if (text.find('/') != std::string::npos) {
+    auto named = query_items(*db_, "WHERE r.name || '/' || i.item_key = ?1 ORDER BY i.id LIMIT 10",
+                             [&](sql::Statement& s) { s.bind(1, text); });
+    if (!named) return named.error();
+    if (named->size() == 1) return std::move(named->front());
+    if (named->size() > 1) {
+      std::string listed;
+      for (const WorkItem& item : *named) listed += (listed.empty() ? "" : ", ") + describe(item);
+      return conflict_error("'" + visible(text) + "' names " + std::to_string(named->size()) +
+                            " work items: " + listed + "; use an id");
+    }
+  }
+  return not_found_error("no work item has the id or ROUTE/KEY '" + visible(text) +
+                         "' (orrery items lists them)");
+}
+
+Result<std::vector<WorkItem>> SqlStore::list_items(const ItemFilter& filter) {
+  std::string where =
+      "WHERE (?1 = '' OR i.route_id = ?1) AND (?2 = '' OR i.status = ?2) AND "
+      "(?3 = '' OR i.project = ?3)";
+  const bool by_rank = filter.status == ItemStatus::kQueued;
+  where += by_rank ? " ORDER BY " + effective_priority_sql() + " DESC, i.queued_at, i.item_key"
+                   : std::string(" ORDER BY i.created_at DESC, i.id DESC");
+  where += " LIMIT ?4 OFFSET ?5";
+  return query_items(*db_, where, [&](sql::Statement& s) {
+    s.bind(1, filter.route_id)
+        .bind(2, filter.status ? item_status_name(*filter.status) : "")
+        .bind(3, filter.project)
+        .bind(4, filter.limit)
+        .bind(5, filter.offset);
+    if (by_rank) s.bind(6, filter.now);
+  });
+}
+
+Result<WorkItem> SqlStore::requeue_item(const std::string& id, const std::string& reason,
+                                        TimeMs now) {
+  auto transaction = sql::Transaction::begin(*db_);
+  if (!transaction) return transaction.error();
+  auto item = one_item(*db_, id);
+  if (!item) return item.error();
+  if (!item_is_requeueable(item->status)) {
+    return conflict_error(describe(*item) + " is " + item_status_name(item->status) +
+                          "; only succeeded, failed, dead_letter and cancelled items are "
+                          "requeued");
+  }
+  auto route_status = locked_route_status(*db_, item->route_id);
+  if (!route_status) return route_status.error();
+  const ItemStatus to =
+      *route_status == RouteStatus::kPaused ? ItemStatus::kDeferred : ItemStatus::kQueued;
+  const std::string said =
+      reason.empty() ? std::string("requeued from ") + item_status_name(item->status) : reason;
+  auto write = db_->prepare(
+      "UPDATE work_items SET status = ?3, attempts = 0, free_returns = 0, next_attempt_at = NULL, "
+      "queued_at = ?4, last_reason = ?5, updated_at = ?4 WHERE id = ?1 AND status = ?2");
+  if (!write) return write.error();
+  (*write)
+      ->bind(1, id)
+      .bind(2, item_status_name(item->status))
+      .bind(3, item_status_name(to))
+      .bind(4, now)
+      .bind(5, append_reason(item->last_reason, said));
+  if (auto status = (*write)->run(); !status) return status.error();
+  if (db_->changes() != 1) return conflict_error(describe(*item) + " changed; try again");
+  auto after = one_item(*db_, id);
+  if (!after) return after.error();
+  if (auto status = notify_daemons(); !status) return status.error();
+  if (auto status = (*transaction)->commit(); !status) return status.error();
+  return after;
+}
+
+Result<WorkItem> SqlStore::cancel_item(const std::string& id, const std::string& reason,
+                                       TimeMs now) {
+  auto transaction = sql::Transaction::begin(*db_);
+  if (!transaction) return transaction.error();
+  auto item = one_item(*db_, id);
+  if (!item) return item.error();
+  const ItemStatus was = item->status;
+  if (was == ItemStatus::kSucceeded || was == ItemStatus::kDeadLetter ||
+      was == ItemStatus::kCancelled) {
+    return conflict_error(describe(*item) + " is " + item_status_name(was) +
+                          " already; only an item not yet finished is cancelled");
+  }
+  const std::string said = reason.empty() ? std::string("cancelled") : reason;
+  auto write = db_->prepare(
+      "UPDATE work_items SET status = 'cancelled', next_attempt_at = NULL, last_reason = ?3, "
+      "updated_at = ?4 WHERE id = ?1 AND status = ?2");
+  if (!write) return write.error();
+  (*write)
+      ->bind(1, id)
+      .bind(2, item_status_name(was))
+      .bind(3, append_reason(item->last_reason, said))
+      .bind(4, now);
+  if (auto status = (*write)->run(); !status) return status.error();
+  if (db_->changes() != 1) return conflict_error(describe(*item) + " changed; try again");
+  auto after = one_item(*db_, id);
+  if (!after) return after.error();
+  if (auto status = (*transaction)->commit(); !status) return status.error();
+  return after;
+}
+
+Result<std::int64_t> SqlStore::prune_items(TimeMs before) {
+  auto transaction = sql::Transaction::begin(*db_);
+  if (!transaction) return transaction.error();
+  auto remove = db_->prepare(std::string("DELETE FROM work_items WHERE status IN (") +
+                             sql::kFinishedItemStatuses + ") AND updated_at < ?1");
+  if (!remove) return remove.error();
+  (*remove)->bind(1, before);
+  if (auto status = (*remove)->run(); !status) return status.error();
+  const std::int64_t removed = db_->changes();
+  if (removed > 0) {
+    if (auto orphans =
+            db_->exec("DELETE FROM invocations WHERE NOT EXISTS "
+                      "(SELECT 1 FROM work_items WHERE work_items.invocation_id = invocations.id)");
+        !orphans) {
+      return orphans.error();
+    }
+  }
+  if (auto status = (*transaction)->commit(); !status) return status.error();
+  return removed;
+}
+
+}  // namespace orrery
