@@ -92,7 +92,7 @@ Result<std::string> write_invocation(sql::Connection& db, const Invocation& call
   const std::string columns =
       "INSERT INTO invocations (id, source_kind, source_id, source_dedupe_key, subject_kind, "
       "subject_id, subject_path, subject_url, intent, scope_json, output_policy_json, "
-      "created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?6, ?10, ?11, ?12, ?12)";
+      "created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12)";
   if (call.source.dedupe_key.empty()) {
     auto insert = db.prepare(columns);
     if (!insert) return insert.error();
@@ -168,7 +168,7 @@ Result<Enqueued> SqlStore::enqueue_item(const WorkItem& given, TimeMs now) {
       auto insert = db_->prepare(
           "INSERT INTO work_items (id, route_id, item_key, invocation_id, status, priority, "
           "project, item_group, queued_at, input_json, created_at, updated_at) VALUES (?1, ?2, "
-          "?3, ?4, ?5, ?6, ?7, ?8, ?6, ?10, ?6, ?6) ON CONFLICT (route_id, item_key) DO NOTHING");
+          "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?9, ?9) ON CONFLICT (route_id, item_key) DO NOTHING");
       if (!insert) return insert.error();
       (*insert)
           ->bind(1, item_id)

@@ -1,0 +1,93 @@
+// The fixture of the admission part of the Store conformance suite
+// (tests/store/work_queue_*_test.cc): WorkflowConformance's stores of each
+// backend, with helpers that add routes, enqueue items and move them through
+// admission (docs/admission.md).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "store/workflow_conformance.h"
+
+namespace orrery::conformance {
+
+class WorkQueueConformance : public WorkflowConformance {
+ protected:
+  Route make_route(const std::string& name, int max_running = 1) {
+    if (workflow_.id.empty()) workflow_ = add_workflow("triage");
+    Route route;
+    route.name = name;
+    route.description = "about " + name;
+    route.workflow_id = workflow_.id;
+    route.workflow_name = workflow_.name;
+    route.workflow_version = workflow_.version;
+    route.max_running = max_running;
+    return route;
+  }
+
+  Route add_route(const std::string& name, int max_running = 1) {
+    return ok_value(store_->create_route(make_route(name, max_running), kNow));
+  }
+
+  static WorkItem make_item(const Route& route, const std::string& key, std::int64_t priority = 0,
+                            const std::string& project = "") {
+    WorkItem item;
+    item.route_id = route.id;
+    item.key = key;
+    item.priority = priority;
+    item.project = project;
+    item.invocation.source = {"github", "issue-" + key, ""};
+    item.invocation.subject = {"issue", key, "", "https://example.com/" + key};
+    item.invocation.intent = "fix " + key;
+    return item;
+  }
+
+  Enqueued enqueue(const Route& route, const std::string& key, std::int64_t priority = 0,
+                   const std::string& project = "", TimeMs now = kNow) {
+    return ok_value(store_->enqueue_item(make_item(route, key, priority, project), now));
+  }
+
+  WorkItem item_now(const std::string& id) {
+    auto item = ok_value(store_->get_item(id));
+    EXPECT_TRUE(item.has_value()) << "no item " << id;
+    return item.value_or(WorkItem{});
+  }
+
+  std::vector<std::string> admit(const std::vector<std::string>& ids, int global_max = 0,
+                                 TimeMs now = kNow, const Fence& fence = {}) {
+    std::vector<std::string> admitted;
+    for (const WorkItem& item : ok_value(store_->admit_items(ids, global_max, now, fence))) {
+      admitted.push_back(item.id);
+    }
+    return admitted;
+  }
+
+  // Admits the item and starts a run of the route's workflow for it.
+  WorkflowRun start(const WorkItem& item, TimeMs now = kNow) {
+    EXPECT_EQ(admit({item.id}, 0, now), std::vector<std::string>{item.id});
+    NewWorkflowRun published = new_run(workflow_, "item:" + item.id);
+    published.run.id = next_id(now);
+    published.run.item_id = item.id;
+    const WorkflowRun run = ok_value(store_->publish_workflow_run(published, {}, now)).run;
+    const Status started = store_->start_item(item.id, run.id, now, {});
+    EXPECT_TRUE(started.ok()) << (started.ok() ? "" : started.error().message);
+    return run;
+  }
+
+  // Ends a workflow run with a status, as its driver would.
+  void end_run(const WorkflowRun& run, WorkflowRunStatus status, const std::string& error = "") {
+    const EngineFence fence = drive(run);
+    WorkflowAdvance advance;
+    advance.events = {{std::string("run_") + workflow_run_status_name(status), "", "{}"}};
+    advance.finish = status;
+    advance.error = error;
+    const Status ended = store_->advance_workflow_run(fence, advance, kNow + 10);
+    ASSERT_TRUE(ended.ok()) << ended.error().message;
+  }
+
+  Workflow workflow_;
+};
+
+}  // namespace orrery::conformance
