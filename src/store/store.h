@@ -5,16 +5,18 @@
 // database, or plays many roles at once (the daemon, the CLI), holds a Store.
 #pragma once
 
+#include "store/admission.h"
 #include "store/claim_ledger.h"
 #include "store/cooldowns.h"
 #include "store/daemon_leases.h"
+#include "store/item_queue.h"
 #include "store/loop_catalog.h"
 #include "store/process_probe.h"
+#include "store/route_catalog.h"
 #include "store/run_history.h"
 #include "store/runner_registry.h"
 #include "store/slot_claims.h"
 #include "store/store_notices.h"
-#include "store/work_queue.h"
 #include "store/workflow_catalog.h"
 #include "store/workflow_engine.h"
 #include "store/workflow_runs.h"
@@ -32,6 +34,8 @@ class Store : public LoopCatalog,
               public WorkflowCatalog,
               public WorkflowRuns,
               public WorkflowEngine,
-              public WorkQueue {};
+              public RouteCatalog,
+              public ItemQueue,
+              public Admission {};
 
 }  // namespace orrery

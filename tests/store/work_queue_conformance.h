@@ -1,5 +1,5 @@
 // The fixture of the admission part of the Store conformance suite
-// (tests/store/work_queue_*_test.cc): WorkflowConformance's stores of each
+// (tests/store/work_queue_*_test.cc: routes, items, admission): WorkflowConformance's stores of each
 // backend, with helpers that add routes, enqueue items and move them through
 // admission (docs/admission.md).
 #pragma once

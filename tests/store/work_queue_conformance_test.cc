@@ -417,6 +417,28 @@ TEST_P(WorkQueueStore, TheAdmissionQueueHoldsCandidatesAndHoldersAndQueuesDueRet
   EXPECT_EQ(next.holding[0].id, retried.id);
 }
 
+TEST_P(WorkQueueStore, ADueRetryOnAPausedRouteIsDeferredAndTheSnapshotMovesNothing) {
+  Route route = add_route("triage");
+  const WorkItem item = enqueue(route, "1").item;
+  const WorkflowRun run = start(item);
+  end_run(run, WorkflowRunStatus::kFailed);
+  ASSERT_TRUE(
+      store_->settle_item({item.id, run.id, ItemStatus::kFailed, kNow + 50, "x"}, kNow + 20, {})
+          .ok());
+  route.status = RouteStatus::kPaused;
+  ok_value(store_->update_route(route, kNow + 30));
+  EXPECT_EQ(item_now(item.id).status, ItemStatus::kFailed);  // its retry still waits
+  const AdmissionQueue seen = ok_value(store_->admission_snapshot());
+  ASSERT_EQ(seen.candidates.size(), 1u);
+  EXPECT_EQ(seen.candidates[0].status, ItemStatus::kFailed);
+  EXPECT_EQ(item_now(item.id).status, ItemStatus::kFailed);
+  ok_value(store_->read_admission_queue(kNow + 60, {}));
+  EXPECT_EQ(item_now(item.id).status, ItemStatus::kDeferred);
+  route.status = RouteStatus::kActive;
+  ok_value(store_->update_route(route, kNow + 70));
+  EXPECT_EQ(item_now(item.id).status, ItemStatus::kQueued);
+}
+
 TEST_P(WorkQueueStore, ALostDaemonLeaseRefusesEveryAdmissionWriteAndChangesNothing) {
   probe_->start({100, 1});
   const Route route = add_route("triage", 5);

@@ -76,11 +76,23 @@ Result<AdmissionQueue> SqlStore::read_admission_queue(TimeMs caller_now, const F
   // Failed items whose retry is due wait in the queue again (their retry
   // time stays in next_attempt_at until they are admitted).
   auto due = db_->prepare(
-      "UPDATE work_items SET status = 'queued', updated_at = ?1 WHERE status = 'failed' AND "
-      "next_attempt_at <= ?1");
+      "UPDATE work_items SET status = CASE WHEN EXISTS (SELECT 1 FROM routes r WHERE "
+      "r.id = work_items.route_id AND r.status = 'paused') THEN 'deferred' ELSE 'queued' END, "
+      "updated_at = ?1 WHERE status = 'failed' AND next_attempt_at <= ?1");
   if (!due) return due.error();
   (*due)->bind(1, *now);
   if (auto status = (*due)->run(); !status) return status.error();
+  auto queue = read_queue();
+  if (!queue) return queue.error();
+  if (auto status = (*transaction)->commit(); !status) return status.error();
+  return queue;
+}
+
+// Outside a transaction (a read-only store cannot begin one): each part is
+// read by its own statement, which is enough for showing what holds an item.
+Result<AdmissionQueue> SqlStore::admission_snapshot() { return read_queue(); }
+
+Result<AdmissionQueue> SqlStore::read_queue() {
   AdmissionQueue queue;
   auto routes = list_routes();
   if (!routes) return routes.error();
@@ -91,7 +103,6 @@ Result<AdmissionQueue> SqlStore::read_admission_queue(TimeMs caller_now, const F
   auto holding = queue_entries(*db_, sql::kHoldingItemStatuses);
   if (!holding) return holding.error();
   queue.holding = std::move(*holding);
-  if (auto status = (*transaction)->commit(); !status) return status.error();
   return queue;
 }
 

@@ -135,6 +135,7 @@ class SqlStore : public Store {
   Result<WorkItem> cancel_item(const std::string& id, const std::string& reason,
                                TimeMs now) override;
   Result<AdmissionQueue> read_admission_queue(TimeMs now, const Fence& fence) override;
+  Result<AdmissionQueue> admission_snapshot() override;
   Result<std::vector<WorkItem>> admit_items(const std::vector<std::string>& ids,
                                             int global_max_running, TimeMs now,
                                             const Fence& fence) override;
@@ -173,6 +174,8 @@ class SqlStore : public Store {
 
   std::string new_id(TimeMs now);
   Status expire_loop(const std::string& id, TimeMs now);
+  // The routes, candidates and holders of the admission queue.
+  Result<AdmissionQueue> read_queue();
   Result<bool> write_loop_part(const Loop& loop, sql::LoopPart part, TimeMs now);
   // Within an open transaction: the loop's schedule state, guarded by its
   // state version; false when the version moved or the loop is gone.
