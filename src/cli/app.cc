@@ -15,9 +15,11 @@
 #include "cli/edit_command.h"
 #include "cli/json_views.h"
 #include "cli/loop_commands.h"
+#include "cli/item_commands.h"
 #include "cli/next_in_command.h"
 #include "cli/parse_errors.h"
 #include "cli/recover_command.h"
+#include "cli/route_commands.h"
 #include "cli/run_commands.h"
 #include "cli/schedule_commands.h"
 #include "cli/service_command.h"
@@ -55,6 +57,8 @@ struct Arguments {
   ServiceArgs service;
   DaemonArgs daemon;
   WorkflowArgs workflow;
+  RouteArgs route;
+  ItemArgs item;
   std::string log_step;  // logs --step
 };
 
@@ -274,6 +278,111 @@ void add_workflow_commands(CLI::App& app, Arguments& args, Command& command) {
   step->add_option("--token-fd", a.token_fd)->required();
 }
 
+// A command whose callback runs `run` with `a`.
+template <typename Args>
+CLI::App* add_args_command(CLI::App* group, const char* name, const char* help, Args& a,
+                           Command& command, Result<int> (*run)(const Args&, const Context&)) {
+  CLI::App* sub = group->add_subcommand(name, help);
+  sub->callback(
+      [&a, &command, run] { command = [&a, run](const Context& c) { return run(a, c); }; });
+  return sub;
+}
+
+// The options of `route add`, which `route edit` takes too.
+void add_route_options(CLI::App* sub, RouteArgs& a) {
+  sub->add_option("--workflow", a.workflow, "the workflow each item runs, W[@VERSION]");
+  add_number(
+      sub, "--max-running", [&a](int n) { a.max_running = n; },
+      "items admitted or running at once, 1-10000 (default 1)");
+  add_number(
+      sub, "--max-per-project", [&a](int n) { a.max_per_project = n; },
+      "of one project at once, over every route (0: no limit, the default)");
+  add_number(
+      sub, "--max-per-group", [&a](int n) { a.max_per_group = n; },
+      "of one group at once, over every route (0: no limit, the default)");
+  add_number(
+      sub, "--max-attempts", [&a](int n) { a.max_attempts = n; },
+      "runs of an item before it is a dead letter, 1-100 (default 3)");
+  sub->add_option("--retry-delay", a.retry_delay, "delay before a retry (default 1m)");
+  sub->add_option("--retry-backoff", a.retry_backoff, "fixed|exponential (default fixed)");
+  sub->add_option("--priority-aging", a.priority_aging,
+                  "a waiting item's priority rises by one every D (default: off)");
+  sub->add_option("--description", a.description, "what the route is for");
+}
+
+void add_route_commands(CLI::App& app, RouteArgs& a, Command& command) {
+  CLI::App* route =
+      app.add_subcommand("route", "Work with routes: entry points of the admission queue");
+  CLI::App* add = add_args_command(route, "add", "Add a route", a, command, add_route_command);
+  add->add_option("NAME", a.route, "the route's name")->required();
+  add_route_options(add, a);
+  add_args_command(route, "ls", "List routes and their queues", a, command, list_routes_command);
+  CLI::App* show = add_args_command(route, "show", "Show a route", a, command, show_route_command);
+  CLI::App* edit =
+      add_args_command(route, "edit", "Change a route's workflow, limits or retries", a, command,
+                       edit_route_command);
+  add_route_options(edit, a);
+  CLI::App* pause = add_args_command(route, "pause", "Pause a route: its items wait, deferred", a,
+                                     command, pause_route_command);
+  CLI::App* resume = add_args_command(route, "resume", "Resume a paused route", a, command,
+                                      resume_route_command);
+  CLI::App* rm = add_args_command(route, "rm", "Delete a route and its items", a, command,
+                                  remove_route_command);
+  rm->add_flag("--force", a.force, "also when items are admitted or running (their runs are cancelled)");
+  for (CLI::App* sub : {show, edit, pause, resume, rm}) {
+    sub->add_option("ROUTE", a.route, "route name, id or id prefix")->required();
+  }
+}
+
+void add_item_commands(CLI::App& app, ItemArgs& a, Command& command) {
+  CLI::App* enqueue = add_args_command(&app, "enqueue", "Add a work item to a route (or refresh it)",
+                                       a, command, enqueue_command);
+  enqueue->add_option("ROUTE", a.route, "route name, id or id prefix")->required();
+  enqueue->add_option("--key", a.key, "the item's key, unique on its route");
+  add_number(
+      enqueue, "--priority", [&a](int n) { a.priority = n; },
+      "higher first, -1000000 to 1000000 (default 0)");
+  enqueue->add_option("--project", a.project, "the project (repository) it works on");
+  enqueue->add_option("--group", a.group, "a group the route's --max-per-group counts");
+  enqueue->add_option("--intent", a.intent, "what is asked");
+  enqueue->add_option("--subject", a.subject, "what it is about, KIND[:ID]");
+  enqueue->add_option("--subject-path", a.subject_path, "the subject's path");
+  enqueue->add_option("--subject-url", a.subject_url, "the subject's URL");
+  enqueue->add_option("--source", a.source, "where it came from, KIND[:ID]");
+  enqueue->add_option("--dedupe", a.dedupe, "the source's dedupe key (one invocation per key)");
+  enqueue->add_option("--input", a.input, "the workflow run's input, a JSON object");
+  enqueue->add_option("--scope", a.scope, "a JSON object kept with the invocation");
+  enqueue->add_option("--output-policy", a.output_policy,
+                      "a JSON object kept with the invocation");
+  enqueue->add_option("--from-json", a.from_json,
+                      "FILE or -: one JSON object per line, the same fields");
+
+  CLI::App* items =
+      add_args_command(&app, "items", "List work items", a, command, list_items_command);
+  items->add_option("--route", a.route, "only this route's items");
+  items->add_option("--status", a.status,
+                    "queued|deferred|admitted|running|succeeded|failed|dead_letter|cancelled");
+  items->add_option("--project", a.project, "only this project's items");
+  add_number(
+      items, "--limit", [&a](int n) { a.limit = n; }, "at most N items (default 100)");
+  add_number(
+      items, "--offset", [&a](int n) { a.offset = n; }, "skip the first N items");
+
+  CLI::App* item = app.add_subcommand("item", "Work with one work item");
+  CLI::App* show =
+      add_args_command(item, "show", "Show an item and what it waits on", a, command,
+                       show_item_command);
+  CLI::App* requeue = add_args_command(item, "requeue", "Queue a finished item again", a, command,
+                                       requeue_item_command);
+  requeue->add_option("--reason", a.reason, "why (kept in its reasons)");
+  CLI::App* cancel = add_args_command(item, "cancel", "Cancel an item (and its run)", a, command,
+                                      cancel_item_command);
+  cancel->add_option("--reason", a.reason, "why (kept in its reasons)");
+  for (CLI::App* sub : {show, requeue, cancel}) {
+    sub->add_option("ITEM", a.item, "item id, id prefix or ROUTE/KEY")->required();
+  }
+}
+
 void add_daemon_tools(CLI::App& app, Arguments& args, Command& command) {
   CLI::App* status =
       app.add_subcommand("status", "The daemon, loops and runs by status, running runs, cooldowns");
@@ -464,6 +573,8 @@ int run(int argc, char** argv) {
   add_cron_commands(app, args, command);
   add_schedule_commands(app, args, command);
   add_workflow_commands(app, args, command);
+  add_route_commands(app, args.route, command);
+  add_item_commands(app, args.item, command);
   one_command_per_level(app);
 
   const std::vector<std::string> arguments(argv + std::min(argc, 1), argv + argc);

@@ -148,4 +148,17 @@ AdmissionPlan plan_admission(const AdmissionInput& input) {
   return plan;
 }
 
+std::string cooldown_hold(const WorkflowSpec& spec, const std::map<std::string, TimeMs>& cooldowns,
+                          TimeMs now) {
+  for (const WorkflowStep& step : spec.steps) {
+    const std::string account = step_account(step);
+    if (account.empty()) continue;
+    auto found = cooldowns.find(account);
+    if (found != cooldowns.end() && found->second > now) {
+      return account + " cooldown until " + format_time(found->second);
+    }
+  }
+  return "";
+}
+
 }  // namespace orrery

@@ -23,6 +23,7 @@
 #include "core/route.h"
 #include "core/time.h"
 #include "core/work_item.h"
+#include "core/workflow.h"
 
 namespace orrery {
 
@@ -73,5 +74,13 @@ struct AdmissionPlan {
 };
 
 AdmissionPlan plan_admission(const AdmissionInput& input);
+
+// What holds the items of a route running `spec` back for a provider
+// cooldown (`cooldowns`: account -> the end of its cooldown): "ACCOUNT
+// cooldown until T" of the first agent step, in spec order, whose account
+// (core/workflow.h step_account) is cooling down at `now`; empty if none.
+// No attempt is spent on a cooldown: the item is not admitted.
+std::string cooldown_hold(const WorkflowSpec& spec, const std::map<std::string, TimeMs>& cooldowns,
+                          TimeMs now);
 
 }  // namespace orrery

@@ -24,13 +24,6 @@ constexpr NameTable<EnqueueOutcome, 3> kOutcomes{{
     {EnqueueOutcome::kDuplicate, "duplicate"},
 }};
 
-Status check_text(std::string_view text, const char* field, std::size_t max_bytes) {
-  if (auto valid = check_utf8(text, field); !valid) return valid;
-  if (text.size() <= max_bytes) return Ok{};
-  return usage_error(std::string(field) + " is " + std::to_string(text.size()) +
-                     " bytes long; at most " + std::to_string(max_bytes) + " are allowed");
-}
-
 Status check_optional_name(const std::string& name, const char* field) {
   return name.empty() ? Status(Ok{}) : check_name(name, field);
 }
@@ -84,6 +77,17 @@ std::int64_t effective_priority(std::int64_t priority, TimeMs queued_at, TimeMs 
   if (aging_ms <= 0 || now <= queued_at) return base;
   const std::int64_t raised = (now - queued_at) / aging_ms;
   return std::min(base + std::min(raised, kMaxEffectivePriority), kMaxEffectivePriority);
+}
+
+Status check_text(std::string_view text, const char* field, std::size_t max_bytes) {
+  if (auto valid = check_utf8(text, field); !valid) return valid;
+  if (text.size() <= max_bytes) return Ok{};
+  return usage_error(std::string(field) + " is " + std::to_string(text.size()) +
+                     " bytes long; at most " + std::to_string(max_bytes) + " are allowed");
+}
+
+Status check_item_reason(std::string_view reason) {
+  return check_text(reason, "--reason", kMaxItemReasonBytes);
 }
 
 Status check_item_fields(const WorkItem& item) {

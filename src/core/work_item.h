@@ -135,6 +135,13 @@ inline constexpr std::int64_t kMaxItemPriority = 1'000'000;
 // caller's to check (they are stored as given). The error names the field.
 Status check_item_fields(const WorkItem& item);
 
+// A reason given by hand (item requeue, item cancel): UTF-8 of at most
+// kMaxItemReasonBytes.
+inline constexpr std::size_t kMaxItemReasonBytes = 4096;
+Status check_item_reason(std::string_view reason);
+// `text` of `field` valid UTF-8 of at most `max_bytes`; the error names both.
+Status check_text(std::string_view text, const char* field, std::size_t max_bytes);
+
 // A queued item's priority raised by one for every `aging_ms` it has been
 // waiting since `queued_at` (no aging when `aging_ms` is 0); never past
 // kMaxEffectivePriority, and never lowered by a clock that went back.

@@ -245,5 +245,32 @@ TEST(AdmissionPlan, GeneratedQueuesNeverExceedALimitAndExplainEveryWait) {
   }
 }
 
+WorkflowStep agent_step(const std::string& id, AgentProvider provider,
+                        const std::string& account = "") {
+  WorkflowStep step;
+  step.id = id;
+  step.target.type = TargetType::kAgent;
+  step.target.agent = AgentTarget{};
+  step.target.agent->provider = provider;
+  step.account = account;
+  return step;
+}
+
+TEST(CooldownHold, TheFirstAgentStepWhoseAccountCoolsDownHoldsTheRoute) {
+  WorkflowSpec spec;
+  WorkflowStep shell;
+  shell.id = "prepare";
+  shell.target.argv = {"/bin/true"};
+  spec.steps = {shell, agent_step("plan", AgentProvider::kClaude, "work"),
+                agent_step("fix", AgentProvider::kCodex)};
+  EXPECT_EQ(cooldown_hold(spec, {}, 1000), "");
+  EXPECT_EQ(cooldown_hold(spec, {{"claude", 5000}}, 1000), "");  // another account of claude
+  EXPECT_EQ(cooldown_hold(spec, {{"codex", 5000}}, 1000),
+            "codex cooldown until " + format_time(5000));
+  EXPECT_EQ(cooldown_hold(spec, {{"codex", 5000}, {"claude:work", 9000}}, 1000),
+            "claude:work cooldown until " + format_time(9000));
+  EXPECT_EQ(cooldown_hold(spec, {{"codex", 1000}}, 1000), "");  // it has ended
+}
+
 }  // namespace
 }  // namespace orrery
