@@ -13,9 +13,9 @@
 #include "cli/command.h"
 #include "cli/daemon_command.h"
 #include "cli/edit_command.h"
+#include "cli/item_commands.h"
 #include "cli/json_views.h"
 #include "cli/loop_commands.h"
-#include "cli/item_commands.h"
 #include "cli/next_in_command.h"
 #include "cli/parse_errors.h"
 #include "cli/recover_command.h"
@@ -308,6 +308,7 @@ void add_route_options(CLI::App* sub, RouteArgs& a) {
   sub->add_option("--priority-aging", a.priority_aging,
                   "a waiting item's priority rises by one every D (default: off)");
   sub->add_option("--description", a.description, "what the route is for");
+  sub->add_option("--cwd", a.cwd, "working directory of its runs (default: the current one)");
 }
 
 void add_route_commands(CLI::App& app, RouteArgs& a, Command& command) {
@@ -318,25 +319,25 @@ void add_route_commands(CLI::App& app, RouteArgs& a, Command& command) {
   add_route_options(add, a);
   add_args_command(route, "ls", "List routes and their queues", a, command, list_routes_command);
   CLI::App* show = add_args_command(route, "show", "Show a route", a, command, show_route_command);
-  CLI::App* edit =
-      add_args_command(route, "edit", "Change a route's workflow, limits or retries", a, command,
-                       edit_route_command);
+  CLI::App* edit = add_args_command(route, "edit", "Change a route's workflow, limits or retries",
+                                    a, command, edit_route_command);
   add_route_options(edit, a);
   CLI::App* pause = add_args_command(route, "pause", "Pause a route: its items wait, deferred", a,
                                      command, pause_route_command);
-  CLI::App* resume = add_args_command(route, "resume", "Resume a paused route", a, command,
-                                      resume_route_command);
+  CLI::App* resume =
+      add_args_command(route, "resume", "Resume a paused route", a, command, resume_route_command);
   CLI::App* rm = add_args_command(route, "rm", "Delete a route and its items", a, command,
                                   remove_route_command);
-  rm->add_flag("--force", a.force, "also when items are admitted or running (their runs are cancelled)");
+  rm->add_flag("--force", a.force,
+               "also when items are admitted or running (their runs are cancelled)");
   for (CLI::App* sub : {show, edit, pause, resume, rm}) {
     sub->add_option("ROUTE", a.route, "route name, id or id prefix")->required();
   }
 }
 
 void add_item_commands(CLI::App& app, ItemArgs& a, Command& command) {
-  CLI::App* enqueue = add_args_command(&app, "enqueue", "Add a work item to a route (or refresh it)",
-                                       a, command, enqueue_command);
+  CLI::App* enqueue = add_args_command(
+      &app, "enqueue", "Add a work item to a route (or refresh it)", a, command, enqueue_command);
   enqueue->add_option("ROUTE", a.route, "route name, id or id prefix")->required();
   enqueue->add_option("--key", a.key, "the item's key, unique on its route");
   add_number(
@@ -352,8 +353,7 @@ void add_item_commands(CLI::App& app, ItemArgs& a, Command& command) {
   enqueue->add_option("--dedupe", a.dedupe, "the source's dedupe key (one invocation per key)");
   enqueue->add_option("--input", a.input, "the workflow run's input, a JSON object");
   enqueue->add_option("--scope", a.scope, "a JSON object kept with the invocation");
-  enqueue->add_option("--output-policy", a.output_policy,
-                      "a JSON object kept with the invocation");
+  enqueue->add_option("--output-policy", a.output_policy, "a JSON object kept with the invocation");
   enqueue->add_option("--from-json", a.from_json,
                       "FILE or -: one JSON object per line, the same fields");
 
@@ -369,9 +369,8 @@ void add_item_commands(CLI::App& app, ItemArgs& a, Command& command) {
       items, "--offset", [&a](int n) { a.offset = n; }, "skip the first N items");
 
   CLI::App* item = app.add_subcommand("item", "Work with one work item");
-  CLI::App* show =
-      add_args_command(item, "show", "Show an item and what it waits on", a, command,
-                       show_item_command);
+  CLI::App* show = add_args_command(item, "show", "Show an item and what it waits on", a, command,
+                                    show_item_command);
   CLI::App* requeue = add_args_command(item, "requeue", "Queue a finished item again", a, command,
                                        requeue_item_command);
   requeue->add_option("--reason", a.reason, "why (kept in its reasons)");
@@ -405,6 +404,9 @@ void add_daemon_command(CLI::App& app, DaemonArgs& a, Command& command) {
   add_number(
       daemon, "--max-running", [&a](int n) { a.max_running = n; },
       "runs at once, 1-10000 (default 64)");
+  add_number(
+      daemon, "--global-max-running", [&a](int n) { a.global_max_running = n; },
+      "work items admitted or running at once over every route (default 0: no cap)");
   daemon->add_option("--log", a.log, "append the log to FILE (reopened on SIGHUP)");
   add_repeatable(daemon, "--label", a.labels, "LABEL=VALUE this runner has (repeatable)");
   daemon->callback([&] { command = [&a](const Context& c) { return daemon_command(a, c); }; });

@@ -10,6 +10,7 @@
 #include "cli/store_access.h"
 #include "core/duration.h"
 #include "core/exit_codes.h"
+#include "core/route.h"
 #include "core/runner_labels.h"
 #include "core/timezone.h"
 #include "engine/daemon.h"
@@ -73,6 +74,11 @@ Result<DaemonOptions> daemon_options(const DaemonArgs& args, const Context& cont
                        std::to_string(kDefaultMaxRunning) + ")");
   }
   options.max_running = args.max_running;
+  if (args.global_max_running < 0 || args.global_max_running > kMaxRouteRunning) {
+    return usage_error("--global-max-running " + std::to_string(args.global_max_running) +
+                       " is out of range 0-" + std::to_string(kMaxRouteRunning) + " (0: no cap)");
+  }
+  options.global_max_running = args.global_max_running;
   auto labels = runner_labels_of(args.labels, SystemProcessProbe().host_name());
   if (!labels) return labels.error();
   options.labels = std::move(*labels);

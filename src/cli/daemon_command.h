@@ -14,9 +14,10 @@ namespace orrery::cli {
 
 struct DaemonArgs {
   bool once = false;
-  std::string lease_ttl;  // empty: the default (30s)
-  int max_running = 64;   // 1-10000
-  std::string log;        // empty: stderr
+  std::string lease_ttl;       // empty: the default (30s)
+  int max_running = 64;        // 1-10000
+  int global_max_running = 0;  // work items at once over every route; 0: no cap
+  std::string log;             // empty: stderr
   // --label LABEL=VALUE, repeatable (core/runner_labels.h).
   std::vector<std::string> labels;
 };

@@ -12,6 +12,7 @@
 #include "core/text.h"
 #include "core/work_item_json.h"
 #include "engine/admission_input.h"
+#include "exec/wake.h"
 #include "store/regular_file.h"
 
 namespace orrery::cli {
@@ -253,16 +254,17 @@ void print_item(const Context& context, const WorkItem& item, const std::string&
   if (!item.last_reason.empty()) fields.push_back({"last reason", item.last_reason});
   if (!call.intent.empty()) fields.push_back({"intent", call.intent});
   if (!call.subject.kind.empty()) {
-    std::string subject = call.subject.kind + (call.subject.id.empty() ? "" : ":" + call.subject.id);
+    std::string subject =
+        call.subject.kind + (call.subject.id.empty() ? "" : ":" + call.subject.id);
     if (!call.subject.path.empty()) subject += " " + call.subject.path;
     if (!call.subject.url.empty()) subject += " " + call.subject.url;
     fields.push_back({"subject", subject});
   }
   if (!call.source.kind.empty()) {
-    fields.push_back({"source", call.source.kind + (call.source.id.empty() ? "" : ":" + call.source.id) +
-                                    (call.source.dedupe_key.empty()
-                                         ? ""
-                                         : " (dedupe " + call.source.dedupe_key + ")")});
+    fields.push_back(
+        {"source",
+         call.source.kind + (call.source.id.empty() ? "" : ":" + call.source.id) +
+             (call.source.dedupe_key.empty() ? "" : " (dedupe " + call.source.dedupe_key + ")")});
   }
   if (item.input_json != "{}") fields.push_back({"input", item.input_json});
   if (call.scope_json != "{}") fields.push_back({"scope", call.scope_json});
@@ -309,10 +311,15 @@ Result<int> enqueue_command(const ItemArgs& args, const Context& context) {
   Store& store = *opened->store;
   auto route = store.resolve_route(args.route);
   if (!route) return route.error();
-  if (!single) return enqueue_batch(store, *route, batch, context);
+  if (!single) {
+    auto batched = enqueue_batch(store, *route, batch, context);
+    notify_daemon(opened->home);
+    return batched;
+  }
   single->route_id = route->id;
   auto enqueued = store.enqueue_item(*single, context.now);
   if (!enqueued) return enqueued.error();
+  if (enqueued->outcome != EnqueueOutcome::kDuplicate) notify_daemon(opened->home);
   return print_enqueued(context, *enqueued);
 }
 
@@ -327,7 +334,8 @@ Result<int> list_items_command(const ItemArgs& args, const Context& context) {
     return usage_error("--limit " + std::to_string(args.limit) + ": expected 1 to " +
                        std::to_string(kMaxListedItems));
   }
-  if (args.offset < 0) return usage_error("--offset " + std::to_string(args.offset) + ": expected 0 or more");
+  if (args.offset < 0)
+    return usage_error("--offset " + std::to_string(args.offset) + ": expected 0 or more");
   filter.project = args.project;
   filter.limit = args.limit;
   filter.offset = args.offset;
@@ -353,9 +361,10 @@ Result<int> list_items_command(const ItemArgs& args, const Context& context) {
     return kExitOk;
   }
   if (items->empty()) {
-    *context.out << "no items" << (filter.status || !filter.project.empty() || !args.route.empty()
-                                       ? " match"
-                                       : "; add one with: orrery enqueue ROUTE --key K")
+    *context.out << "no items"
+                 << (filter.status || !filter.project.empty() || !args.route.empty()
+                         ? " match"
+                         : "; add one with: orrery enqueue ROUTE --key K")
                  << '\n';
     return kExitOk;
   }
@@ -366,20 +375,20 @@ Result<int> list_items_command(const ItemArgs& args, const Context& context) {
   for (size_t i = 0; i < items->size(); ++i) {
     const WorkItem& item = (*items)[i];
     const std::string why = reason_of(*reasons, item);
-    rows.push_back(
-        {prefixes[i], item.route_name + "/" + item.key, item_status_name(item.status),
-         std::to_string(item_is_waiting(item.status)
-                            ? effective_priority(item.priority, item.queued_at, context.now,
-                                                 item.priority_aging_ms)
-                            : item.priority),
-         item.project.empty() ? "-" : item.project,
-         std::to_string(item.attempts) + "/" + std::to_string(item.max_attempts),
-         !why.empty() ? why : item.last_reason, format_relative(item.updated_at, context.now)});
+    rows.push_back({prefixes[i], item.route_name + "/" + item.key, item_status_name(item.status),
+                    std::to_string(item_is_waiting(item.status)
+                                       ? effective_priority(item.priority, item.queued_at,
+                                                            context.now, item.priority_aging_ms)
+                                       : item.priority),
+                    item.project.empty() ? "-" : item.project,
+                    std::to_string(item.attempts) + "/" + std::to_string(item.max_attempts),
+                    !why.empty() ? why : item.last_reason,
+                    format_relative(item.updated_at, context.now)});
   }
-  print_table(*context.out,
-              {"ID", "ITEM", "STATUS", "PRIORITY", "PROJECT", "ATTEMPTS", "WAITING ON / REASON",
-               "UPDATED"},
-              rows);
+  print_table(
+      *context.out,
+      {"ID", "ITEM", "STATUS", "PRIORITY", "PROJECT", "ATTEMPTS", "WAITING ON / REASON", "UPDATED"},
+      rows);
   return kExitOk;
 }
 
@@ -405,6 +414,7 @@ Result<int> requeue_item_command(const ItemArgs& args, const Context& context) {
   if (!item) return item.error();
   auto requeued = store.requeue_item(item->id, reason, context.now);
   if (!requeued) return requeued.error();
+  notify_daemon(opened->home);
   if (context.globals.json) {
     print_item(context, *requeued, "");
     return kExitOk;
@@ -426,6 +436,7 @@ Result<int> cancel_item_command(const ItemArgs& args, const Context& context) {
   auto cancelled = store.cancel_item(item->id, reason, context.now);
   if (!cancelled) return cancelled.error();
   cancel_run_of(store, *item, context);
+  notify_daemon(opened->home);
   if (context.globals.json) {
     print_item(context, *cancelled, "");
     return kExitOk;

@@ -1,5 +1,6 @@
 #include "cli/route_commands.h"
 
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -12,17 +13,25 @@
 #include "core/limits.h"
 #include "core/text.h"
 #include "core/work_item_json.h"
+#include "exec/wake.h"
 
 namespace orrery::cli {
 namespace {
 
-std::map<ItemStatus, std::int64_t> counts_of(
-    const std::map<std::string, ItemCounts>& counts, const std::string& route_id) {
+std::map<ItemStatus, std::int64_t> counts_of(const std::map<std::string, ItemCounts>& counts,
+                                             const std::string& route_id) {
   auto found = counts.find(route_id);
   return found == counts.end() ? std::map<ItemStatus, std::int64_t>{} : found->second.by_status;
 }
 
 std::string limit_text(int limit) { return limit == 0 ? "-" : std::to_string(limit); }
+
+std::string absolute_path(const std::string& path) {
+  if (path.empty()) return path;
+  std::error_code error;
+  auto full = std::filesystem::absolute(path, error);
+  return error ? path : full.lexically_normal().string();
+}
 
 // The options given, applied over `route` (its defaults for add).
 Status apply_options(Store& store, const RouteArgs& args, Route& route) {
@@ -63,6 +72,7 @@ Status apply_options(Store& store, const RouteArgs& args, Route& route) {
     }
   }
   if (args.description) route.description = *args.description;
+  if (args.cwd) route.cwd = absolute_path(*args.cwd);
   return check_route(route);
 }
 
@@ -77,10 +87,9 @@ void print_route(const Context& context, const Route& route,
     return format_count(found == counts.end() ? 0 : found->second);
   };
   std::string items;
-  for (ItemStatus status :
-       {ItemStatus::kQueued, ItemStatus::kDeferred, ItemStatus::kAdmitted, ItemStatus::kRunning,
-        ItemStatus::kSucceeded, ItemStatus::kFailed, ItemStatus::kDeadLetter,
-        ItemStatus::kCancelled}) {
+  for (ItemStatus status : {ItemStatus::kQueued, ItemStatus::kDeferred, ItemStatus::kAdmitted,
+                            ItemStatus::kRunning, ItemStatus::kSucceeded, ItemStatus::kFailed,
+                            ItemStatus::kDeadLetter, ItemStatus::kCancelled}) {
     items += (items.empty() ? "" : ", ") + count(status) + " " + item_status_name(status);
   }
   std::vector<std::pair<std::string, std::string>> fields{
@@ -97,6 +106,7 @@ void print_route(const Context& context, const Route& route,
                        backoff_name(route.retry_backoff) + ")"},
       {"priority aging",
        route.priority_aging_ms == 0 ? "-" : "+1 every " + format_duration(route.priority_aging_ms)},
+      {"working directory", route.cwd.empty() ? "the daemon's" : route.cwd},
       {"items", items},
       {"created", format_relative(route.created_at, context.now)}};
   if (!route.description.empty()) fields.push_back({"description", route.description});
@@ -122,13 +132,14 @@ Result<int> set_status(const RouteArgs& args, const Context& context, RouteStatu
     auto updated = store.update_route(*route, context.now);
     if (!updated) return updated.error();
     *route = *updated;
+    notify_daemon(opened->home);
   }
   if (context.globals.json) return show_one(store, context, *route);
-  *context.out << (was == status ? "route " + terminal_text(route->name) + " is " +
-                                       route_status_name(status) + " already"
-                                 : std::string(status == RouteStatus::kPaused ? "paused"
-                                                                              : "resumed") +
-                                       " route " + terminal_text(route->name))
+  *context.out << (was == status
+                       ? "route " + terminal_text(route->name) + " is " +
+                             route_status_name(status) + " already"
+                       : std::string(status == RouteStatus::kPaused ? "paused" : "resumed") +
+                             " route " + terminal_text(route->name))
                << '\n';
   return kExitOk;
 }
@@ -145,6 +156,7 @@ Result<int> add_route_command(const RouteArgs& args, const Context& context) {
   Store& store = *opened->store;
   Route route;
   route.name = args.route;
+  route.cwd = absolute_path(".");
   if (auto applied = apply_options(store, args, route); !applied) return applied.error();
   auto created = store.create_route(route, context.now);
   if (!created) return created.error();
@@ -165,7 +177,8 @@ Result<int> list_routes_command(const RouteArgs&, const Context& context) {
   if (!counts) return counts.error();
   if (context.globals.json) {
     nlohmann::json list = nlohmann::json::array();
-    for (const Route& route : *routes) list.push_back(route_json(route, counts_of(*counts, route.id)));
+    for (const Route& route : *routes)
+      list.push_back(route_json(route, counts_of(*counts, route.id)));
     *context.out << json_text(list) << '\n';
     return kExitOk;
   }
@@ -185,8 +198,8 @@ Result<int> list_routes_command(const RouteArgs&, const Context& context) {
                     format_count(by.of(ItemStatus::kDeadLetter))});
   }
   print_table(*context.out,
-              {"NAME", "WORKFLOW", "STATUS", "MAX", "PER PROJECT", "PER GROUP", "WAITING", "RUNNING",
-               "RETRYING", "DEAD"},
+              {"NAME", "WORKFLOW", "STATUS", "MAX", "PER PROJECT", "PER GROUP", "WAITING",
+               "RUNNING", "RETRYING", "DEAD"},
               rows);
   return kExitOk;
 }
@@ -202,7 +215,7 @@ Result<int> show_route_command(const RouteArgs& args, const Context& context) {
 Result<int> edit_route_command(const RouteArgs& args, const Context& context) {
   const bool any = !args.workflow.empty() || args.max_running || args.max_per_project ||
                    args.max_per_group || args.max_attempts || args.retry_delay ||
-                   args.retry_backoff || args.priority_aging || args.description;
+                   args.retry_backoff || args.priority_aging || args.description || args.cwd;
   if (!any) {
     return usage_error("route edit " + visible(args.route) +
                        " changes nothing: give an option of route add (see route edit --help)");
@@ -215,6 +228,7 @@ Result<int> edit_route_command(const RouteArgs& args, const Context& context) {
   if (auto applied = apply_options(store, args, *route); !applied) return applied.error();
   auto updated = store.update_route(*route, context.now);
   if (!updated) return updated.error();
+  notify_daemon(opened->home);
   if (context.globals.json) return show_one(store, context, *updated);
   *context.out << "edited route " << terminal_text(updated->name) << '\n';
   return kExitOk;
@@ -248,8 +262,9 @@ Result<int> remove_route_command(const RouteArgs& args, const Context& context) 
     }
   }
   if (context.globals.json) {
-    *context.out << json_text(nlohmann::json{
-                        {"removed", route->id}, {"name", route->name}, {"cancelled_runs", cancelled}})
+    *context.out << json_text(nlohmann::json{{"removed", route->id},
+                                             {"name", route->name},
+                                             {"cancelled_runs", cancelled}})
                  << '\n';
     return kExitOk;
   }

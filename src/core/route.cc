@@ -58,6 +58,12 @@ Status check_route(const Route& route) {
     return usage_error("--retry-delay " + format_duration(route.retry_delay_ms) +
                        " is out of range; give 0s to " + format_duration(kMaxRetryDelayMs));
   }
+  if (auto valid = check_utf8(route.cwd, "--cwd"); !valid) return valid;
+  if (!route.cwd.empty() && (route.cwd[0] != '/' || route.cwd.size() > kMaxRouteCwdBytes ||
+                             route.cwd.find('\0') != std::string::npos)) {
+    return usage_error("--cwd '" + visible(route.cwd) + "': expected an absolute path of at most " +
+                       std::to_string(kMaxRouteCwdBytes) + " bytes");
+  }
   return check_aging(route.priority_aging_ms);
 }
 

@@ -10,7 +10,8 @@
 // 1..kMaxRouteRunning; the per-project and per-group limits are
 // 0 (unlimited)..kMaxRouteRunning; max_attempts 1..kMaxItemAttempts; the
 // retry delay 0..kMaxRetryDelayMs; the priority aging 0 (none) or
-// kMinPriorityAgingMs..kMaxPriorityAgingMs.
+// kMinPriorityAgingMs..kMaxPriorityAgingMs; the working directory absolute
+// (or empty), UTF-8 of at most kMaxRouteCwdBytes.
 #pragma once
 
 #include <string>
@@ -29,6 +30,7 @@ inline constexpr DurationMs kDefaultItemRetryDelayMs = 60'000;
 inline constexpr DurationMs kMinPriorityAgingMs = 1'000;
 inline constexpr DurationMs kMaxPriorityAgingMs = 365LL * 24 * 3600 * 1000;
 inline constexpr std::size_t kMaxRouteDescriptionBytes = 4096;
+inline constexpr std::size_t kMaxRouteCwdBytes = 4096;
 
 enum class RouteStatus { kActive, kPaused };
 const char* route_status_name(RouteStatus status);
@@ -51,6 +53,9 @@ struct Route {
   DurationMs retry_delay_ms = kDefaultItemRetryDelayMs;
   RetryBackoff retry_backoff = RetryBackoff::kFixed;
   DurationMs priority_aging_ms = 0;  // 0: no aging
+  // The working directory of its items' runs: an absolute path, or empty
+  // for the daemon's own.
+  std::string cwd;
   TimeMs created_at = 0;
   TimeMs updated_at = 0;
   friend bool operator==(const Route&, const Route&) = default;

@@ -103,6 +103,9 @@ struct WorkItem {
   std::string group;    // empty: none
   int attempts = 0;     // runs started (a free return gives one back)
   int free_returns = 0;
+  // Times it was admitted, never reset (a requeue resets attempts): names
+  // the run of each admission (its idempotency key).
+  std::int64_t admissions = 0;
   int max_attempts = 1;                   // its route's
   DurationMs priority_aging_ms = 0;       // its route's
   std::optional<TimeMs> next_attempt_at;  // a failed item's retry

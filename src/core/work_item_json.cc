@@ -172,6 +172,7 @@ Json route_json(const Route& route, const std::map<ItemStatus, std::int64_t>& co
               {"retry_delay_ms", route.retry_delay_ms},
               {"retry_backoff", backoff_name(route.retry_backoff)},
               {"priority_aging_ms", route.priority_aging_ms},
+              {"cwd", route.cwd},
               {"counts", by_status},
               {"created_at", format_time(route.created_at)},
               {"updated_at", format_time(route.updated_at)}};

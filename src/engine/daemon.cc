@@ -14,6 +14,7 @@
 #include <unordered_set>
 
 #include "core/duration.h"
+#include "engine/admitting.h"
 #include "engine/daemon_deadline.h"
 #include "engine/daemon_lease.h"
 #include "engine/event_loop.h"
@@ -344,6 +345,22 @@ class Daemon {
                            [this](const std::string& line) { log(line); });
   }
 
+  // The admission queue's part of a tick (engine/admitting.h); true when it
+  // left work for another tick at once. `daemon --once` admits nothing.
+  Result<bool> admit_work_items(TimeMs at) {
+    if (options_.once) return false;
+    AdmissionSettings admission;
+    admission.global_max_running = options_.global_max_running;
+    auto report = run_admission(
+        store_, settings_, admission, at,
+        [this](const std::string& run_id) {
+          return start_detached_driver(options_.location, run_id);
+        },
+        [this](const std::string& line) { log(line); });
+    if (!report) return report.error();
+    return report->more;
+  }
+
   // A tick, the wake times after it, and the processes it asks for. A store
   // error other than a lost lease is logged and retried with a backoff.
   Status tick() {
@@ -355,6 +372,13 @@ class Daemon {
     if (!exited_runs_.empty()) note_unfinished_runs();
     auto report = run_tick(store_, processes_, settings_, times, {recover_, expire_},
                            [this](const std::string& line) { log(line); });
+    if (report) {
+      if (auto admitted = admit_work_items(at); !admitted) {
+        report = admitted.error();
+      } else {
+        report->more = report->more || *admitted;
+      }
+    }
     if (report) {
       recover_ = false;
       expire_ = false;

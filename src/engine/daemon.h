@@ -81,6 +81,9 @@ struct DaemonOptions {
   // taking the lease at start: it retries with the store backoff meanwhile
   // (ORRERY_BUSY_TIMEOUT_MS by default, as a command would wait).
   DurationMs start_patience_ms = 5'000;
+  // Work items admitted or running at once over every route (0: no cap),
+  // kept by the lease holder's admission (docs/admission.md).
+  int global_max_running = 0;
 };
 
 struct DaemonResult {

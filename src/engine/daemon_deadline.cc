@@ -43,6 +43,7 @@ std::optional<TimeMs> next_deadline(const DaemonTimers& timers, const WakeState&
   if (!state.once) {
     earliest.consider(state.wake.next_due);
     earliest.consider(state.wake.cooldown_end);
+    earliest.consider(state.wake.item_retry);
     if (state.wake.lease_expiry) {
       earliest.consider(std::max(*state.wake.lease_expiry, now.wall + kLeaseRecheckMs));
     }

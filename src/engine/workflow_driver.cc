@@ -20,6 +20,7 @@
 #include "exec/stop_signals.h"
 #include "exec/store_watch.h"
 #include "exec/supervisor_start.h"
+#include "exec/wake.h"
 #include "store/data_dir.h"
 
 namespace orrery {
@@ -380,7 +381,13 @@ Result<WorkflowRun> drive_workflow_run(Store& store, const std::string& run_id,
       return written.error();
   }
   Driver driver(store, options, **fence, **workflow);
-  return driver.drive();
+  auto driven = driver.drive();
+  // The run of a work item ended: the daemon settles the item and admits
+  // the next (docs/admission.md).
+  if (driven && is_finished(driven->status) && !driven->item_id.empty()) {
+    notify_daemon(options.location.home);
+  }
+  return driven;
 }
 
 }  // namespace orrery

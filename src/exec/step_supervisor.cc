@@ -97,6 +97,22 @@ Status write_step_files(Env& env, const SupervisedJob& job, const StepContext& c
   return write_scratch_file(env, job.outputs_path, "");
 }
 
+// The work item a run serves (docs/admission.md): ORRERY_ITEM_ID, _KEY,
+// ORRERY_ROUTE and ORRERY_ITEM, the item.json written at publication. An
+// item deleted since (its route removed) leaves the id and the file.
+Result<std::vector<EnvVar>> item_environment(Store& store, const std::string& home,
+                                             const WorkflowRun& run) {
+  std::vector<EnvVar> vars{{"ORRERY_ITEM_ID", run.item_id},
+                           {"ORRERY_ITEM", HomeLayout(home).item_file(run.id)}};
+  auto item = store.get_item(run.item_id);
+  if (!item) return item.error();
+  if (*item) {
+    vars.push_back({"ORRERY_ITEM_KEY", (*item)->key});
+    vars.push_back({"ORRERY_ROUTE", (*item)->route_name});
+  }
+  return vars;
+}
+
 }  // namespace
 
 Status supervise_step(Store& store, const StepSuperviseRequest& request, Env& env) {
@@ -110,7 +126,7 @@ Status supervise_step(Store& store, const StepSuperviseRequest& request, Env& en
       return written.error();
     JobEnvironment prepared;
     prepared.environment = inherited;
-    const std::vector<EnvVar> own{
+    std::vector<EnvVar> own{
         {"ORRERY_HOME", request.home},
         {"ORRERY_WORKFLOW_ID", run.workflow_id},
         {"ORRERY_WORKFLOW_NAME", run.workflow_name},
@@ -121,6 +137,11 @@ Status supervise_step(Store& store, const StepSuperviseRequest& request, Env& en
         {"ORRERY_OUTPUT", job.outputs_path},
         {"ORRERY_STEPS", steps_path},
     };
+    if (!run.item_id.empty()) {
+      auto item_vars = item_environment(store, request.home, run);
+      if (!item_vars) return item_vars.error();
+      own.insert(own.end(), item_vars->begin(), item_vars->end());
+    }
     for (const EnvVar& pair : own) {
       std::erase_if(prepared.environment,
                     [&](const EnvVar& old) { return old.first == pair.first; });

@@ -42,6 +42,7 @@ NewWorkflowRun new_run(const WorkflowRunRequest& request, TimeMs now) {
   run.idempotency_key = request.idempotency_key;
   run.loop_id = request.loop_id;
   run.loop_run_id = request.loop_run_id;
+  run.item_id = request.item_id;
   run.cwd = request.cwd;
   run.max_parallel = request.max_parallel;
   run.created_at = now;
@@ -87,10 +88,18 @@ Result<PublishedRun> publish_workflow_run(WorkflowRuns& store, const std::string
   PublishHooks hooks;
   hooks.before_commit = [&](const WorkflowRun& run) -> Status {
     if (auto made = prepare_data_dir(layout.workflow_run(run.id)); !made) return made;
+    if (!request.item_document.empty()) {
+      if (auto item = write_file_atomically(system_env(), layout.item_file(run.id),
+                                            request.item_document + "\n", 0600);
+          !item) {
+        return item;
+      }
+    }
     return write_file_atomically(system_env(), layout.manifest(run.id),
                                  manifest_text(run, fresh.steps), 0600);
   };
   hooks.after_rollback = [&](const WorkflowRun& run) {
+    ::unlink(layout.item_file(run.id).c_str());
     ::unlink(layout.manifest(run.id).c_str());
     ::rmdir(layout.workflow_run(run.id).c_str());
   };

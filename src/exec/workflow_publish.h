@@ -3,7 +3,8 @@
 // run's manifest.json ($home/workflow-runs/<run>/manifest.json: what was run,
 // with which input) is written by temp + rename before the commit and
 // removed when the commit fails, so a manifest exists exactly for the runs
-// that exist. A repeated idempotency key returns the run published first.
+// that exist; so is the item.json of a run a work item starts. A repeated
+// idempotency key returns the run published first.
 #pragma once
 
 #include <string>
@@ -23,6 +24,10 @@ struct WorkflowRunRequest {
   int max_parallel = kDefaultParallelSteps;
   std::string loop_id;  // set when a loop's run starts it
   std::string loop_run_id;
+  // Set when a work item's admission starts it (docs/admission.md): the
+  // item's id, and its document, written as item.json beside the manifest.
+  std::string item_id;
+  std::string item_document;
 };
 
 // `--input` as stored: a JSON object of at most kMaxWorkflowInputBytes, in

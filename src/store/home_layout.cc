@@ -59,6 +59,10 @@ std::string HomeLayout::manifest(const std::string& run_id) const {
   return joined(workflow_run(run_id), "manifest.json");
 }
 
+std::string HomeLayout::item_file(const std::string& run_id) const {
+  return joined(workflow_run(run_id), "item.json");
+}
+
 std::string HomeLayout::driver_log(const std::string& run_id) const {
   return joined(workflow_run(run_id), "driver.log");
 }

@@ -54,6 +54,8 @@ class HomeLayout {
   RunDirectory run(const std::string& run_id) const;
   std::string workflow_run(const std::string& run_id) const;
   std::string manifest(const std::string& run_id) const;
+  // The work item a run serves, with its invocation (ORRERY_ITEM).
+  std::string item_file(const std::string& run_id) const;
   std::string driver_log(const std::string& run_id) const;
   RunDirectory step(const std::string& run_id, const std::string& step_id) const;
   // The daemon's wake-up socket.

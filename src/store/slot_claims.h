@@ -95,6 +95,7 @@ struct WakeTimes {
   std::optional<TimeMs> next_due;      // earliest next_run_at after `now` of a claimable loop
   std::optional<TimeMs> lease_expiry;  // earliest lease end of a running run
   std::optional<TimeMs> cooldown_end;  // earliest end of a cooldown in force
+  std::optional<TimeMs> item_retry;    // earliest retry of a failed work item
 };
 
 // Runs one claim_pending call takes at most.

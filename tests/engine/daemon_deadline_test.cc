@@ -20,7 +20,8 @@ SteadyTime steady_at(DurationMs offset) { return kSteady + std::chrono::millisec
 // (nothing: not set), and the flags.
 struct Case {
   DurationMs heartbeat = 0;
-  std::optional<DurationMs> watchdog, claim_retry, tick_retry, next_due, cooldown_end, lease_expiry;
+  std::optional<DurationMs> watchdog, claim_retry, tick_retry, next_due, cooldown_end, lease_expiry,
+      item_retry;
   std::vector<DurationMs> kills;
   DurationMs lease_check = 0;
   bool more = false, claim_due = false, scheduling = true, once = false;
@@ -32,8 +33,9 @@ struct Case {
     return "heartbeat " + std::to_string(heartbeat) + ", watchdog " + text(watchdog) + ", kills [" +
            kill_text + "], claim_retry " + text(claim_retry) + ", tick_retry " + text(tick_retry) +
            ", lease_check " + std::to_string(lease_check) + ", next_due " + text(next_due) +
-           ", cooldown " + text(cooldown_end) + ", lease_expiry " + text(lease_expiry) + ", more " +
-           std::to_string(more) + ", claim_due " + std::to_string(claim_due) + ", scheduling " +
+           ", cooldown " + text(cooldown_end) + ", item_retry " + text(item_retry) +
+           ", lease_expiry " + text(lease_expiry) + ", more " + std::to_string(more) +
+           ", claim_due " + std::to_string(claim_due) + ", scheduling " +
            std::to_string(scheduling) + ", once " + std::to_string(once);
   }
 };
@@ -59,7 +61,7 @@ WakeState state_of(const Case& c) {
     if (!v) return std::nullopt;
     return kWall + *v;
   };
-  state.wake = {wall(c.next_due), wall(c.lease_expiry), wall(c.cooldown_end)};
+  state.wake = {wall(c.next_due), wall(c.lease_expiry), wall(c.cooldown_end), wall(c.item_retry)};
   return state;
 }
 
@@ -77,6 +79,7 @@ DurationMs expected_offset(const Case& c) {
   if (c.scheduling && !c.tick_retry && !c.once) {
     if (c.next_due) counted.push_back(*c.next_due);
     if (c.cooldown_end) counted.push_back(*c.cooldown_end);
+    if (c.item_retry) counted.push_back(*c.item_retry);
     if (c.lease_expiry) counted.push_back(std::max(*c.lease_expiry, kLeaseRecheckMs));
   }
   return *std::min_element(counted.begin(), counted.end());
@@ -94,6 +97,7 @@ class Generator {
     c.tick_retry = maybe();
     c.next_due = maybe_future();
     c.cooldown_end = maybe_future();
+    c.item_retry = maybe_future();
     c.lease_expiry = maybe();
     c.lease_check = offset();
     const int kills = int(random_() % 3);
@@ -148,6 +152,7 @@ TEST(DaemonDeadline, EachSourceAloneDecidesExactlyInTheStatesWhereItCounts) {
     kNextDue,
     kCooldown,
     kLeaseExpiry,
+    kItemRetry,
     kSources
   };
   for (int source = 0; source < kSources; ++source) {
@@ -192,6 +197,9 @@ TEST(DaemonDeadline, EachSourceAloneDecidesExactlyInTheStatesWhereItCounts) {
         case kLeaseExpiry:
           c.lease_expiry = soon;
           break;
+        case kItemRetry:
+          c.item_retry = soon;
+          break;
         case kSources:
           break;
       }
@@ -217,7 +225,7 @@ TEST(DaemonDeadline, LaterTimersNeverMakeItEarlier) {
     later.lease_check += by;
     for (DurationMs& kill : later.kills) kill += by;
     for (auto* timer : {&later.watchdog, &later.claim_retry, &later.tick_retry, &later.next_due,
-                        &later.cooldown_end, &later.lease_expiry}) {
+                        &later.cooldown_end, &later.lease_expiry, &later.item_retry}) {
       if (*timer) **timer += by;
     }
     const TimeMs after = *next_deadline(timers_of(later), state_of(later), now_of());

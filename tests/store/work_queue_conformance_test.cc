@@ -313,6 +313,9 @@ TEST_P(WorkQueueStore, OnlyARestingItemIsRequeuedWithItsAttemptsResetAndTheReaso
   EXPECT_EQ(requeued.queued_at, kNow + 60);
   EXPECT_EQ(requeued.last_reason, "step a failed; fixed the token");
   EXPECT_EQ(admit({item.id}, 0, kNow + 61), std::vector<std::string>{item.id});
+  const WorkItem again = item_now(item.id);
+  EXPECT_EQ(again.attempts, 1);
+  EXPECT_EQ(again.admissions, 2);  // never reset: each admission's run is its own
 }
 
 TEST_P(WorkQueueStore, AnOpenItemIsCancelledAndAFinishedOneIsAConflict) {

@@ -313,6 +313,7 @@ CREATE TABLE routes (
   retry_delay_ms BIGINT NOT NULL,
   retry_backoff TEXT COLLATE "C" NOT NULL,
   priority_aging_ms BIGINT NOT NULL,
+  cwd TEXT COLLATE "C" NOT NULL DEFAULT '',
   created_at BIGINT NOT NULL,
   updated_at BIGINT NOT NULL
 );
@@ -347,6 +348,7 @@ CREATE TABLE work_items (
   item_group TEXT COLLATE "C" NOT NULL DEFAULT '',
   attempts BIGINT NOT NULL DEFAULT 0,
   free_returns BIGINT NOT NULL DEFAULT 0,
+  admissions BIGINT NOT NULL DEFAULT 0,
   next_attempt_at BIGINT,
   queued_at BIGINT NOT NULL,
   workflow_run_id TEXT COLLATE "C" NOT NULL DEFAULT '',

@@ -51,7 +51,8 @@ Result<std::vector<QueueEntry>> queue_entries(sql::Connection& db, const std::st
 // The guard of one admission: the item queued on an active route and every
 // limit of that route (and the global cap at ?3) still below its value.
 constexpr const char* kAdmitItem =
-    "UPDATE work_items SET status = 'admitted', attempts = attempts + 1, next_attempt_at = NULL, "
+    "UPDATE work_items SET status = 'admitted', attempts = attempts + 1, "
+    "admissions = admissions + 1, next_attempt_at = NULL, "
     "updated_at = ?2 WHERE id = ?1 AND status = 'queued' AND EXISTS (SELECT 1 FROM routes r "
     "WHERE r.id = work_items.route_id AND r.status = 'active' "
     "AND (SELECT COUNT(*) FROM work_items h WHERE h.route_id = r.id "

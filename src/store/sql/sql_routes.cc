@@ -24,7 +24,7 @@ bool is_lower_hex(const std::string& text) {
   return !text.empty() && text.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
-// Binds a route's settings at ?2..?14 (?1 is its id).
+// Binds a route's settings at ?2..?15 (?1 is its id).
 void bind_settings(sql::Statement& s, const Route& route) {
   s.bind(2, route.name)
       .bind(3, route.description)
@@ -38,7 +38,8 @@ void bind_settings(sql::Statement& s, const Route& route) {
       .bind(11, route.max_attempts)
       .bind(12, route.retry_delay_ms)
       .bind(13, backoff_name(route.retry_backoff))
-      .bind(14, route.priority_aging_ms);
+      .bind(14, route.priority_aging_ms)
+      .bind(15, route.cwd);
 }
 
 Status name_is_free(sql::Connection& db, const Route& route) {
@@ -89,12 +90,12 @@ Result<Route> SqlStore::create_route(const Route& given, TimeMs now) {
   auto insert = db_->prepare(
       "INSERT INTO routes (id, name, description, workflow_id, workflow_name, workflow_version, "
       "status, max_running, max_per_project, max_per_group, max_attempts, retry_delay_ms, "
-      "retry_backoff, priority_aging_ms, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, "
-      "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?15) ON CONFLICT (name) DO NOTHING");
+      "retry_backoff, priority_aging_ms, cwd, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, "
+      "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16) ON CONFLICT (name) DO NOTHING");
   if (!insert) return insert.error();
   (*insert)->bind(1, route.id);
   bind_settings(**insert, route);
-  (*insert)->bind(15, now);
+  (*insert)->bind(16, now);
   if (auto status = (*insert)->run(); !status) return status.error();
   if (db_->changes() != 1) {
     return conflict_error("a route named '" + visible(route.name) + "' exists already");
@@ -173,11 +174,11 @@ Result<Route> SqlStore::update_route(const Route& given, TimeMs now) {
       "UPDATE routes SET name = ?2, description = ?3, workflow_id = ?4, workflow_name = ?5, "
       "workflow_version = ?6, status = ?7, max_running = ?8, max_per_project = ?9, "
       "max_per_group = ?10, max_attempts = ?11, retry_delay_ms = ?12, retry_backoff = ?13, "
-      "priority_aging_ms = ?14, updated_at = ?15 WHERE id = ?1");
+      "priority_aging_ms = ?14, cwd = ?15, updated_at = ?16 WHERE id = ?1");
   if (!write) return write.error();
   (*write)->bind(1, route.id);
   bind_settings(**write, route);
-  (*write)->bind(15, now);
+  (*write)->bind(16, now);
   if (auto status = (*write)->run(); !status) return status.error();
   if (db_->changes() != 1) return internal_error("route " + route.id + " was not written");
   const RouteStatus was = current->front().status;

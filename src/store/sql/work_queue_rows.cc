@@ -35,6 +35,7 @@ const ColumnTable<Route> kRouteColumns = {
        return parsed_into(parse_backoff(r.text(c)), route.retry_backoff, "route " + route.id);
      }},
     {"priority_aging_ms", read_field<&Route::priority_aging_ms>},
+    {"cwd", read_field<&Route::cwd>},
     {"created_at", read_field<&Route::created_at>},
     {"updated_at", read_field<&Route::updated_at>},
 };
@@ -70,6 +71,7 @@ const ColumnTable<WorkItem> kItemColumns = {
     {"i.item_group", read_field<&WorkItem::group>},
     {"i.attempts", read_field<&WorkItem::attempts>},
     {"i.free_returns", read_field<&WorkItem::free_returns>},
+    {"i.admissions", read_field<&WorkItem::admissions>},
     {"r.max_attempts", read_field<&WorkItem::max_attempts>},
     {"r.priority_aging_ms", read_field<&WorkItem::priority_aging_ms>},
     {"i.next_attempt_at", read_field<&WorkItem::next_attempt_at>},

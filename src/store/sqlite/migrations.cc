@@ -314,6 +314,7 @@ CREATE TABLE routes (
   retry_delay_ms INTEGER NOT NULL,
   retry_backoff TEXT NOT NULL,
   priority_aging_ms INTEGER NOT NULL,
+  cwd TEXT NOT NULL DEFAULT '',
   created_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL
 );
@@ -348,6 +349,7 @@ CREATE TABLE work_items (
   item_group TEXT NOT NULL DEFAULT '',
   attempts INTEGER NOT NULL DEFAULT 0,
   free_returns INTEGER NOT NULL DEFAULT 0,
+  admissions INTEGER NOT NULL DEFAULT 0,
   next_attempt_at INTEGER,
   queued_at INTEGER NOT NULL,
   workflow_run_id TEXT NOT NULL DEFAULT '',

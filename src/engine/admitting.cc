@@ -1,0 +1,203 @@
+#include "engine/admitting.h"
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+
+#include "core/retry_policy.h"
+#include "core/work_item_json.h"
+#include "engine/admission_input.h"
+#include "engine/lease_failure.h"
+#include "exec/workflow_publish.h"
+
+namespace orrery {
+namespace {
+
+// Finished item runs settled per tick at most (the rest at once after).
+constexpr int kSettleBatch = 100;
+
+std::uint64_t next_random() {
+  static std::mt19937_64 generator{std::random_device{}()};
+  return generator();
+}
+
+bool lease_lost(const Error& error) {
+  return error.code == ErrorCode::kConflict && error.message == "daemon lease lost";
+}
+
+ItemSettlement settlement_of(const FinishedItemRun& end, TimeMs now) {
+  const WorkItem& item = end.item;
+  ItemSettlement settlement;
+  settlement.item_id = item.id;
+  settlement.workflow_run_id = item.workflow_run_id;
+  settlement.status = item_status_after_run(end.run_status, item.attempts, item.max_attempts);
+  const std::string run = "workflow run " + item.workflow_run_id + " ";
+  switch (end.run_status) {
+    case WorkflowRunStatus::kSucceeded:
+      settlement.reason = run + "succeeded";
+      break;
+    case WorkflowRunStatus::kCancelled:
+      settlement.reason = run + "was cancelled";
+      break;
+    default:
+      settlement.reason = run + "failed" + (end.run_error.empty() ? "" : ": " + end.run_error);
+      break;
+  }
+  if (settlement.status == ItemStatus::kFailed) {
+    const DurationMs delay = retry_delay(end.route.retry_delay_ms, end.route.retry_backoff,
+                                         item.attempts, next_random());
+    settlement.next_attempt_at = now + delay;
+  }
+  if (settlement.status == ItemStatus::kDeadLetter) {
+    settlement.reason += " (attempt " + std::to_string(item.attempts) + " of " +
+                         std::to_string(item.max_attempts) + ": no attempts left)";
+  }
+  return settlement;
+}
+
+Result<int> settle_finished(Store& store, const TickSettings& settings, TimeMs now, bool& more,
+                            const EventSink& log) {
+  auto finished = store.finished_item_runs(kSettleBatch);
+  if (!finished) return finished.error();
+  more = more || int(finished->size()) == kSettleBatch;
+  int settled = 0;
+  for (const FinishedItemRun& end : *finished) {
+    const ItemSettlement settlement = settlement_of(end, now);
+    const Status written = store.settle_item(settlement, now, settings.fence);
+    if (!written) {
+      if (lease_lost(written.error()) || written.error().code != ErrorCode::kConflict) {
+        return written.error();
+      }
+      continue;  // cancelled or requeued meanwhile: left as it is now
+    }
+    ++settled;
+    log("work item " + end.item.route_name + "/" + end.item.key + " " +
+        item_status_name(settlement.status) + ": " + settlement.reason);
+  }
+  return settled;
+}
+
+// The workflow version a route runs, read once per tick.
+class WorkflowCache {
+ public:
+  explicit WorkflowCache(WorkflowCatalog& store) : store_(store) {}
+  Result<std::optional<Workflow>> get(const std::string& id) {
+    auto found = cache_.find(id);
+    if (found != cache_.end()) return found->second;
+    auto workflow = store_.get_workflow(id);
+    if (!workflow) return workflow.error();
+    cache_[id] = *workflow;
+    return *workflow;
+  }
+
+ private:
+  WorkflowCatalog& store_;
+  std::map<std::string, std::optional<Workflow>> cache_;
+};
+
+// Publishes the item's run (or finds the one its attempt published before
+// a crash) and links the item to it; a run that cannot be published returns
+// the item.
+Result<bool> start_item(Store& store, const TickSettings& settings, const WorkItem& item,
+                        WorkflowCache& workflows, TimeMs now, const StartDriver& start_driver,
+                        const EventSink& log) {
+  auto route = store.get_route(item.route_id);
+  if (!route) return route.error();
+  std::string problem;
+  std::optional<Workflow> workflow;
+  if (!*route) {
+    problem = "its route is gone";
+  } else {
+    auto found = workflows.get((*route)->workflow_id);
+    if (!found) return found.error();
+    workflow = *found;
+    if (!workflow) problem = "its route's workflow version " + (*route)->workflow_id + " is gone";
+  }
+  if (problem.empty()) {
+    WorkflowRunRequest request;
+    request.workflow = *workflow;
+    request.input_json = item.input_json;
+    request.idempotency_key = "item:" + item.id + ":" + std::to_string(item.admissions);
+    request.cwd = (*route)->cwd.empty() ? settings.location.home : (*route)->cwd;
+    request.item_id = item.id;
+    request.item_document =
+        item_json(item, "", now).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    auto published = publish_workflow_run(store, settings.location.home, request, now);
+    if (published) {
+      const WorkflowRun& run = published->run;
+      const Status linked = store.start_item(item.id, run.id, now, settings.fence);
+      if (!linked) {
+        if (lease_lost(linked.error()) || linked.error().code != ErrorCode::kConflict) {
+          return linked.error();
+        }
+        // Cancelled between admission and start: its run is not wanted.
+        (void)store.request_workflow_cancel(run.id, now);
+        log("work item " + item.route_name + "/" + item.key +
+            " changed before its run started; cancelling workflow run " + run.id);
+        return false;
+      }
+      if (auto driven = start_driver(run.id); !driven) {
+        log("cannot start a driver for workflow run " + run.id + " (" + driven.error().message +
+            "); the next heartbeat starts one");
+      }
+      log("work item " + item.route_name + "/" + item.key + " running workflow run " + run.id +
+          " (attempt " + std::to_string(item.attempts) + " of " +
+          std::to_string(item.max_attempts) + ")");
+      return true;
+    }
+    if (published.error().code == ErrorCode::kUnavailable) return published.error();
+    problem = "its workflow run could not be published: " + published.error().message;
+  }
+  auto returned = store.return_item(item.id, problem, now, settings.fence);
+  if (!returned) {
+    if (lease_lost(returned.error()) || returned.error().code != ErrorCode::kConflict) {
+      return returned.error();
+    }
+    return false;
+  }
+  log("work item " + item.route_name + "/" + item.key + " " + item_status_name(returned->status) +
+      ": " + problem);
+  return false;
+}
+
+}  // namespace
+
+Result<AdmissionReport> run_admission(Store& store, const TickSettings& settings,
+                                      const AdmissionSettings& admission, TimeMs now,
+                                      const StartDriver& start_driver, const EventSink& log) {
+  AdmissionReport report;
+  auto settled = settle_finished(store, settings, now, report.more, log);
+  if (!settled) return settled.error();
+  report.settled = *settled;
+
+  auto queue = store.read_admission_queue(now, settings.fence);
+  if (!queue) return queue.error();
+  if (queue->routes.empty()) return report;
+  auto input = admission_input(store, store, std::move(*queue), admission.global_max_running, now);
+  if (!input) return input.error();
+  input->max_admissions = admission.max_admissions;
+  const AdmissionPlan plan = plan_admission(*input);
+  for (const auto& [id, reason] : plan.waiting_on) {
+    if (reason == "next tick") report.more = true;
+  }
+  if (!plan.admit.empty()) {
+    auto admitted =
+        store.admit_items(plan.admit, admission.global_max_running, now, settings.fence);
+    if (!admitted) return admitted.error();
+    report.admitted = int(admitted->size());
+  }
+  // Every admitted item, those of an earlier daemon included, is started.
+  auto to_start = store.admitted_items(admission.max_admissions);
+  if (!to_start) return to_start.error();
+  if (int(to_start->size()) == admission.max_admissions) report.more = true;
+  WorkflowCache workflows(store);
+  for (const WorkItem& item : *to_start) {
+    auto started = start_item(store, settings, item, workflows, now, start_driver, log);
+    if (!started) return started.error();
+    if (*started) ++report.started;
+  }
+  return report;
+}
+
+}  // namespace orrery
