@@ -1,0 +1,244 @@
+// Black-box tests of the admission queue (docs/admission.md) with the real
+// binary and daemon: limits kept while items run, retries to a dead letter
+// and a requeue, idempotent enqueues from parallel processes, pause and
+// resume, cancelling a running item, a crash between admission and start,
+// and the commands' refusals.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <thread>
+
+#include "workflow_fixture.h"
+
+namespace orrery {
+namespace {
+
+class Admission : public WorkflowFixture {
+ protected:
+  // A workflow of one shell step.
+  void workflow(const std::string& name, const std::string& command) {
+    create(name, "name: " + name +
+                     "\nsteps:\n  - id: work\n    target: {type: command, shell: true, " +
+                     "command: " + json(command).dump() + "}\n");
+  }
+
+  json items(const Args& more = {}) const {
+    Args args{"items", "--limit", "1000"};
+    args.insert(args.end(), more.begin(), more.end());
+    return json_of(args);
+  }
+
+  json item(const std::string& ref) const { return json_of({"item", "show", ref}); }
+
+  // Polls until every item of the route has a status in `statuses`.
+  bool all_items(const std::set<std::string>& statuses,
+                 std::chrono::milliseconds limit = std::chrono::seconds(30)) const {
+    return eventually(
+        [&] {
+          for (const json& it : items()) {
+            if (statuses.count(it["status"].get<std::string>()) == 0) return false;
+          }
+          return true;
+        },
+        limit);
+  }
+};
+
+TEST_F(Admission, LimitsHoldWhileThirtyItemsOfFourProjectsRunAndAllSucceed) {
+  const std::string log = tmp_ + "/concurrency.log";
+  // Each run writes "+ project" when it starts and "- project" when it ends.
+  workflow("work", "p=${ORRERY_ITEM_KEY%-*}; echo \"+ $p\" >> " + log +
+                       "; sleep 0.2; echo \"- $p\" >> " + log);
+  json_of(
+      {"route", "add", "r", "--workflow", "work", "--max-running", "3", "--max-per-project", "1"});
+  const std::vector<std::string> projects{"web", "api", "cli", "docs"};
+  std::string batch;
+  for (int i = 0; i < 30; ++i) {
+    const std::string& project = projects[i % 4];
+    batch += json{{"key", project + "-" + std::to_string(i)}, {"project", project}}.dump() + "\n";
+  }
+  json_of({"enqueue", "r", "--from-json", write_file("batch.jsonl", batch)});
+  start_daemon();
+  int most_holding = 0;
+  ASSERT_TRUE(eventually(
+      [&] {
+        const json list = items();
+        int holding = 0;
+        std::map<std::string, int> by_project;
+        bool done = true;
+        for (const json& it : list) {
+          const std::string status = it["status"];
+          if (status == "admitted" || status == "running") {
+            ++holding;
+            EXPECT_LE(++by_project[it["project"].get<std::string>()], 1) << list.dump();
+          }
+          done = done && status == "succeeded";
+        }
+        most_holding = std::max(most_holding, holding);
+        EXPECT_LE(holding, 3) << list.dump();
+        return done;
+      },
+      std::chrono::seconds(60)))
+      << items().dump();
+  EXPECT_GE(most_holding, 1);
+  // What ran at once, as the targets saw it.
+  int running = 0;
+  int most = 0;
+  std::map<std::string, int> of_project;
+  for (const std::string& line : lines(read_file(log))) {
+    const std::string project = line.substr(2);
+    if (line[0] == '+') {
+      most = std::max(most, ++running);
+      EXPECT_LE(++of_project[project], 1) << "two runs of " << project << " at once";
+    } else {
+      --running;
+      --of_project[project];
+    }
+  }
+  EXPECT_LE(most, 3);
+  EXPECT_EQ(lines(read_file(log)).size(), 60u);
+}
+
+TEST_F(Admission, AFailingItemIsRetriedThenADeadLetterWithItsErrorAndARequeueRunsItAgain) {
+  const std::string flag = tmp_ + "/fixed";
+  workflow("flaky", "echo attempt >> " + tmp_ + "/attempts; test -e " + flag);
+  json_of(
+      {"route", "add", "r", "--workflow", "flaky", "--max-attempts", "3", "--retry-delay", "1s"});
+  json_of({"enqueue", "r", "--key", "k"});
+  start_daemon();
+  ASSERT_TRUE(all_items({"dead_letter"})) << items().dump();
+  json dead = item("r/k");
+  EXPECT_EQ(dead["attempts"], 3);
+  EXPECT_NE(dead["last_reason"].get<std::string>().find("exit status 1"), std::string::npos)
+      << dead.dump();
+  EXPECT_EQ(lines(read_file(tmp_ + "/attempts")).size(), 3u);
+  // The retries waited for the delay: three runs took at least two delays.
+  const json runs = json_of({"workflow", "runs"});
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_GE(time_ms(runs[0]["created_at"]) - time_ms(runs[2]["created_at"]), 2000);
+
+  write_file("fixed", "");
+  const json requeued = json_of({"item", "requeue", "r/k", "--reason", "fixed the flag"});
+  EXPECT_EQ(requeued["attempts"], 0);
+  ASSERT_TRUE(all_items({"succeeded"})) << items().dump();
+  EXPECT_EQ(item("r/k")["attempts"], 1);
+  EXPECT_EQ(json_of({"workflow", "runs"}).size(), 4u);
+}
+
+TEST_F(Admission, TwentyParallelEnqueuesOfOneKeyMakeOneItemAndAFinishedOneIsNotReset) {
+  workflow("work", "true");
+  json_of({"route", "add", "r", "--workflow", "work"});
+  std::vector<std::thread> threads;
+  std::vector<RunResult> results(20);
+  for (int i = 0; i < 20; ++i) {
+    threads.emplace_back([&, i] {
+      results[i] =
+          run({"--json", "enqueue", "r", "--key", "same", "--priority", std::to_string(i)});
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  std::map<std::string, int> outcomes;
+  for (const RunResult& result : results) {
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    ++outcomes[json::parse(result.out)["outcome"].get<std::string>()];
+  }
+  EXPECT_EQ(outcomes["created"], 1);
+  EXPECT_EQ(outcomes["created"] + outcomes["refreshed"] + outcomes["duplicate"], 20);
+  EXPECT_EQ(items().size(), 1u);
+  start_daemon();
+  ASSERT_TRUE(all_items({"succeeded"}));
+  const json again = json_of({"enqueue", "r", "--key", "same", "--priority", "99"});
+  EXPECT_EQ(again["outcome"], "duplicate");
+  EXPECT_EQ(again["item"]["status"], "succeeded");
+  EXPECT_NE(again["item"]["priority"], 99);
+  EXPECT_EQ(json_of({"workflow", "runs"}).size(), 1u);
+}
+
+TEST_F(Admission, APausedRoutesItemsAreDeferredAndSaySoUntilItResumes) {
+  workflow("work", "true");
+  json_of({"route", "add", "r", "--workflow", "work"});
+  json_of({"route", "pause", "r"});
+  json_of({"enqueue", "r", "--key", "k"});
+  start_daemon();
+  const json waiting = item("r/k");
+  EXPECT_EQ(waiting["status"], "deferred");
+  EXPECT_EQ(waiting["waiting_on"], "route paused");
+  EXPECT_EQ(json_of({"route", "show", "r"})["counts"]["deferred"], 1);
+  json_of({"route", "resume", "r"});
+  ASSERT_TRUE(all_items({"succeeded"})) << items().dump();
+}
+
+TEST_F(Admission, WhyAnItemWaitsNamesTheLimitAndTheItemsHoldingIt) {
+  workflow("slow", "sleep 30");
+  json_of({"route", "add", "r", "--workflow", "slow", "--max-running", "1"});
+  json_of({"enqueue", "r", "--key", "first", "--priority", "5"});
+  json_of({"enqueue", "r", "--key", "second"});
+  start_daemon();
+  ASSERT_TRUE(eventually([&] { return item("r/first")["status"] == "running"; }));
+  const json second = item("r/second");
+  EXPECT_EQ(second["status"], "queued");
+  EXPECT_EQ(second["waiting_on"], "route max_running 1 reached (item first)");
+  // Cancelling the running item cancels its run, and the next is admitted.
+  const std::string run_id = item("r/first")["workflow_run_id"];
+  json_of({"item", "cancel", "r/first"});
+  EXPECT_EQ(workflow_run_finished(run_id, std::chrono::seconds(20))["status"], "cancelled");
+  EXPECT_EQ(item("r/first")["status"], "cancelled");
+  EXPECT_TRUE(eventually([&] { return item("r/second")["status"] == "running"; }));
+  json_of({"item", "cancel", "r/second"});
+}
+
+TEST_F(Admission, AnItemLeftAdmittedByADeadDaemonRunsOnceWithoutSpendingAnAttempt) {
+  workflow("work", "echo ran >> " + tmp_ + "/ran");
+  json_of({"route", "add", "r", "--workflow", "work"});
+  json_of({"enqueue", "r", "--key", "k"});
+  // The state a daemon killed between its admission and the run's start leaves.
+  exec_sql("UPDATE work_items SET status = 'admitted', attempts = 1, admissions = 1");
+  start_daemon();
+  ASSERT_TRUE(all_items({"succeeded"})) << items().dump();
+  EXPECT_EQ(item("r/k")["attempts"], 1);
+  EXPECT_EQ(lines(read_file(tmp_ + "/ran")).size(), 1u);
+}
+
+TEST_F(Admission, BadInputIsRefusedWithItsExitCodeAndStoresNothing) {
+  workflow("work", "true");
+  EXPECT_EQ(run({"route", "add", "r"}).exit_code, 2);  // no --workflow
+  EXPECT_EQ(run({"route", "add", "r", "--workflow", "nope"}).exit_code, 3);
+  EXPECT_EQ(run({"route", "add", "r", "--workflow", "work", "--max-running", "0"}).exit_code, 2);
+  EXPECT_EQ(run({"route", "add", "r", "--workflow", "work", "--retry-backoff", "x"}).exit_code, 2);
+  EXPECT_EQ(json_of({"route", "ls"}).size(), 0u);
+  json_of({"route", "add", "r", "--workflow", "work"});
+  EXPECT_EQ(run({"route", "add", "r", "--workflow", "work"}).exit_code, 4);
+  EXPECT_EQ(run({"enqueue", "nope", "--key", "k"}).exit_code, 3);
+  for (const Args& bad : std::vector<Args>{
+           {"enqueue", "r"},
+           {"enqueue", "r", "--key", ""},
+           {"enqueue", "r", "--key", std::string(201, 'k')},
+           {"enqueue", "r", "--key", "k", "--priority", "1000001"},
+           {"enqueue", "r", "--key", "k", "--input", "[1]"},
+           {"enqueue", "r", "--key", "k", "--input", "{bad"},
+           {"enqueue", "r", "--key", "k", "--subject", ":1"},
+           {"enqueue", "r", "--key", "k", "--dedupe", "d"},
+           {"enqueue", "r", "--key", "k", "--from-json", "-"},
+           {"enqueue", "r", "--from-json", tmp_ + "/missing"},
+           {"items", "--status", "done"},
+           {"items", "--limit", "0"},
+       }) {
+    const RunResult result = run(bad);
+    EXPECT_EQ(result.exit_code, 2) << describe(with_home(bad), result);
+    EXPECT_NE(result.err, "") << describe(with_home(bad), result);
+  }
+  EXPECT_EQ(items().size(), 0u);
+  EXPECT_EQ(run({"item", "show", "r/none"}).exit_code, 3);
+  json_of({"enqueue", "r", "--key", "k"});
+  EXPECT_EQ(run({"item", "requeue", "r/k"}).exit_code, 4);  // queued, not finished
+  const RunResult batch =
+      run({"enqueue", "r", "--from-json",
+           write_file("b.jsonl", "{\"key\": \"a\"}\nnope\n{\"key\": \"b\"}\n")});
+  EXPECT_EQ(batch.exit_code, 2);
+  EXPECT_NE(batch.err.find("the 2 valid ones were"), std::string::npos) << batch.err;
+  EXPECT_EQ(items().size(), 3u);
+}
+
+}  // namespace
+}  // namespace orrery
