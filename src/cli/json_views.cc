@@ -196,6 +196,7 @@ nlohmann::json workflow_run_json(const WorkflowRun& run, const std::vector<StepR
           {"workflow_version", run.workflow_version},
           {"loop_id", text_or_null(run.loop_id)},
           {"loop_run_id", text_or_null(run.loop_run_id)},
+          {"item_id", text_or_null(run.item_id)},
           {"status", workflow_run_status_name(run.status)},
           {"idempotency_key", text_or_null(run.idempotency_key)},
           {"input", nlohmann::json::parse(run.input_json, nullptr, false)},

@@ -140,6 +140,13 @@ Result<int> print_run(Store& store, const Context& context, const WorkflowRun& r
       {"started", optional_time_text(run.started_at, context.now)},
       {"duration", duration_text(run.started_at, run.finished_at)}};
   if (!run.loop_id.empty()) fields.push_back({"loop run", run.loop_run_id});
+  if (!run.item_id.empty()) {
+    auto item = store.get_item(run.item_id);
+    if (!item) return item.error();
+    fields.push_back(
+        {"work item", *item ? (*item)->route_name + "/" + (*item)->key + " (" + run.item_id + ")"
+                            : run.item_id + " (deleted)"});
+  }
   if (!run.idempotency_key.empty()) fields.push_back({"idempotency key", run.idempotency_key});
   if (!run.error.empty()) fields.push_back({"error", run.error});
   const Accounting total = total_of(phases);

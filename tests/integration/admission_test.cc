@@ -196,8 +196,10 @@ TEST_F(Admission, AnItemLeftAdmittedByADeadDaemonRunsOnceWithoutSpendingAnAttemp
   exec_sql("UPDATE work_items SET status = 'admitted', attempts = 1, admissions = 1");
   start_daemon();
   ASSERT_TRUE(all_items({"succeeded"})) << items().dump();
-  EXPECT_EQ(item("r/k")["attempts"], 1);
+  const json done = item("r/k");
+  EXPECT_EQ(done["attempts"], 1);
   EXPECT_EQ(lines(read_file(tmp_ + "/ran")).size(), 1u);
+  EXPECT_EQ(show_workflow_run(done["workflow_run_id"])["item_id"], done["id"]);
 }
 
 TEST_F(Admission, BadInputIsRefusedWithItsExitCodeAndStoresNothing) {
