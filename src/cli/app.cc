@@ -127,6 +127,7 @@ void add_loop_options(CLI::App* sub, LoopSpec& a) {
   add_repeatable(sub, "--agent-arg", a.agent_args, "agent: an extra argument for its CLI");
   sub->add_option("--auth-profile", a.auth_profile, "agent: codewith auth profile");
   sub->add_option("--input", a.input, "workflow: input as a JSON object");
+  sub->add_option("--feed", a.feed, "each line its runs print is an item for ROUTE");
   sub->add_option("COMMAND", a.command, "target after --: EXECUTABLE [ARGS...]");
 }
 
@@ -144,6 +145,7 @@ void add_edit_command(CLI::App& app, Arguments& args, Command& command) {
   EditArgs& a = args.edit;
   edit->add_option("LOOP", a.loop, "loop id, id prefix (6+ characters) or name")->required();
   add_loop_options(edit, a.spec);
+  edit->add_flag("--no-feed", a.spec.no_feed, "stop feeding a route");
   edit->callback([&] { command = [&a](const Context& c) { return edit_loop_command(a, c); }; });
 }
 

@@ -1,5 +1,6 @@
 #include "cli/edit_command.h"
 
+#include "cli/feed_route.h"
 #include "cli/loop_commands.h"
 #include "cli/store_access.h"
 #include "cli/workflow_target.h"
@@ -68,6 +69,7 @@ Status apply_edit(OpenedStore& opened, const Loop& loop, const LoopSpec& given, 
   if (auto resolved = resolve_workflow_target(*opened.store, edited->loop.target); !resolved)
     return resolved;
   if (auto moved = check_workflow_move(*opened.store, loop, edited->loop); !moved) return moved;
+  if (auto feed = resolve_feed_route(*opened.store, edited->loop); !feed) return feed;
   return store_edit(opened, loop, *edited, secrets, now);
 }
 

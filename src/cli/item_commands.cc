@@ -9,6 +9,7 @@
 #include "cli/store_access.h"
 #include "core/duration.h"
 #include "core/exit_codes.h"
+#include "core/item_lines.h"
 #include "core/text.h"
 #include "core/work_item_json.h"
 #include "engine/admission_input.h"
@@ -157,7 +158,6 @@ struct BatchReport {
   int duplicate = 0;
   nlohmann::json invalid = nlohmann::json::array();
   std::vector<std::string> ids;
-  int lines = 0;
 };
 
 void print_batch(const Context& context, const BatchReport& report) {
@@ -178,35 +178,25 @@ void print_batch(const Context& context, const BatchReport& report) {
   }
 }
 
+// Every valid line stored in one transaction, or (a store error) none.
 Result<int> enqueue_batch(Store& store, const Route& route, const std::string& text,
                           const Context& context) {
+  const ItemLines lines = parse_item_lines(text);
   BatchReport report;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string_view line(text.data() + start, end - start);
-    start = end + 1;
-    ++report.lines;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    auto item = parse_enqueue_object(line);
-    if (!item) {
-      report.invalid.push_back({{"line", report.lines}, {"error", item.error().message}});
-      continue;
-    }
-    item->route_id = route.id;
-    auto enqueued = store.enqueue_item(*item, context.now);
-    if (!enqueued && enqueued.error().code == ErrorCode::kUsage) {
-      report.invalid.push_back({{"line", report.lines}, {"error", enqueued.error().message}});
-      continue;
-    }
-    if (!enqueued) {
-      std::cerr << "orrery: stopped at line " << report.lines << " of --from-json; the "
-                << report.ids.size() << " items of the lines before it are stored\n";
-      return enqueued.error();
-    }
-    report.ids.push_back(enqueued->item.id);
-    switch (enqueued->outcome) {
+  for (const InvalidLine& invalid : lines.invalid) {
+    report.invalid.push_back({{"line", invalid.line}, {"error", invalid.error}});
+  }
+  std::vector<WorkItem> items;
+  items.reserve(lines.items.size());
+  for (const ItemLine& line : lines.items) {
+    items.push_back(line.item);
+    items.back().route_id = route.id;
+  }
+  auto enqueued = store.enqueue_items(items, context.now);
+  if (!enqueued) return enqueued.error();
+  for (const Enqueued& one : *enqueued) {
+    report.ids.push_back(one.item.id);
+    switch (one.outcome) {
       case EnqueueOutcome::kCreated:
         ++report.created;
         break;

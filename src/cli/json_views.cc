@@ -97,6 +97,8 @@ nlohmann::json loop_json(const Loop& loop) {
           {"timeout_ms", optional_value(loop.timeout_ms)},
           {"idle_timeout_ms", optional_value(loop.idle_timeout_ms)},
           {"log_limit_bytes", loop.log_limit_bytes},
+          {"feed_route_id",
+           loop.feed_route_id.empty() ? nlohmann::json() : nlohmann::json(loop.feed_route_id)},
           {"expires_at", optional_time(loop.expires_at)},
           {"missed_count", loop.missed_count},
           {"created_at", format_time(loop.created_at)},

@@ -14,6 +14,7 @@
 #include <ostream>
 #include <random>
 
+#include "cli/feed_route.h"
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/store_access.h"
@@ -139,7 +140,8 @@ void print_loop_json(const Context& context, const Loop& loop) {
   *context.out << json_text(loop_json(loop)) << '\n';
 }
 
-void print_loop(const Context& context, const Loop& loop) {
+// `feed` names the route the loop feeds (its id when it cannot be read).
+void print_loop(const Context& context, const Loop& loop, const std::string& feed = "") {
   const TimeZone zone = TimeZone::local();
   std::vector<std::pair<std::string, std::string>> rows{
       {"id", loop.id},
@@ -164,6 +166,10 @@ void print_loop(const Context& context, const Loop& loop) {
   rows.emplace_back("lease", format_duration(loop.lease_ms));
   if (loop.timeout_ms) rows.emplace_back("timeout", format_duration(*loop.timeout_ms));
   rows.emplace_back("log limit", format_byte_size(loop.log_limit_bytes) + " per stream");
+  if (!loop.feed_route_id.empty()) {
+    rows.emplace_back("feeds", "route " + (feed.empty() ? loop.feed_route_id : feed) +
+                                   " (each line a succeeded run prints is an item)");
+  }
   if (loop.expires_at) rows.emplace_back("expires", format_wall(*loop.expires_at, zone));
   if (loop.missed_count > 0) rows.emplace_back("missed", std::to_string(loop.missed_count));
   rows.emplace_back("created", format_wall(loop.created_at, zone));
@@ -269,6 +275,7 @@ Result<int> add_loop(const LoopSpec& given, const Context& context) {
   if (!opened) return opened.error();
   if (auto resolved = resolve_workflow_target(*opened->store, built->loop.target); !resolved)
     return resolved.error();
+  if (auto feed = resolve_feed_route(*opened->store, built->loop); !feed) return feed.error();
   if (auto secrets = write_loop_secrets(opened->home, built->loop.id, built->secret_values);
       !secrets) {
     return secrets.error();
@@ -375,7 +382,16 @@ Result<int> show_loop(const LoopArgs& args, const Context& context) {
   if (!opened) return opened.error();
   auto loop = opened->store->resolve_loop(args.loop);
   if (!loop) return loop.error();
-  context.globals.json ? print_loop_json(context, *loop) : print_loop(context, *loop);
+  if (context.globals.json) {
+    print_loop_json(context, *loop);
+    return kExitOk;
+  }
+  std::string feed;
+  if (!loop->feed_route_id.empty()) {
+    auto route = opened->store->get_route(loop->feed_route_id);
+    if (route && route->has_value()) feed = terminal_text((*route)->name);
+  }
+  print_loop(context, *loop, feed);
   return kExitOk;
 }
 

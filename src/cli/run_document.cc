@@ -25,6 +25,52 @@ std::string workflow_run_of(Store& store, const std::string& run_id) {
   return runs && !runs->empty() ? runs->front().id : "";
 }
 
+// What a run fed its route (docs/admission.md, "Feeds"); null for none.
+nlohmann::json feed_json(Store& store, const std::string& run_id) {
+  auto feed = store.get_feed(run_id);
+  if (!feed || !feed->has_value()) return nullptr;
+  const RunFeed& f = **feed;
+  nlohmann::json invalid_lines = nlohmann::json::array();
+  for (const InvalidLine& line : f.invalid_lines) {
+    invalid_lines.push_back({{"line", line.line}, {"error", line.error}});
+  }
+  return {{"route_id", f.route_id},
+          {"route_name", f.route_name.empty() ? nlohmann::json() : nlohmann::json(f.route_name)},
+          {"status", feed_status_name(f.status)},
+          {"created", f.created},
+          {"refreshed", f.refreshed},
+          {"duplicate", f.duplicate},
+          {"invalid", f.invalid},
+          {"invalid_lines", invalid_lines},
+          {"error", f.error.empty() ? nlohmann::json() : nlohmann::json(f.error)},
+          {"fed_at", f.fed_at ? nlohmann::json(format_time(*f.fed_at)) : nlohmann::json()}};
+}
+
+// "route inbox: 5 created, 0 refreshed, 1 duplicate, 2 invalid", for `run show`.
+std::string feed_text(const RunFeed& feed) {
+  const std::string& name = feed.route_name.empty() ? feed.route_id : feed.route_name;
+  std::string text = "route " + terminal_text(name) + ": ";
+  switch (feed.status) {
+    case FeedStatus::kPending:
+      return text + "pending (a daemon on the run's host reads its output)";
+    case FeedStatus::kFailed:
+      return text + "failed, no item enqueued: " + terminal_text(feed.error);
+    case FeedStatus::kFed:
+      break;
+  }
+  return text + std::to_string(feed.created) + " created, " + std::to_string(feed.refreshed) +
+         " refreshed, " + std::to_string(feed.duplicate) + " duplicate, " +
+         std::to_string(feed.invalid) + " invalid";
+}
+
+void print_invalid_lines(std::ostream& out, const RunFeed& feed) {
+  for (const InvalidLine& line : feed.invalid_lines) {
+    out << "  line " << line.line << ": " << terminal_text(line.error) << '\n';
+  }
+  const std::int64_t kept = std::int64_t(feed.invalid_lines.size());
+  if (feed.invalid > kept) out << "  (" << feed.invalid - kept << " more invalid lines)\n";
+}
+
 }  // namespace
 
 std::string outcome_text(const Run& run) {
@@ -41,6 +87,7 @@ nlohmann::json run_document(Store& store, const Run& run, bool with_output) {
   const std::string workflow_run = workflow_run_of(store, run.id);
   document["workflow_run_id"] =
       workflow_run.empty() ? nlohmann::json(nullptr) : nlohmann::json(workflow_run);
+  document["feed"] = feed_json(store, run.id);
   return document;
 }
 
@@ -64,7 +111,10 @@ void print_run(const Context& context, Store& store, const Run& run) {
         here ? "" : " (logs: " + HomeLayout::relative_run(run.id) + "/ in its data directory)";
     rows.emplace_back("host", terminal_text(run.host) + logs);
   }
+  auto feed = store.get_feed(run.id);
+  if (feed && feed->has_value()) rows.emplace_back("feed", feed_text(**feed));
   print_fields(*context.out, rows);
+  if (feed && feed->has_value()) print_invalid_lines(*context.out, **feed);
   // The tails are the program's output: kept as lines, other controls escaped.
   if (!run.stdout_tail.empty()) {
     *context.out << "--- stdout\n" << terminal_lines(run.stdout_tail) << '\n';

@@ -84,6 +84,9 @@ struct Loop {
   std::optional<DurationMs> timeout_ms;
   std::optional<DurationMs> idle_timeout_ms;
   std::int64_t log_limit_bytes = kDefaultLogLimitBytes;  // per stream, --log-limit
+  // The route its succeeded runs feed (docs/admission.md, "Feeds"); empty:
+  // none. A reference (name or id) until the CLI resolves it to an id.
+  std::string feed_route_id;
   std::optional<TimeMs> expires_at;
   std::int64_t missed_count = 0;
   TimeMs created_at = 0;

@@ -99,6 +99,7 @@ void policies_into(const Loop& loop, LoopSpec& spec) {
     spec.log_limit = std::to_string(loop.log_limit_bytes);
   }
   spec.machine = pair_texts(loop.machine);
+  spec.feed = loop.feed_route_id;
 }
 
 bool same_schedule(const Schedule& a, const Schedule& b) {
@@ -185,7 +186,7 @@ bool edits_anything(const LoopSpec& given) {
          !given.effort.empty() || !given.permission_mode.empty() || !given.sandbox.empty() ||
          !given.agent_name.empty() || !given.config_isolation.empty() || !given.add_dirs.empty() ||
          !given.agent_args.empty() || !given.auth_profile.empty() || !given.input.empty() ||
-         !given.log_limit.empty();
+         !given.log_limit.empty() || !given.feed.empty() || given.no_feed;
 }
 
 LoopSpec spec_of_loop(const Loop& loop, const std::vector<EnvVar>& secrets) {
@@ -244,6 +245,13 @@ LoopSpec overlay_spec(LoopSpec base, const LoopSpec& given) {
   set_if_given(base.workflow, given.workflow);
   set_if_given(base.input, given.input);
   set_if_given(base.log_limit, given.log_limit);
+  set_if_given(base.feed, given.feed);
+  if (given.no_feed) {
+    if (!given.feed.empty())
+      base.no_feed = true;  // refused by build_loop
+    else
+      base.feed.clear();
+  }
   base.base_dir = given.base_dir;
   return base;
 }

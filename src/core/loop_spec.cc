@@ -65,7 +65,8 @@ Status check_text_fields(const LoopSpec& spec) {
       {"--config-isolation", &spec.config_isolation},
       {"--auth-profile", &spec.auth_profile},
       {"--workflow", &spec.workflow},
-      {"--input", &spec.input}};
+      {"--input", &spec.input},
+      {"--feed", &spec.feed}};
   for (const auto& [option, text] : single) {
     if (auto valid = check_utf8(*text, option); !valid) return valid;
   }
@@ -320,6 +321,20 @@ Status apply_timeouts(const LoopSpec& spec, Loop& loop) {
   return Ok{};
 }
 
+// --feed: a route reference, resolved by the CLI (docs/admission.md,
+// "Feeds"). A workflow target has no output of its own to feed.
+Status apply_feed(const LoopSpec& spec, Loop& loop) {
+  if (spec.feed.empty()) return Ok{};
+  if (spec.no_feed) return usage_error("give --feed ROUTE or --no-feed, not both");
+  if (loop.target.type == TargetType::kWorkflow) {
+    return usage_error("--feed " + spec.feed +
+                       " needs a command, shell or agent target: a workflow's runs have no "
+                       "standard output of their own to read items from");
+  }
+  loop.feed_route_id = spec.feed;
+  return Ok{};
+}
+
 Status apply_policies(const LoopSpec& spec, TimeMs now, const TimeZone& zone, Loop& loop) {
   if (auto s = apply_catch_up(spec, loop); !s) return s;
   if (!spec.overlap.empty()) {
@@ -329,6 +344,7 @@ Status apply_policies(const LoopSpec& spec, TimeMs now, const TimeZone& zone, Lo
   }
   if (auto s = apply_retry_policy(spec, loop); !s) return s;
   if (auto s = apply_timeouts(spec, loop); !s) return s;
+  if (auto feed = apply_feed(spec, loop); !feed) return feed;
   if (!spec.log_limit.empty()) {
     auto limit =
         parse_byte_size_option(spec.log_limit, "--log-limit", kMinLogLimitBytes, kMaxLogLimitBytes);

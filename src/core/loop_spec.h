@@ -75,6 +75,8 @@ struct LoopSpec {
   std::string workflow{};
   std::string input{};      // workflow input
   std::string log_limit{};  // --log-limit SIZE
+  std::string feed{};       // --feed ROUTE: the route its succeeded runs feed
+  bool no_feed = false;     // edit --no-feed: feed no route
   // The directory relative paths (--cwd, --add-dir, --prompt-file) are
   // resolved against: the working directory of `add`. Empty: relative paths
   // are refused.

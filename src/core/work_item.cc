@@ -90,12 +90,24 @@ Status check_item_reason(std::string_view reason) {
   return check_text(reason, "--reason", kMaxItemReasonBytes);
 }
 
-Status check_item_fields(const WorkItem& item) {
-  if (auto key = check_name(item.key, "--key", kMaxItemKeyCharacters); !key) return key;
-  if (auto project = check_optional_name(item.project, "--project"); !project) return project;
-  if (auto group = check_optional_name(item.group, "--group"); !group) return group;
+Status check_item_fields(const WorkItem& item, FieldNames names) {
+  const bool json = names == FieldNames::kJson;
+  // The option's name, or the JSON field's: "--subject-path" or "subject path".
+  const auto field = [json](const char* option, const char* in_json) {
+    return json ? in_json : option;
+  };
+  if (auto key = check_name(item.key, field("--key", "key"), kMaxItemKeyCharacters); !key) {
+    return key;
+  }
+  if (auto project = check_optional_name(item.project, field("--project", "project")); !project) {
+    return project;
+  }
+  if (auto group = check_optional_name(item.group, field("--group", "group")); !group) {
+    return group;
+  }
   if (item.priority < -kMaxItemPriority || item.priority > kMaxItemPriority) {
-    return usage_error("--priority " + std::to_string(item.priority) + " is out of range; give " +
+    return usage_error(std::string(field("--priority", "priority")) + " " +
+                       std::to_string(item.priority) + " is out of range; give " +
                        std::to_string(-kMaxItemPriority) + " to " +
                        std::to_string(kMaxItemPriority));
   }
@@ -105,24 +117,26 @@ Status check_item_fields(const WorkItem& item) {
     const char* field;
     std::size_t max_bytes;
   } texts[] = {
-      {item.input_json, "--input", kMaxItemJsonBytes},
-      {call.scope_json, "scope", kMaxItemJsonBytes},
-      {call.output_policy_json, "output_policy", kMaxItemJsonBytes},
-      {call.intent, "--intent", kMaxInvocationTextBytes},
+      {item.input_json, field("--input", "input"), kMaxItemJsonBytes},
+      {call.scope_json, field("--scope", "scope"), kMaxItemJsonBytes},
+      {call.output_policy_json, field("--output-policy", "output_policy"), kMaxItemJsonBytes},
+      {call.intent, field("--intent", "intent"), kMaxInvocationTextBytes},
       {call.source.kind, "source kind", kMaxInvocationTextBytes},
       {call.source.id, "source id", kMaxInvocationTextBytes},
-      {call.source.dedupe_key, "--dedupe", kMaxInvocationTextBytes},
+      {call.source.dedupe_key, field("--dedupe", "dedupe"), kMaxInvocationTextBytes},
       {call.subject.kind, "subject kind", kMaxInvocationTextBytes},
       {call.subject.id, "subject id", kMaxInvocationTextBytes},
-      {call.subject.path, "--subject-path", kMaxInvocationTextBytes},
-      {call.subject.url, "--subject-url", kMaxInvocationTextBytes},
+      {call.subject.path, field("--subject-path", "subject path"), kMaxInvocationTextBytes},
+      {call.subject.url, field("--subject-url", "subject url"), kMaxInvocationTextBytes},
   };
   for (const auto& text : texts) {
     if (auto checked = check_text(text.text, text.field, text.max_bytes); !checked) return checked;
   }
   if (!call.source.dedupe_key.empty() && call.source.kind.empty()) {
-    return usage_error("--dedupe '" + visible(call.source.dedupe_key) +
-                       "' needs --source KIND: a dedupe key is unique per source kind");
+    return usage_error(std::string(field("--dedupe", "dedupe")) + " '" +
+                       visible(call.source.dedupe_key) + "' needs " +
+                       field("--source KIND", "a source kind") +
+                       ": a dedupe key is unique per source kind");
   }
   return Ok{};
 }

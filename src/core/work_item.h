@@ -135,8 +135,10 @@ inline constexpr std::int64_t kMaxItemPriority = 1'000'000;
 // kMaxItemKeyCharacters), project and group (the name rules, or empty), the
 // priority's range, and every text of the invocation and the input: valid
 // UTF-8 within its size limit. Whether the JSON texts are objects is the
-// caller's to check (they are stored as given). The error names the field.
-Status check_item_fields(const WorkItem& item);
+// caller's to check (they are stored as given). The error names the field
+// as the user gave it: an option of `enqueue`, or a field of a JSON line.
+enum class FieldNames { kOptions, kJson };
+Status check_item_fields(const WorkItem& item, FieldNames names = FieldNames::kOptions);
 
 // A reason given by hand (item requeue, item cancel): UTF-8 of at most
 // kMaxItemReasonBytes.

@@ -235,7 +235,7 @@ Result<WorkItem> parse_enqueue_object(std::string_view text) {
     if (auto read = read_field(name, value, item); !read) return read.error();
   }
   if (!tree->contains("key")) return usage_error("\"key\" is missing: every item needs a key");
-  if (auto valid = check_item_fields(item); !valid) return valid.error();
+  if (auto valid = check_item_fields(item, FieldNames::kJson); !valid) return valid.error();
   return item;
 }
 

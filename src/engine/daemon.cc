@@ -18,6 +18,7 @@
 #include "engine/daemon_deadline.h"
 #include "engine/daemon_lease.h"
 #include "engine/event_loop.h"
+#include "engine/feeding.h"
 #include "engine/lease_failure.h"
 #include "engine/notice_watch.h"
 #include "engine/replace_stop.h"
@@ -361,6 +362,17 @@ class Daemon {
     return report->more;
   }
 
+  // Feeds of this host's succeeded runs (engine/feeding.h); true when more
+  // wait for another tick at once.
+  Result<bool> feed_routes_of_host(TimeMs at) {
+    const std::string host = processes_.host_name();
+    auto report =
+        feed_routes(store_, host, run_output_on_host(store_, options_.location.home, host), at,
+                    [this](const std::string& line) { log(line); });
+    if (!report) return report.error();
+    return report->more;
+  }
+
   // A tick, the wake times after it, and the processes it asks for. A store
   // error other than a lost lease is logged and retried with a backoff.
   Status tick() {
@@ -372,6 +384,13 @@ class Daemon {
     if (!exited_runs_.empty()) note_unfinished_runs();
     auto report = run_tick(store_, processes_, settings_, times, {recover_, expire_},
                            [this](const std::string& line) { log(line); });
+    if (report) {
+      if (auto fed = feed_routes_of_host(at); !fed) {
+        report = fed.error();
+      } else {
+        report->more = report->more || *fed;
+      }
+    }
     if (report) {
       if (auto admitted = admit_work_items(at); !admitted) {
         report = admitted.error();
@@ -426,6 +445,9 @@ class Daemon {
     timers_.heartbeat = steady_in(heartbeat_ms());
     heartbeat_runner(now());
     look_for_work();
+    if (auto fed = feed_routes_of_host(now()); !fed) {
+      log("feeds could not be recorded (" + fed.error().message + "); trying again later");
+    }
   }
 
   // A runner tries the lease when it may have expired: the holder that

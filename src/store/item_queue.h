@@ -46,6 +46,10 @@ class ItemQueue {
 
   // Creates, refreshes or reports the item (route_id, key) of `item`.
   virtual Result<Enqueued> enqueue_item(const WorkItem& item, TimeMs now) = 0;
+  // Each item as enqueue_item does, all in one transaction: every one
+  // stored, or (an error) none. The outcomes are in the order given.
+  virtual Result<std::vector<Enqueued>> enqueue_items(const std::vector<WorkItem>& items,
+                                                      TimeMs now) = 0;
   virtual Result<std::optional<WorkItem>> get_item(const std::string& id) = 0;
   // An id, an id prefix of at least 6 characters, or ROUTE/KEY.
   virtual Result<WorkItem> resolve_item(const std::string& text) = 0;

@@ -13,6 +13,7 @@
 #include "store/loop_catalog.h"
 #include "store/process_probe.h"
 #include "store/route_catalog.h"
+#include "store/run_feeds.h"
 #include "store/run_history.h"
 #include "store/runner_registry.h"
 #include "store/slot_claims.h"
@@ -36,6 +37,7 @@ class Store : public LoopCatalog,
               public WorkflowEngine,
               public RouteCatalog,
               public ItemQueue,
-              public Admission {};
+              public Admission,
+              public RunFeeds {};
 
 }  // namespace orrery

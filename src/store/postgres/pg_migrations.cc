@@ -470,6 +470,41 @@ class PgMigrations final : public sql::MigrationBackend {
   PgConnection& db_;
 };
 
+// Feeds (docs/admission.md, "Feeds"): a loop may feed a route; a run of it
+// that succeeds gets a pending feed, written with its finish by a trigger,
+// which a daemon on the run's host turns into work items.
+constexpr const char* kVersion10 = R"sql(
+ALTER TABLE loops ADD COLUMN feed_route_id TEXT COLLATE "C" NOT NULL DEFAULT '';
+CREATE INDEX loops_feed ON loops(feed_route_id) WHERE feed_route_id != '';
+CREATE TABLE run_feeds (
+  run_id TEXT COLLATE "C" PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+  route_id TEXT COLLATE "C" NOT NULL,
+  host TEXT COLLATE "C" NOT NULL DEFAULT '',
+  status TEXT COLLATE "C" NOT NULL DEFAULT 'pending',
+  created BIGINT NOT NULL DEFAULT 0,
+  refreshed BIGINT NOT NULL DEFAULT 0,
+  duplicate BIGINT NOT NULL DEFAULT 0,
+  invalid BIGINT NOT NULL DEFAULT 0,
+  invalid_json TEXT COLLATE "C" NOT NULL DEFAULT '[]',
+  error TEXT COLLATE "C" NOT NULL DEFAULT '',
+  created_at BIGINT NOT NULL,
+  fed_at BIGINT
+);
+CREATE INDEX run_feeds_pending ON run_feeds(host, created_at) WHERE status = 'pending';
+CREATE FUNCTION orrery_run_feed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO run_feeds (run_id, route_id, host, created_at)
+    SELECT NEW.id, feed_route_id, NEW.host, NEW.updated_at FROM loops
+    WHERE id = NEW.loop_id AND feed_route_id != ''
+    ON CONFLICT (run_id) DO NOTHING;
+  RETURN NULL;
+END;
+$$;
+CREATE TRIGGER runs_feed AFTER UPDATE OF status ON runs FOR EACH ROW
+  WHEN (NEW.status = 'succeeded' AND OLD.status IS DISTINCT FROM 'succeeded')
+  EXECUTE FUNCTION orrery_run_feed();
+)sql";
+
 // From PostgreSQL 10 the number is major * 10000 + minor (110005 is 11.5);
 // before, major * 10000 + minor * 100 + patch (90624 is 9.6.24).
 std::string server_version_text(int version) {
@@ -494,6 +529,7 @@ const std::vector<Migration>& migrations() {
       {7, "workflows: specs, runs, steps, attempts and events", kVersion7},
       {8, "claims from runs alone: each pending run carries its loop's claim terms", kVersion8},
       {9, "admission: routes, invocations and work items", kVersion9},
+      {10, "feeds: a loop's succeeded runs enqueue work items on a route", kVersion10},
 
   };
   return list;

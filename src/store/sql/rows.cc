@@ -234,6 +234,11 @@ const std::vector<LoopColumn> kLoopColumns = {
        l.log_limit_bytes = r.int64(c);
        return Ok{};
      }},
+    {"feed_route_id", [](S& s, int i, const Loop& l) { s.bind(i, l.feed_route_id); },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.feed_route_id = r.text(c);
+       return Ok{};
+     }},
     {"expires_at", [](S& s, int i, const Loop& l) { s.bind(i, l.expires_at); },
      [](const S& r, int c, Loop& l) -> Status {
        l.expires_at = r.optional_int64(c);

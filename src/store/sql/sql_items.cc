@@ -141,12 +141,10 @@ std::string effective_priority_sql() {
 
 }  // namespace
 
-Result<Enqueued> SqlStore::enqueue_item(const WorkItem& given, TimeMs now) {
-  if (auto valid = check_item_fields(given); !valid) return valid.error();
-  auto transaction = sql::Transaction::begin(*db_);
-  if (!transaction) return transaction.error();
-  auto route_status = locked_route_status(*db_, given.route_id);
-  if (!route_status) return route_status.error();
+// Within a transaction that holds its route's share lock (route_status):
+// creates, refreshes or reports the item.
+Result<Enqueued> SqlStore::enqueue_locked(const WorkItem& given, RouteStatus route_status,
+                                          TimeMs now) {
   for (int tries = 0; tries < kMaxEnqueueTries; ++tries) {
     auto existing = locked_item(*db_, given.route_id, given.key);
     if (!existing) return existing.error();
@@ -155,7 +153,6 @@ Result<Enqueued> SqlStore::enqueue_item(const WorkItem& given, TimeMs now) {
     if (outcome == EnqueueOutcome::kDuplicate) {
       auto item = one_item(*db_, (*existing)->id);
       if (!item) return item.error();
-      if (auto status = (*transaction)->commit(); !status) return status.error();
       return Enqueued{std::move(*item), outcome};
     }
     auto invocation = write_invocation(*db_, given.invocation, new_id(now), now);
@@ -164,7 +161,7 @@ Result<Enqueued> SqlStore::enqueue_item(const WorkItem& given, TimeMs now) {
     if (outcome == EnqueueOutcome::kCreated) {
       item_id = new_id(now);
       const ItemStatus status =
-          *route_status == RouteStatus::kPaused ? ItemStatus::kDeferred : ItemStatus::kQueued;
+          route_status == RouteStatus::kPaused ? ItemStatus::kDeferred : ItemStatus::kQueued;
       auto insert = db_->prepare(
           "INSERT INTO work_items (id, route_id, item_key, invocation_id, status, priority, "
           "project, item_group, queued_at, input_json, created_at, updated_at) VALUES (?1, ?2, "
@@ -216,12 +213,55 @@ Result<Enqueued> SqlStore::enqueue_item(const WorkItem& given, TimeMs now) {
     }
     auto item = one_item(*db_, item_id);
     if (!item) return item.error();
-    if (auto status = notify_daemons(); !status) return status.error();
-    if (auto status = (*transaction)->commit(); !status) return status.error();
     return Enqueued{std::move(*item), outcome};
   }
   return unavailable_error("the key '" + visible(given.key) +
                            "' kept changing under concurrent enqueues; try again");
+}
+
+Result<Enqueued> SqlStore::enqueue_item(const WorkItem& given, TimeMs now) {
+  auto enqueued = enqueue_items({given}, now);
+  if (!enqueued) return enqueued.error();
+  return std::move(enqueued->front());
+}
+
+Result<std::vector<Enqueued>> SqlStore::enqueue_items(const std::vector<WorkItem>& items,
+                                                      TimeMs now) {
+  for (const WorkItem& item : items) {
+    if (auto valid = check_item_fields(item); !valid) return valid.error();
+  }
+  auto transaction = sql::Transaction::begin(*db_);
+  if (!transaction) return transaction.error();
+  auto enqueued = enqueue_in_transaction(items, now);
+  if (!enqueued) return enqueued.error();
+  if (auto status = (*transaction)->commit(); !status) return status.error();
+  return enqueued;
+}
+
+// Within an open transaction: each item enqueued in order, each route read
+// (and share-locked) once; the daemons are told when anything changed.
+Result<std::vector<Enqueued>> SqlStore::enqueue_in_transaction(const std::vector<WorkItem>& items,
+                                                               TimeMs now) {
+  std::map<std::string, RouteStatus> routes;
+  std::vector<Enqueued> enqueued;
+  enqueued.reserve(items.size());
+  bool changed = false;
+  for (const WorkItem& item : items) {
+    auto route = routes.find(item.route_id);
+    if (route == routes.end()) {
+      auto status = locked_route_status(*db_, item.route_id);
+      if (!status) return status.error();
+      route = routes.emplace(item.route_id, *status).first;
+    }
+    auto one = enqueue_locked(item, route->second, now);
+    if (!one) return one.error();
+    changed = changed || one->outcome != EnqueueOutcome::kDuplicate;
+    enqueued.push_back(std::move(*one));
+  }
+  if (changed) {
+    if (auto status = notify_daemons(); !status) return status.error();
+  }
+  return enqueued;
 }
 
 Result<std::optional<WorkItem>> SqlStore::get_item(const std::string& id) {

@@ -204,6 +204,21 @@ Result<std::vector<std::string>> SqlStore::delete_route(const std::string& id, b
                    [&](sql::Statement& s) { s.bind(1, id); });
   if (!current) return current.error();
   if (current->empty()) return not_found_error("no route has the id '" + id + "'");
+  {
+    // A loop that feeds the route keeps it (docs/admission.md, "Feeds").
+    auto feeders =
+        db_->prepare("SELECT name FROM loops WHERE feed_route_id = ?1 ORDER BY name LIMIT 1");
+    if (!feeders) return feeders.error();
+    (*feeders)->bind(1, id);
+    auto row = (*feeders)->step();
+    if (!row) return row.error();
+    if (*row) {
+      const std::string loop = visible((*feeders)->text(0));
+      return conflict_error("route '" + visible(current->front().name) + "' is fed by loop " +
+                            loop + "; give it another route (orrery edit " + loop +
+                            " --feed ROUTE or --no-feed) or remove it first");
+    }
+  }
   std::vector<std::string> runs;
   std::string holders;
   {

@@ -127,6 +127,8 @@ class SqlStore : public Store {
   Result<std::vector<std::string>> delete_route(const std::string& id, bool force) override;
   Result<std::optional<std::string>> route_of_workflow(const std::string& workflow_id) override;
   Result<Enqueued> enqueue_item(const WorkItem& item, TimeMs now) override;
+  Result<std::vector<Enqueued>> enqueue_items(const std::vector<WorkItem>& items,
+                                              TimeMs now) override;
   Result<std::optional<WorkItem>> get_item(const std::string& id) override;
   Result<WorkItem> resolve_item(const std::string& text) override;
   Result<std::vector<WorkItem>> list_items(const ItemFilter& filter) override;
@@ -147,6 +149,12 @@ class SqlStore : public Store {
   Result<std::vector<FinishedItemRun>> finished_item_runs(int limit) override;
   Status settle_item(const ItemSettlement& settlement, TimeMs now, const Fence& fence) override;
   Result<std::int64_t> prune_items(TimeMs before) override;
+  Result<std::vector<RunFeed>> pending_feeds(const std::string& host, int limit) override;
+  Result<RunFeed> record_feed(const std::string& run_id, const ItemLines& lines,
+                              TimeMs now) override;
+  Result<RunFeed> fail_feed(const std::string& run_id, const std::string& error,
+                            TimeMs now) override;
+  Result<std::optional<RunFeed>> get_feed(const std::string& run_id) override;
 
   Status register_runner(const RunnerRecord& runner, TimeMs now) override;
 
@@ -165,6 +173,11 @@ class SqlStore : public Store {
   sql::Connection& connection() { return *db_; }
 
  private:
+  Result<RunFeed> take_feed(const std::string& run_id, TimeMs now);
+  Status close_feed(const RunFeed& feed, TimeMs now);
+  Result<Enqueued> enqueue_locked(const WorkItem& given, RouteStatus route_status, TimeMs now);
+  Result<std::vector<Enqueued>> enqueue_in_transaction(const std::vector<WorkItem>& items,
+                                                       TimeMs now);
   // `now`, or the database server's clock when it has one and callers' clocks
   // are not trusted (docs/storage.md, "Whose clock"): read from the server at
   // most once per kServerClockReuseMs, in between carried forward by this

@@ -370,6 +370,36 @@ CREATE INDEX work_items_finished ON work_items(updated_at)
 ALTER TABLE workflow_runs ADD COLUMN item_id TEXT NOT NULL DEFAULT '';
 )sql";
 
+// Feeds (docs/admission.md, "Feeds"): a loop may feed a route; a run of it
+// that succeeds gets a pending feed, written with its finish by a trigger,
+// which a daemon on the run's host turns into work items.
+constexpr const char* kFeeds = R"sql(
+ALTER TABLE loops ADD COLUMN feed_route_id TEXT NOT NULL DEFAULT '';
+CREATE INDEX loops_feed ON loops(feed_route_id) WHERE feed_route_id != '';
+CREATE TABLE run_feeds (
+  run_id TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+  route_id TEXT NOT NULL,
+  host TEXT NOT NULL DEFAULT '',
+  status TEXT NOT NULL DEFAULT 'pending',
+  created INTEGER NOT NULL DEFAULT 0,
+  refreshed INTEGER NOT NULL DEFAULT 0,
+  duplicate INTEGER NOT NULL DEFAULT 0,
+  invalid INTEGER NOT NULL DEFAULT 0,
+  invalid_json TEXT NOT NULL DEFAULT '[]',
+  error TEXT NOT NULL DEFAULT '',
+  created_at INTEGER NOT NULL,
+  fed_at INTEGER
+);
+CREATE INDEX run_feeds_pending ON run_feeds(host, created_at) WHERE status = 'pending';
+CREATE TRIGGER runs_feed AFTER UPDATE OF status ON runs
+  WHEN NEW.status = 'succeeded' AND OLD.status IS NOT 'succeeded'
+BEGIN
+  INSERT OR IGNORE INTO run_feeds (run_id, route_id, host, created_at)
+    SELECT NEW.id, feed_route_id, NEW.host, NEW.updated_at FROM loops
+    WHERE id = NEW.loop_id AND feed_route_id != '';
+END;
+)sql";
+
 // The schema version and whether the file holds any table, read together
 // (one statement, one snapshot: another process's migration cannot fall
 // between the two).
@@ -445,6 +475,7 @@ const std::vector<Migration>& migrations() {
       {7, "workflows: specs, runs, steps, attempts and events", kWorkflows},
       {8, "claims from runs alone: each pending run carries its loop's claim terms", kClaimTerms},
       {9, "admission: routes, invocations and work items", kAdmission},
+      {10, "feeds: a loop's succeeded runs enqueue work items on a route", kFeeds},
 
   };
   return list;
