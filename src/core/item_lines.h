@@ -26,6 +26,7 @@ struct ItemLine {
 struct InvalidLine {
   int line = 0;
   std::string error;
+  friend bool operator==(const InvalidLine&, const InvalidLine&) = default;
 };
 
 struct ItemLines {

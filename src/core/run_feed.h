@@ -42,6 +42,7 @@ struct RunFeed {
   std::string error;                       // when failed
   TimeMs created_at = 0;
   std::optional<TimeMs> fed_at;
+  friend bool operator==(const RunFeed&, const RunFeed&) = default;
 };
 
 }  // namespace orrery

@@ -391,3 +391,52 @@ TEST(LoopEdit, ALoneScheduleModifierChangesJustThatPart) {
 
 }  // namespace
 }  // namespace orrery
+
+namespace orrery {
+namespace {
+
+TEST(LoopEdit, AFeedIsSetKeptByOtherEditsMovedAndRemoved) {
+  LoopSpec feeding;
+  feeding.feed = "inbox";
+  auto fed = edit(every_hour(), feeding);
+  ASSERT_TRUE(fed.ok()) << fed.error().message;
+  EXPECT_EQ(fed->loop.feed_route_id, "inbox");
+
+  LoopSpec other;
+  other.every = "2h";
+  auto kept = edit(fed->loop, other);
+  ASSERT_TRUE(kept.ok()) << kept.error().message;
+  EXPECT_EQ(kept->loop.feed_route_id, "inbox");
+
+  LoopSpec moved;
+  moved.feed = "triage";
+  EXPECT_EQ(edit(kept->loop, moved)->loop.feed_route_id, "triage");
+
+  LoopSpec removed;
+  removed.no_feed = true;
+  auto none = edit(kept->loop, removed);
+  ASSERT_TRUE(none.ok()) << none.error().message;
+  EXPECT_TRUE(none->loop.feed_route_id.empty());
+
+  LoopSpec both;
+  both.feed = "inbox";
+  both.no_feed = true;
+  auto refused = edit(kept->loop, both);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("not both"), std::string::npos);
+}
+
+TEST(LoopEdit, AFeedingLoopCannotBecomeAWorkflowLoop) {
+  LoopSpec feeding;
+  feeding.feed = "inbox";
+  const Loop fed = edit(every_hour(), feeding)->loop;
+  LoopSpec workflow;
+  workflow.workflow = "triage";
+  auto refused = edit(fed, workflow);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("--feed inbox needs a command"), std::string::npos)
+      << refused.error().message;
+}
+
+}  // namespace
+}  // namespace orrery

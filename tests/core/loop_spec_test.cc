@@ -563,3 +563,38 @@ TEST(LoopSpecLogLimit, ParsedWithinItsRange) {
 
 }  // namespace
 }  // namespace orrery
+
+namespace orrery {
+namespace {
+
+TEST(LoopSpec, AFeedNeedsATargetWithOutputOfItsOwn) {
+  for (const bool workflow : {false, true}) {
+    LoopSpec spec;
+    spec.name = "issues";
+    spec.every = "5m";
+    spec.feed = "inbox";
+    if (workflow) {
+      spec.workflow = "triage";
+    } else {
+      spec.shell = "gh issue list";
+    }
+    auto built = build_loop(spec, kId, kNow, TimeZone::utc());
+    EXPECT_EQ(built.ok(), !workflow);
+    if (built) {
+      EXPECT_EQ(built->loop.feed_route_id, "inbox");
+    } else {
+      EXPECT_EQ(built.error().code, ErrorCode::kUsage);
+    }
+  }
+  LoopSpec bad;
+  bad.name = "issues";
+  bad.every = "5m";
+  bad.shell = "true";
+  bad.feed = "in\xffox";
+  auto refused = build_loop(bad, kId, kNow, TimeZone::utc());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("--feed"), std::string::npos) << refused.error().message;
+}
+
+}  // namespace
+}  // namespace orrery
