@@ -242,5 +242,66 @@ TEST_F(Admission, BadInputIsRefusedWithItsExitCodeAndStoresNothing) {
   EXPECT_EQ(items().size(), 3u);
 }
 
+TEST_F(Admission, AFeedEnqueuesTheValidLinesOfASucceededRunReportsTheRestAndRepeatsNothing) {
+  workflow("work", "true");
+  json_of({"route", "add", "r", "--workflow", "work"});
+  // Five items, the first again, two invalid lines and a blank one.
+  std::string lines;
+  for (const char* key : {"1", "2", "3", "4", "5"}) {
+    lines += json{{"key", key}, {"intent", std::string("issue ") + key}}.dump() + "\n";
+  }
+  lines += "{\"key\": \"1\", \"priority\": 9}\nnot json\n\n{\"key\": \"6\", \"colour\": 1}\n";
+  const std::string printer = write_file("issues.jsonl", lines);
+  json_of({"add", "issues", "--every", "1h", "--feed", "r", "--shell", "cat " + printer});
+  json_of({"add", "broken", "--every", "1h", "--feed", "r", "--shell",
+           "echo '{\"key\": \"never\"}'; exit 1"});
+  EXPECT_EQ(json_of({"show", "issues"})["feed_route_id"], json_of({"route", "show", "r"})["id"]);
+  start_daemon();
+
+  const auto fed = [&](const std::string& run_id) {
+    json feed;
+    EXPECT_TRUE(eventually([&] {
+      feed = json_of({"run", "show", run_id})["feed"];
+      return feed.is_object() && feed["status"] == "fed";
+    })) << feed.dump();
+    return feed;
+  };
+  const json first = fed(json_of({"trigger", "issues", "--wait"})["id"]);
+  EXPECT_EQ(first["route_name"], "r");
+  EXPECT_EQ(first["created"], 5);
+  EXPECT_EQ(first["refreshed"], 1);
+  EXPECT_EQ(first["duplicate"], 0);
+  EXPECT_EQ(first["invalid"], 2);
+  ASSERT_EQ(first["invalid_lines"].size(), 2u);
+  EXPECT_EQ(first["invalid_lines"][0]["line"], 7);
+  EXPECT_EQ(first["invalid_lines"][1]["line"], 9);
+  EXPECT_NE(first["invalid_lines"][1]["error"].get<std::string>().find("colour"),
+            std::string::npos);
+  ASSERT_TRUE(all_items({"succeeded"})) << items().dump();
+  EXPECT_EQ(items().size(), 5u);
+  EXPECT_EQ(item("r/1")["priority"], 9);
+  EXPECT_EQ(item("r/3")["invocation"]["intent"], "issue 3");
+
+  // A failed run feeds nothing; the same lines again change nothing.
+  const RunResult failed = run({"--json", "trigger", "broken", "--wait"});
+  EXPECT_EQ(failed.exit_code, 1) << failed.err;
+  EXPECT_TRUE(json::parse(failed.out)["feed"].is_null()) << failed.out;
+  const std::string again = json_of({"trigger", "issues", "--wait"})["id"];
+  const json second = fed(again);
+  EXPECT_EQ(second["created"], 0);
+  EXPECT_EQ(second["refreshed"], 0);
+  EXPECT_EQ(second["duplicate"], 6);
+  EXPECT_EQ(second["invalid"], 2);
+  EXPECT_EQ(items().size(), 5u);
+  EXPECT_EQ(json_of({"workflow", "runs"}).size(), 5u);
+  const RunResult shown = run({"run", "show", again});
+  EXPECT_NE(shown.out.find("route r: 0 created, 0 refreshed, 6 duplicate, 2 invalid"),
+            std::string::npos)
+      << shown.out;
+  EXPECT_NE(shown.out.find("line 7: not valid JSON"), std::string::npos) << shown.out;
+  // The route stays while a loop feeds it.
+  EXPECT_EQ(run({"route", "rm", "r", "--force"}).exit_code, 4);
+}
+
 }  // namespace
 }  // namespace orrery
