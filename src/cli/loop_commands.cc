@@ -523,11 +523,24 @@ Result<int> prune_runs(const PruneArgs& args, const Context& context) {
     return Error{dirs.error().code, "deleted " + std::to_string(summary->runs) +
                                         " finished runs, but " + dirs.error().message};
   }
+  // Finished work items go by age only (docs/admission.md, "Pruning").
+  std::int64_t items = 0;
+  if (options.older_than) {
+    auto pruned = opened->store->prune_items(context.now - *options.older_than, args.dry_run);
+    if (!pruned) {
+      return Error{pruned.error().code,
+                   "deleted " + std::to_string(summary->runs) +
+                       " finished runs, but no work item: " + pruned.error().message};
+    }
+    items = *pruned;
+  }
   if (context.globals.json) {
-    *context.out << json_text({{"dry_run", args.dry_run}, {"runs", summary->runs}}) << '\n';
+    *context.out << json_text(
+                        {{"dry_run", args.dry_run}, {"runs", summary->runs}, {"items", items}})
+                 << '\n';
   } else {
     *context.out << (args.dry_run ? "would delete " : "deleted ") << summary->runs
-                 << " finished runs\n";
+                 << " finished runs and " << items << " finished work items\n";
   }
   return kExitOk;
 }

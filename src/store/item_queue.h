@@ -67,8 +67,9 @@ class ItemQueue {
                                        TimeMs now) = 0;
 
   // Deletes finished items (succeeded, dead_letter, cancelled) last
-  // changed before `before`, and the invocations no item uses: the count.
-  virtual Result<std::int64_t> prune_items(TimeMs before) = 0;
+  // changed before `before`, and the invocations no item uses: the count
+  // of items (a dry run counts them and deletes nothing).
+  virtual Result<std::int64_t> prune_items(TimeMs before, bool dry_run) = 0;
 };
 
 }  // namespace orrery

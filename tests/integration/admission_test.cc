@@ -5,6 +5,7 @@
 // and the commands' refusals.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <set>
 #include <thread>
@@ -301,6 +302,67 @@ TEST_F(Admission, AFeedEnqueuesTheValidLinesOfASucceededRunReportsTheRestAndRepe
   EXPECT_NE(shown.out.find("line 7: not valid JSON"), std::string::npos) << shown.out;
   // The route stays while a loop feeds it.
   EXPECT_EQ(run({"route", "rm", "r", "--force"}).exit_code, 4);
+}
+
+TEST_F(Admission, AnItemWaitsOutItsProvidersCooldownNamingItAndIsAdmittedAfter) {
+  // A fake claude on PATH for the daemon and the runs it starts.
+  const std::string bin = tmp_ + "/bin";
+  std::filesystem::create_directories(bin);
+  write_file("bin/claude",
+             "#!/bin/sh\ncat > /dev/null\necho '{\"type\":\"result\",\"result\":\"done\"}'\n");
+  std::filesystem::permissions(bin + "/claude", std::filesystem::perms::owner_all);
+  struct PathGuard {
+    std::string path = std::getenv("PATH");
+    ~PathGuard() { setenv("PATH", path.c_str(), 1); }
+  } guard;
+  setenv("PATH", (bin + ":" + guard.path).c_str(), 1);
+  create("ask",
+         "name: ask\nsteps:\n  - {id: a, target: {type: agent, provider: claude, "
+         "prompt: fix it}}\n");
+  json_of({"route", "add", "r", "--workflow", "ask"});
+  json_of({"enqueue", "r", "--key", "k"});
+  const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  sql("INSERT INTO cooldowns (account, until_at, hits, reason, updated_at) VALUES ('claude', " +
+      std::to_string(now + 3000) + ", 1, 'usage limit', " + std::to_string(now) + ")");
+  start_daemon();
+  const json waiting = item("r/k");
+  EXPECT_EQ(waiting["status"], "queued");
+  EXPECT_EQ(waiting["waiting_on"].get<std::string>().rfind("claude cooldown until ", 0), 0u)
+      << waiting.dump();
+  EXPECT_EQ(waiting["attempts"], 0);
+  ASSERT_TRUE(all_items({"succeeded"}, std::chrono::seconds(20))) << items().dump();
+  const json done = item("r/k");
+  EXPECT_EQ(done["attempts"], 1);
+  EXPECT_GE(time_ms(json_of({"workflow", "runs"})[0]["created_at"]), now + 3000);
+}
+
+TEST_F(Admission, PruneDeletesOnlyFinishedItemsOlderThanItsAgeAndADryRunCountsThem) {
+  workflow("work", "true");
+  json_of({"route", "add", "r", "--workflow", "work"});
+  for (const char* key : {"old-done", "old-cancelled", "old-queued", "new-done"}) {
+    json_of({"enqueue", "r", "--key", key});
+  }
+  json_of({"item", "cancel", "r/old-cancelled"});
+  start_daemon();
+  ASSERT_TRUE(all_items({"succeeded", "cancelled"})) << items().dump();
+  stop_daemon();
+  json_of({"enqueue", "r", "--key", "old-queued"});
+  // Three items last changed two days ago, one of them queued again.
+  sql("UPDATE work_items SET updated_at = updated_at - 172800000 WHERE item_key LIKE 'old-%'");
+  sql("UPDATE work_items SET status = 'queued' WHERE item_key = 'old-queued'");
+  const json dry = json_of({"prune", "--older-than", "1d", "--dry-run"});
+  EXPECT_EQ(dry["items"], 2);
+  EXPECT_EQ(items().size(), 4u);
+  const json pruned = json_of({"prune", "--older-than", "1d"});
+  EXPECT_EQ(pruned["items"], 2);
+  std::set<std::string> kept;
+  for (const json& it : items()) kept.insert(it["key"].get<std::string>());
+  EXPECT_EQ(kept, (std::set<std::string>{"old-queued", "new-done"}));
+  EXPECT_EQ(json_of({"prune", "--keep", "1"})["items"], 0);  // items go by age only
+  const RunResult human = run({"prune", "--older-than", "1d", "--dry-run"});
+  EXPECT_EQ(human.out, "would delete 0 finished runs and 0 finished work items\n");
 }
 
 }  // namespace

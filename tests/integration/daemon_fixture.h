@@ -12,7 +12,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -281,19 +280,6 @@ class DaemonFixture : public HomeFixture {
           return true;
         },
         limit, milliseconds(50));
-  }
-
-  // Runs raw SQL on the database, as another program would.
-  void sql(const std::string& text) const {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open((home_ + "/orrery.db").c_str(), &db), SQLITE_OK);
-    sqlite3_busy_timeout(db, 5000);
-    char* error = nullptr;
-    EXPECT_EQ(sqlite3_exec(db, text.c_str(), nullptr, nullptr, &error), SQLITE_OK)
-        << (error ? error : "") << "\n"
-        << text;
-    sqlite3_free(error);
-    sqlite3_close(db);
   }
 
   // The loop's next slot moved to `when`, as if no daemon had run since

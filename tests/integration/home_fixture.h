@@ -4,6 +4,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 
 #include <filesystem>
@@ -33,6 +34,19 @@ class HomeFixture : public ::testing::Test {
     Args full{"--home", home_};
     full.insert(full.end(), args.begin(), args.end());
     return full;
+  }
+
+  // Runs raw SQL on the database, as another program would.
+  void sql(const std::string& text) const {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((home_ + "/orrery.db").c_str(), &db), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    char* error = nullptr;
+    EXPECT_EQ(sqlite3_exec(db, text.c_str(), nullptr, nullptr, &error), SQLITE_OK)
+        << (error ? error : "") << "\n"
+        << text;
+    sqlite3_free(error);
+    sqlite3_close(db);
   }
 
   // Runs orrery with --home.

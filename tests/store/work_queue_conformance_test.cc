@@ -525,13 +525,15 @@ TEST_P(WorkQueueStore, PruningRemovesOnlyOldFinishedItemsAndTheInvocationsNoneUs
   ok_value(store_->cancel_item(old_done.id, "", kNow + 1));
   start(old_running);
   ok_value(store_->cancel_item(new_done.id, "", kNow + 500));
-  EXPECT_EQ(ok_value(store_->prune_items(kNow + 100)), 1);
+  EXPECT_EQ(ok_value(store_->prune_items(kNow + 100, true)), 1);
+  EXPECT_TRUE(ok_value(store_->get_item(old_done.id)).has_value());  // a dry run deletes nothing
+  EXPECT_EQ(ok_value(store_->prune_items(kNow + 100, false)), 1);
   EXPECT_FALSE(ok_value(store_->get_item(old_done.id)).has_value());
   for (const WorkItem& kept : {old_queued, old_running, new_done}) {
     EXPECT_TRUE(ok_value(store_->get_item(kept.id)).has_value()) << kept.key;
   }
   EXPECT_EQ(invocation_rows(*store_), 3);
-  EXPECT_EQ(ok_value(store_->prune_items(kNow + 100)), 0);
+  EXPECT_EQ(ok_value(store_->prune_items(kNow + 100, false)), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, WorkQueueStore, backends(), backend_name);

@@ -389,7 +389,16 @@ Result<WorkItem> SqlStore::cancel_item(const std::string& id, const std::string&
   return after;
 }
 
-Result<std::int64_t> SqlStore::prune_items(TimeMs before) {
+Result<std::int64_t> SqlStore::prune_items(TimeMs before, bool dry_run) {
+  if (dry_run) {
+    auto count = db_->prepare(std::string("SELECT COUNT(*) FROM work_items WHERE status IN (") +
+                              sql::kFinishedItemStatuses + ") AND updated_at < ?1");
+    if (!count) return count.error();
+    (*count)->bind(1, before);
+    auto row = (*count)->step();
+    if (!row) return row.error();
+    return (*count)->int64(0);
+  }
   auto transaction = sql::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
   auto remove = db_->prepare(std::string("DELETE FROM work_items WHERE status IN (") +

@@ -148,7 +148,7 @@ class SqlStore : public Store {
                                const Fence& fence) override;
   Result<std::vector<FinishedItemRun>> finished_item_runs(int limit) override;
   Status settle_item(const ItemSettlement& settlement, TimeMs now, const Fence& fence) override;
-  Result<std::int64_t> prune_items(TimeMs before) override;
+  Result<std::int64_t> prune_items(TimeMs before, bool dry_run) override;
   Result<std::vector<RunFeed>> pending_feeds(const std::string& host, int limit) override;
   Result<RunFeed> record_feed(const std::string& run_id, const ItemLines& lines,
                               TimeMs now) override;
