@@ -9,6 +9,7 @@
 #include "cli/store_access.h"
 #include "core/duration.h"
 #include "core/text.h"
+#include "core/work_item_json.h"
 
 namespace orrery::cli {
 namespace {
@@ -38,7 +39,12 @@ struct Snapshot {
   std::optional<NextDue> next_due;
   std::vector<Cooldown> cooldowns;
   std::vector<RunnerRecord> runners;
+  std::vector<Route> routes;                // by name
+  std::map<std::string, ItemCounts> items;  // by route id
 };
+
+// At most this many routes are listed; `orrery route ls` lists them all.
+constexpr size_t kRoutesShown = 50;
 
 // A lease is held while it has not expired.
 bool held(const Snapshot& snapshot, TimeMs now) {
@@ -106,6 +112,12 @@ Result<Snapshot> read_snapshot(Store& store, TimeMs now) {
   auto runners = store.list_runners();
   if (!runners) return runners.error();
   snapshot.runners = std::move(*runners);
+  auto routes = store.list_routes();
+  if (!routes) return routes.error();
+  snapshot.routes = std::move(*routes);
+  auto items = store.count_items_by_route();
+  if (!items) return items.error();
+  snapshot.items = std::move(*items);
   return snapshot;
 }
 
@@ -160,8 +172,16 @@ nlohmann::json status_json(const Snapshot& snapshot, TimeMs now) {
                        {"last_seen_at", format_time(runner.last_seen_at)},
                        {"running", runner.running}});
   }
+  nlohmann::json routes = nlohmann::json::array();
+  for (const Route& route : snapshot.routes) {
+    auto counts = snapshot.items.find(route.id);
+    routes.push_back(route_json(route, counts == snapshot.items.end()
+                                           ? std::map<ItemStatus, std::int64_t>{}
+                                           : counts->second.by_status));
+  }
   return {{"daemon", daemon_json(snapshot, now)},
           {"runners", runners},
+          {"routes", routes},
           {"loops", loops},
           {"runs", runs},
           {"running", running},
@@ -238,6 +258,32 @@ void print_running(const Context& context, const Snapshot& snapshot) {
   if (more > 0) *context.out << format_count(more) << " more: orrery runs --status running\n";
 }
 
+// "inbox (paused): 3 deferred, 12 succeeded" — the statuses that have items.
+std::string route_line(const Route& route, const Snapshot& snapshot) {
+  std::string line = terminal_text(route.name);
+  if (route.status == RouteStatus::kPaused) line += " (paused)";
+  std::string depths;
+  auto counts = snapshot.items.find(route.id);
+  for (ItemStatus status : kItemStatuses) {
+    const std::int64_t count = counts == snapshot.items.end() ? 0 : counts->second.of(status);
+    if (count == 0) continue;
+    depths += (depths.empty() ? "" : ", ") + format_count(count) + " " + item_status_name(status);
+  }
+  return line + ": " + (depths.empty() ? "no items" : depths);
+}
+
+void add_route_rows(const Snapshot& snapshot,
+                    std::vector<std::pair<std::string, std::string>>& rows) {
+  if (snapshot.routes.empty()) rows.emplace_back("routes", "none");
+  for (size_t i = 0; i < snapshot.routes.size() && i < kRoutesShown; ++i) {
+    rows.emplace_back(i == 0 ? "routes" : "", route_line(snapshot.routes[i], snapshot));
+  }
+  if (snapshot.routes.size() > kRoutesShown) {
+    rows.emplace_back("", format_count(std::int64_t(snapshot.routes.size() - kRoutesShown)) +
+                              " more: orrery route ls");
+  }
+}
+
 void print_status(const Context& context, const Snapshot& snapshot) {
   const TimeMs now = context.now;
   std::vector<std::pair<std::string, std::string>> rows{{"daemon", daemon_line(snapshot, now)},
@@ -251,6 +297,7 @@ void print_status(const Context& context, const Snapshot& snapshot) {
                           std::to_string(runner.process.pid) + ", " + format_count(runner.running) +
                           " running, last seen " + format_relative(runner.last_seen_at, now));
   }
+  add_route_rows(snapshot, rows);
   if (snapshot.cooldowns.empty()) rows.emplace_back("cooldowns", "none");
   for (size_t i = 0; i < snapshot.cooldowns.size(); ++i) {
     rows.emplace_back(i == 0 ? "cooldowns" : "", cooldown_text(snapshot.cooldowns[i], now));

@@ -37,6 +37,11 @@ enum class ItemStatus {
   kCancelled,
 };
 
+// Every status, in the order of an item's life.
+inline constexpr ItemStatus kItemStatuses[] = {
+    ItemStatus::kQueued,    ItemStatus::kDeferred, ItemStatus::kAdmitted,   ItemStatus::kRunning,
+    ItemStatus::kSucceeded, ItemStatus::kFailed,   ItemStatus::kDeadLetter, ItemStatus::kCancelled};
+
 const char* item_status_name(ItemStatus status);
 Result<ItemStatus> parse_item_status(std::string_view text);
 

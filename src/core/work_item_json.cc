@@ -151,9 +151,7 @@ Status read_field(const std::string& name, const Json& value, WorkItem& item) {
 
 Json route_json(const Route& route, const std::map<ItemStatus, std::int64_t>& counts) {
   Json by_status = Json::object();
-  for (ItemStatus status : {ItemStatus::kQueued, ItemStatus::kDeferred, ItemStatus::kAdmitted,
-                            ItemStatus::kRunning, ItemStatus::kSucceeded, ItemStatus::kFailed,
-                            ItemStatus::kDeadLetter, ItemStatus::kCancelled}) {
+  for (ItemStatus status : kItemStatuses) {
     auto found = counts.find(status);
     by_status[item_status_name(status)] = found == counts.end() ? 0 : found->second;
   }

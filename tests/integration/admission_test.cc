@@ -282,6 +282,11 @@ TEST_F(Admission, AFeedEnqueuesTheValidLinesOfASucceededRunReportsTheRestAndRepe
   EXPECT_EQ(items().size(), 5u);
   EXPECT_EQ(item("r/1")["priority"], 9);
   EXPECT_EQ(item("r/3")["invocation"]["intent"], "issue 3");
+  const json routes = json_of({"status"})["routes"];
+  ASSERT_EQ(routes.size(), 1u);
+  EXPECT_EQ(routes[0]["counts"]["succeeded"], 5);
+  EXPECT_NE(run({"status"}).out.find("routes     r: 5 succeeded\n"), std::string::npos)
+      << run({"status"}).out;
 
   // A failed run feeds nothing; the same lines again change nothing.
   const RunResult failed = run({"--json", "trigger", "broken", "--wait"});
