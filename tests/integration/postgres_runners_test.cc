@@ -508,3 +508,88 @@ TEST_F(PostgresRunners, ALostRunnersLoopsEachCompleteASlotOnTheSurvivorWithinThe
 
 }  // namespace
 }  // namespace orrery
+
+namespace orrery {
+namespace {
+
+// The admission queue on a shared database (docs/admission.md): three
+// daemons, one of which admits; limits hold across them while the admitting
+// one is killed and replaced; one key enqueued at once from twenty commands
+// is one item.
+TEST_F(PostgresRunners, ThreeRunnersKeepEveryAdmissionLimitThroughATakeoverAndEnqueueOneKeyOnce) {
+  Runner& scheduler = start_runner("a");
+  start_runner("b");
+  start_runner("c");
+  ASSERT_TRUE(wait_until([&] {
+    return polled("SELECT pid FROM daemon_lease") == std::to_string(scheduler.pid);
+  })) << logs();
+  const std::string spec = tmp_ + "/work.yaml";
+  std::ofstream(spec) << "name: work\nsteps:\n  - id: s\n    target: {type: command, shell: "
+                         "true, command: 'sleep 0.2'}\n";
+  cli({"workflow", "create", spec});
+  cli({"route", "add", "r", "--workflow", "work", "--max-running", "3", "--max-per-project", "1"});
+
+  std::vector<std::thread> threads;
+  std::vector<RunResult> results(20);
+  for (int i = 0; i < 20; ++i) {
+    threads.emplace_back([&, i] {
+      results[i] = run_orrery({"--home", tmp_ + "/cli-" + std::to_string(i), "--db", url_, "--json",
+                               "enqueue", "r", "--key", "same", "--project", "web"});
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  std::map<std::string, int> outcomes;
+  for (const RunResult& result : results) {
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    ++outcomes[json::parse(result.out)["outcome"].get<std::string>()];
+  }
+  EXPECT_EQ(outcomes["created"], 1);
+  EXPECT_EQ(outcomes["created"] + outcomes["refreshed"] + outcomes["duplicate"], 20);
+
+  const std::vector<std::string> projects{"web", "api", "cli", "docs"};
+  std::string batch;
+  for (int i = 0; i < 30; ++i) {
+    const std::string& project = projects[i % 4];
+    batch += json{{"key", project + "-" + std::to_string(i)}, {"project", project}}.dump() + "\n";
+  }
+  const std::string batch_file = tmp_ + "/batch.jsonl";
+  std::ofstream(batch_file) << batch;
+  cli({"enqueue", "r", "--from-json", batch_file});
+
+  const auto holding = [&] {
+    return int_or_zero(
+        polled("SELECT count(*) FROM work_items WHERE status IN ('admitted', 'running')"));
+  };
+  const auto most_of_one_project = [&] {
+    return int_or_zero(
+        polled("SELECT COALESCE(max(n), 0) FROM (SELECT count(*) AS n FROM work_items "
+               "WHERE status IN ('admitted', 'running') GROUP BY project) AS p"));
+  };
+  const auto succeeded = [&] {
+    return int_or_zero(polled("SELECT count(*) FROM work_items WHERE status = 'succeeded'"));
+  };
+  int most = 0;
+  bool killed = false;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        most = std::max(most, holding());
+        EXPECT_LE(holding(), 3) << logs();
+        EXPECT_LE(most_of_one_project(), 1) << logs();
+        if (!killed && succeeded() >= 8) {
+          kill_now(scheduler);  // the admitting daemon, mid-queue
+          killed = true;
+        }
+        return succeeded() == 31;
+      },
+      std::chrono::seconds(90)))
+      << logs();
+  EXPECT_TRUE(killed);
+  EXPECT_GE(most, 1);
+  EXPECT_NE(polled("SELECT pid FROM daemon_lease"), std::to_string(scheduler.pid));
+  // No item lost, none run twice, no attempt spent on the takeover.
+  EXPECT_EQ(polled("SELECT count(*) FROM workflow_runs"), "31");
+  EXPECT_EQ(polled("SELECT max(attempts) FROM work_items"), "1");
+}
+
+}  // namespace
+}  // namespace orrery
