@@ -25,7 +25,11 @@ std::string named_keys(const Holders& holders) {
   return text;
 }
 
-std::string items_word(const Holders& holders) { return holders.count() == 1 ? "item " : "items "; }
+std::string holders_text(const Holders& holders) {
+  return (holders.count() == 1 ? "item " : "items ") + named_keys(holders);
+}
+
+enum class Limit { kNone, kRoute, kProject, kGroup, kGlobal };
 
 class Capacity {
  public:
@@ -38,31 +42,39 @@ class Capacity {
     global_.keys.push_back(entry.key);
   }
 
-  // What full limit holds the entry back, or empty when every limit allows it.
-  std::string refusal(const QueueEntry& entry, const RouteLimits& route) {
-    const Holders& on_route = by_route_[entry.route_id];
-    if (on_route.count() >= route.max_running) {
-      return "route max_running " + std::to_string(route.max_running) + " reached (" +
-             items_word(on_route) + named_keys(on_route) + ")";
+  // The first full limit that holds the entry back.
+  Limit full_limit(const QueueEntry& entry, const RouteLimits& route) {
+    if (by_route_[entry.route_id].count() >= route.max_running) return Limit::kRoute;
+    if (!entry.project.empty() && route.max_per_project > 0 &&
+        by_project_[entry.project].count() >= route.max_per_project) {
+      return Limit::kProject;
     }
-    if (!entry.project.empty() && route.max_per_project > 0) {
-      const Holders& on_project = by_project_[entry.project];
-      if (on_project.count() >= route.max_per_project) {
+    if (!entry.group.empty() && route.max_per_group > 0 &&
+        by_group_[entry.group].count() >= route.max_per_group) {
+      return Limit::kGroup;
+    }
+    if (global_max_ > 0 && global_.count() >= global_max_) return Limit::kGlobal;
+    return Limit::kNone;
+  }
+
+  // "route max_running 2 reached (items A, B)" and the like.
+  std::string describe(Limit limit, const QueueEntry& entry, const RouteLimits& route) {
+    switch (limit) {
+      case Limit::kRoute:
+        return "route max_running " + std::to_string(route.max_running) + " reached (" +
+               holders_text(by_route_[entry.route_id]) + ")";
+      case Limit::kProject:
         return "project " + entry.project + " at max_per_project " +
-               std::to_string(route.max_per_project) + " (" + items_word(on_project) +
-               named_keys(on_project) + ")";
-      }
-    }
-    if (!entry.group.empty() && route.max_per_group > 0) {
-      const Holders& on_group = by_group_[entry.group];
-      if (on_group.count() >= route.max_per_group) {
+               std::to_string(route.max_per_project) + " (" +
+               holders_text(by_project_[entry.project]) + ")";
+      case Limit::kGroup:
         return "group " + entry.group + " at max_per_group " + std::to_string(route.max_per_group) +
-               " (" + items_word(on_group) + named_keys(on_group) + ")";
-      }
-    }
-    if (global_max_ > 0 && global_.count() >= global_max_) {
-      return "global max_running " + std::to_string(global_max_) + " reached (" +
-             items_word(global_) + named_keys(global_) + ")";
+               " (" + holders_text(by_group_[entry.group]) + ")";
+      case Limit::kGlobal:
+        return "global max_running " + std::to_string(global_max_) + " reached (" +
+               holders_text(global_) + ")";
+      case Limit::kNone:
+        break;
     }
     return "";
   }
@@ -125,7 +137,7 @@ AdmissionPlan plan_admission(const AdmissionInput& input) {
     const auto found = routes.find(entry.route_id);
     const RouteLimits* route = found == routes.end() ? nullptr : found->second;
     if (std::string hold = standing_hold(entry, route, input.now); !hold.empty()) {
-      plan.waiting_on[entry.id] = std::move(hold);
+      if (input.explain) plan.waiting_on[entry.id] = std::move(hold);
       continue;
     }
     ranked.push_back(
@@ -134,12 +146,18 @@ AdmissionPlan plan_admission(const AdmissionInput& input) {
   }
   std::sort(ranked.begin(), ranked.end(), ranks_before);
   for (const Ranked& candidate : ranked) {
-    std::string refusal = capacity.refusal(*candidate.entry, *candidate.route);
-    if (refusal.empty() && static_cast<int>(plan.admit.size()) >= input.max_admissions) {
-      refusal = "next tick";
+    const Limit limit = capacity.full_limit(*candidate.entry, *candidate.route);
+    if (limit == Limit::kNone && static_cast<int>(plan.admit.size()) >= input.max_admissions) {
+      plan.more = true;
+      if (!input.explain) break;  // the rest wait for the next tick, whatever holds them
+      plan.waiting_on[candidate.entry->id] = "next tick";
+      continue;
     }
-    if (!refusal.empty()) {
-      plan.waiting_on[candidate.entry->id] = std::move(refusal);
+    if (limit != Limit::kNone) {
+      if (input.explain) {
+        plan.waiting_on[candidate.entry->id] =
+            capacity.describe(limit, *candidate.entry, *candidate.route);
+      }
       continue;
     }
     capacity.hold(*candidate.entry);

@@ -65,12 +65,17 @@ struct AdmissionInput {
   // At most this many admissions (the rest wait for the next tick).
   int max_admissions = 1000;
   TimeMs now = 0;
+  // Say what holds each candidate not admitted (`item show`); the daemon's
+  // plan only admits, and builds no reason.
+  bool explain = true;
 };
 
 struct AdmissionPlan {
   std::vector<std::string> admit;  // item ids, in admission order
-  // For each candidate not admitted: what holds it.
+  // For each candidate not admitted: what holds it (only when explained).
   std::map<std::string, std::string> waiting_on;
+  // A candidate no limit held waits for the next tick (max_admissions).
+  bool more = false;
 };
 
 AdmissionPlan plan_admission(const AdmissionInput& input);

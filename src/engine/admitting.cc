@@ -177,10 +177,9 @@ Result<AdmissionReport> run_admission(Store& store, const TickSettings& settings
   auto input = admission_input(store, store, std::move(*queue), admission.global_max_running, now);
   if (!input) return input.error();
   input->max_admissions = admission.max_admissions;
+  input->explain = false;
   const AdmissionPlan plan = plan_admission(*input);
-  for (const auto& [id, reason] : plan.waiting_on) {
-    if (reason == "next tick") report.more = true;
-  }
+  report.more = report.more || plan.more;
   if (!plan.admit.empty()) {
     auto admitted =
         store.admit_items(plan.admit, admission.global_max_running, now, settings.fence);

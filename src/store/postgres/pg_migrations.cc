@@ -472,7 +472,9 @@ class PgMigrations final : public sql::MigrationBackend {
 
 // Feeds (docs/admission.md, "Feeds"): a loop may feed a route; a run of it
 // that succeeds gets a pending feed, written with its finish by a trigger,
-// which a daemon on the run's host turns into work items.
+// which a daemon on the run's host turns into work items. And the indexes
+// that make an admission's limit counts read only the items holding
+// capacity, however many wait.
 constexpr const char* kVersion10 = R"sql(
 ALTER TABLE loops ADD COLUMN feed_route_id TEXT COLLATE "C" NOT NULL DEFAULT '';
 CREATE INDEX loops_feed ON loops(feed_route_id) WHERE feed_route_id != '';
@@ -491,6 +493,12 @@ CREATE TABLE run_feeds (
   fed_at BIGINT
 );
 CREATE INDEX run_feeds_pending ON run_feeds(host, created_at) WHERE status = 'pending';
+CREATE INDEX work_items_holding_route ON work_items(route_id)
+  WHERE status IN ('admitted', 'running');
+CREATE INDEX work_items_holding_project ON work_items(project)
+  WHERE status IN ('admitted', 'running');
+CREATE INDEX work_items_holding_group ON work_items(item_group)
+  WHERE status IN ('admitted', 'running');
 CREATE FUNCTION orrery_run_feed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO run_feeds (run_id, route_id, host, created_at)

@@ -372,7 +372,9 @@ ALTER TABLE workflow_runs ADD COLUMN item_id TEXT NOT NULL DEFAULT '';
 
 // Feeds (docs/admission.md, "Feeds"): a loop may feed a route; a run of it
 // that succeeds gets a pending feed, written with its finish by a trigger,
-// which a daemon on the run's host turns into work items.
+// which a daemon on the run's host turns into work items. And the indexes
+// that make an admission's limit counts read only the items holding
+// capacity, however many wait.
 constexpr const char* kFeeds = R"sql(
 ALTER TABLE loops ADD COLUMN feed_route_id TEXT NOT NULL DEFAULT '';
 CREATE INDEX loops_feed ON loops(feed_route_id) WHERE feed_route_id != '';
@@ -391,6 +393,12 @@ CREATE TABLE run_feeds (
   fed_at INTEGER
 );
 CREATE INDEX run_feeds_pending ON run_feeds(host, created_at) WHERE status = 'pending';
+CREATE INDEX work_items_holding_route ON work_items(route_id)
+  WHERE status IN ('admitted', 'running');
+CREATE INDEX work_items_holding_project ON work_items(project)
+  WHERE status IN ('admitted', 'running');
+CREATE INDEX work_items_holding_group ON work_items(item_group)
+  WHERE status IN ('admitted', 'running');
 CREATE TRIGGER runs_feed AFTER UPDATE OF status ON runs
   WHEN NEW.status = 'succeeded' AND OLD.status IS NOT 'succeeded'
 BEGIN
