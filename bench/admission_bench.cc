@@ -15,7 +15,9 @@
 //           --max-per-project 1: the daemon's admission step
 //           (engine/admitting.h run_admission, drivers not started): the
 //           first tick admits and publishes 100 (one per project), the next
-//           ones find every project full and admit none;
+//           ones find every project full and admit none — planned (a
+//           wake-up), and not planned (nothing changed: the daemon's usual
+//           tick);
 //           floor: SELECT of the queued rows' id, priority, project and
 //           queue time from `floor_items` into a vector (what any planner
 //           must read).
@@ -89,6 +91,7 @@ struct Place {
   std::string name;  // "sqlite" or "postgres"
   std::string dir;   // a temporary directory: the home (and the SQLite file)
   std::string url;   // PostgreSQL: the database's
+  int serial = 0;    // PostgreSQL: the database is admission_bench_<serial>
   std::unique_ptr<SqlStore> store;
 };
 
@@ -98,9 +101,17 @@ std::string temp_dir() {
   return pattern;
 }
 
+// The server's URL naming another database: its path replaced, its
+// parameters kept (postgresql:///postgres?host=/tmp/x -> ...///DB?host=...).
 std::string database_url(const std::string& server, const std::string& database) {
-  const size_t slash = server.rfind('/');
-  return server.substr(0, slash + 1) + database;
+  const size_t authority = server.find("://") + 3;
+  const size_t query = server.find('?', authority);
+  const size_t path_end = query == std::string::npos ? server.size() : query;
+  const size_t path = server.find('/', authority);
+  if (path == std::string::npos || path > path_end) {
+    return server.substr(0, path_end) + "/" + database + server.substr(path_end);
+  }
+  return server.substr(0, path + 1) + database + server.substr(path_end);
 }
 
 Place open_place(const Options& options, const std::string& backend, int serial) {
@@ -120,6 +131,7 @@ Place open_place(const Options& options, const std::string& backend, int serial)
     pqxx::nontransaction(server).exec("DROP DATABASE IF EXISTS " + database);
     pqxx::nontransaction(server).exec("CREATE DATABASE " + database);
     place.url = database_url(options.url, database);
+    place.serial = serial;
     PostgresOptions postgres;
     postgres.url = place.url;
     postgres.shown_url = place.url;
@@ -140,8 +152,8 @@ void close_place(Place& place, const Options& options) {
   place.store.reset();
   if (!place.url.empty()) {
     pqxx::connection server(options.url);
-    pqxx::nontransaction(server).exec("DROP DATABASE IF EXISTS " +
-                                      place.url.substr(place.url.rfind('/') + 1));
+    pqxx::nontransaction(server).exec("DROP DATABASE IF EXISTS admission_bench_" +
+                                      std::to_string(place.serial));
   }
   std::error_code ignored;
   std::filesystem::remove_all(place.dir, ignored);
@@ -242,7 +254,8 @@ struct TickFigures {
   double floor_ms = 0;
   double admitting_ms = 0;  // read, plan and the fenced admission of 100
   double starting_ms = 0;   // publishing and linking the 100 runs
-  double held_ms = 0;       // median of the held ticks
+  double held_ms = 0;       // median of the held ticks that plan
+  double quiet_ms = 0;      // median of the held ticks nothing woke (no plan)
   int admitted = 0;
 };
 
@@ -304,22 +317,27 @@ TickFigures tick(Place& place, const Options& options) {
   figures.starting_ms = ms_since(starting);
   if (first.started != figures.admitted) die("the starts do not match the admissions");
   std::vector<double> held;
+  std::vector<double> quiet;
+  AdmissionSettings unchanged = admission;
+  unchanged.plan = false;
   for (int t = 0; t < options.held_ticks; ++t) {
-    const auto again = Clock::now();
-    auto report =
-        must(run_admission(store, settings, admission, wall_clock_now(), no_driver, no_log),
-             "held tick");
-    held.push_back(ms_since(again));
-    if (report.admitted != 0) die("a held tick admitted " + std::to_string(report.admitted));
+    for (const AdmissionSettings* each : {&admission, &unchanged}) {
+      const auto again = Clock::now();
+      auto report = must(run_admission(store, settings, *each, wall_clock_now(), no_driver, no_log),
+                         "held tick");
+      (each == &admission ? held : quiet).push_back(ms_since(again));
+      if (report.admitted != 0) die("a held tick admitted " + std::to_string(report.admitted));
+    }
   }
   figures.held_ms = median(held);
+  figures.quiet_ms = median(quiet);
   return figures;
 }
 
 struct Samples {
   std::vector<double> single_floor, single_orrery, single_ratio;
   std::vector<double> batch_floor, batch_orrery, batch_ratio;
-  std::vector<double> tick_floor, tick_admitting, tick_starting, tick_held;
+  std::vector<double> tick_floor, tick_admitting, tick_starting, tick_held, tick_quiet;
   int admitted = 0;
 };
 
@@ -348,6 +366,7 @@ void measure(const Options& options, const std::string& backend, int run, Sample
     samples.tick_admitting.push_back(figures.admitting_ms);
     samples.tick_starting.push_back(figures.starting_ms);
     samples.tick_held.push_back(figures.held_ms);
+    samples.tick_quiet.push_back(figures.quiet_ms);
     samples.admitted = figures.admitted;
   });
   std::fprintf(stderr, "%s run %d done\n", backend.c_str(), run + 1);
@@ -367,9 +386,14 @@ void report(const std::string& backend, const Samples& s, const Options& options
       median(s.tick_admitting) / median(s.tick_floor));
   std::printf("| the same tick: publish and start the %d runs, ms | | %.2f | |\n", s.admitted,
               median(s.tick_starting));
-  std::printf("| tick, every project full (nothing admitted), ms | %.2f (read) | %.2f | %.2f |\n",
-              median(s.tick_floor), median(s.tick_held),
-              median(s.tick_held) / median(s.tick_floor));
+  std::printf(
+      "| tick, every project full, woken (plans, admits none), ms | %.2f (read) | %.2f "
+      "| %.2f |\n",
+      median(s.tick_floor), median(s.tick_held), median(s.tick_held) / median(s.tick_floor));
+  std::printf(
+      "| tick, every project full, nothing changed (no plan), ms | %.2f (read) | %.3f "
+      "| %.3f |\n",
+      median(s.tick_floor), median(s.tick_quiet), median(s.tick_quiet) / median(s.tick_floor));
 }
 
 Options parse_options(int argc, char** argv) {

@@ -161,6 +161,26 @@ Result<bool> start_item(Store& store, const TickSettings& settings, const WorkIt
   return false;
 }
 
+// Steps 2 and 3: the queue read, planned and admitted.
+Status plan_and_admit(Store& store, const TickSettings& settings,
+                      const AdmissionSettings& admission, TimeMs now, AdmissionReport& report) {
+  report.planned = true;
+  auto queue = store.read_admission_queue(now, settings.fence);
+  if (!queue) return queue.error();
+  if (queue->routes.empty()) return Ok{};
+  auto input = admission_input(store, store, std::move(*queue), admission.global_max_running, now);
+  if (!input) return input.error();
+  input->max_admissions = admission.max_admissions;
+  input->explain = false;
+  const AdmissionPlan plan = plan_admission(*input);
+  report.more = report.more || plan.more;
+  if (plan.admit.empty()) return Ok{};
+  auto admitted = store.admit_items(plan.admit, admission.global_max_running, now, settings.fence);
+  if (!admitted) return admitted.error();
+  report.admitted = int(admitted->size());
+  return Ok{};
+}
+
 }  // namespace
 
 Result<AdmissionReport> run_admission(Store& store, const TickSettings& settings,
@@ -170,21 +190,9 @@ Result<AdmissionReport> run_admission(Store& store, const TickSettings& settings
   auto settled = settle_finished(store, settings, now, report.more, log);
   if (!settled) return settled.error();
   report.settled = *settled;
-
-  auto queue = store.read_admission_queue(now, settings.fence);
-  if (!queue) return queue.error();
-  if (queue->routes.empty()) return report;
-  auto input = admission_input(store, store, std::move(*queue), admission.global_max_running, now);
-  if (!input) return input.error();
-  input->max_admissions = admission.max_admissions;
-  input->explain = false;
-  const AdmissionPlan plan = plan_admission(*input);
-  report.more = report.more || plan.more;
-  if (!plan.admit.empty()) {
-    auto admitted =
-        store.admit_items(plan.admit, admission.global_max_running, now, settings.fence);
+  if (admission.plan || report.settled > 0) {
+    auto admitted = plan_and_admit(store, settings, admission, now, report);
     if (!admitted) return admitted.error();
-    report.admitted = int(admitted->size());
   }
   // Every admitted item, those of an earlier daemon included, is started.
   auto to_start = store.admitted_items(admission.max_admissions);

@@ -32,6 +32,10 @@ struct AdmissionSettings {
   int global_max_running = 0;  // 0: no cap across routes
   // Admissions per tick at most (the rest the next tick, at once).
   int max_admissions = 100;
+  // Read and plan the queue. The daemon plans only when something the plan
+  // depends on may have changed (docs/admission.md, "Admission"); a tick
+  // that settles an item plans whatever this says.
+  bool plan = true;
 };
 
 struct AdmissionReport {
@@ -39,6 +43,10 @@ struct AdmissionReport {
   int admitted = 0;
   int started = 0;
   bool more = false;  // work was left for another tick at once
+  bool planned = false;
+  // The queue changed under this step (it settled, admitted or started):
+  // the next tick plans again.
+  bool changed() const { return settled > 0 || admitted > 0 || started > 0 || more; }
 };
 
 // Starts the driver of a run a work item's admission published.

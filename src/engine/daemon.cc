@@ -315,6 +315,7 @@ class Daemon {
   // takes it first: this daemon takes it again unless another one did.
   Status heartbeat_if_due() {
     if (!passed(timers_.heartbeat)) return Ok{};
+    admission_due_ = true;  // what no wake-up announced is planned within ttl/3
     if (auto same = check_database_files(); !same) return same;
     auto beat = store_.heartbeat_daemon_lease(lease_.lease_id, options_.lease_ttl_ms, now());
     if (!beat) {
@@ -352,13 +353,20 @@ class Daemon {
     if (options_.once) return false;
     AdmissionSettings admission;
     admission.global_max_running = options_.global_max_running;
+    if (wake_.item_retry && *wake_.item_retry <= at) admission_due_ = true;
+    admission.plan = admission_due_;
+    admission_due_ = false;  // a wake during the step sets it again
     auto report = run_admission(
         store_, settings_, admission, at,
         [this](const std::string& run_id) {
           return start_detached_driver(options_.location, run_id);
         },
         [this](const std::string& line) { log(line); });
-    if (!report) return report.error();
+    if (!report) {
+      admission_due_ = true;
+      return report.error();
+    }
+    if (report->changed()) admission_due_ = true;
     return report->more;
   }
 
@@ -370,6 +378,7 @@ class Daemon {
         feed_routes(store_, host, run_output_on_host(store_, options_.location.home, host), at,
                     [this](const std::string& line) { log(line); });
     if (!report) return report.error();
+    if (report->fed > 0) admission_due_ = true;
     return report->more;
   }
 
@@ -667,6 +676,7 @@ class Daemon {
     for (int fd : events.readable_fds) {
       if (listener_ && fd == listener_->fd()) listener_->drain();
       notices_.readable(fd);
+      admission_due_ = true;  // a command or another process changed something
     }
     for (pid_t pid : events.exited) note_exit(pid);
     if (events.clock_stepped) log("the wall clock was set; looking again");
@@ -727,6 +737,10 @@ class Daemon {
   StoreBackoff heartbeat_backoff_;
   StoreBackoff tick_backoff_;
   WakeTimes wake_;
+  // The admission queue may have changed since it was last planned: a
+  // wake-up, a notice, a heartbeat, a retry falling due, or the last
+  // admission step's own changes (engine/admitting.h).
+  bool admission_due_ = true;
   bool recover_ = true;
   bool expire_ = true;
   bool more_ = false;
