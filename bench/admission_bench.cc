@@ -321,7 +321,8 @@ TickFigures tick(Place& place, const Options& options) {
   AdmissionSettings unchanged = admission;
   unchanged.plan = false;
   for (int t = 0; t < options.held_ticks; ++t) {
-    for (const AdmissionSettings* each : {&admission, &unchanged}) {
+    for (const AdmissionSettings* each :
+         {&admission, static_cast<const AdmissionSettings*>(&unchanged)}) {
       const auto again = Clock::now();
       auto report = must(run_admission(store, settings, *each, wall_clock_now(), no_driver, no_log),
                          "held tick");
