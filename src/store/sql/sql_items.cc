@@ -1,5 +1,8 @@
 // SqlStore: work items as users see them (docs/admission.md, "Work
 // items") — enqueueing, finding, listing, requeueing, cancelling, pruning.
+#include <algorithm>
+#include <tuple>
+
 #include "core/text.h"
 #include "store/sql/sql_store.h"
 #include "store/sql/work_queue_rows.h"
@@ -139,30 +142,39 @@ std::string effective_priority_sql() {
          "(?6 - i.queued_at) / r.priority_aging_ms ELSE i.priority END";
 }
 
-}  // namespace
+// What one enqueue wrote, before its item is read back.
+struct Written {
+  std::string id;
+  EnqueueOutcome outcome = EnqueueOutcome::kCreated;
+  std::string invocation_id;  // the item's invocation after it
+};
 
-// Within a transaction that holds its route's share lock (route_status):
-// creates, refreshes or reports the item.
-Result<Enqueued> SqlStore::enqueue_locked(const WorkItem& given, RouteStatus route_status,
-                                          TimeMs now) {
+using NewId = std::function<std::string()>;
+
+// Within a transaction that holds the route's share lock (route_status) and
+// the item's row lock, `known` being the item as it was read (none: no
+// item): creates, refreshes or reports it. An insert that loses a race to
+// another process's enqueue of the key reads the key again.
+Result<Written> enqueue_known(sql::Connection& db, const WorkItem& given, RouteStatus route_status,
+                              std::optional<ExistingItem> known, const NewId& new_id, TimeMs now) {
   for (int tries = 0; tries < kMaxEnqueueTries; ++tries) {
-    auto existing = locked_item(*db_, given.route_id, given.key);
-    if (!existing) return existing.error();
-    const EnqueueOutcome outcome =
-        enqueue_outcome(*existing ? std::optional((*existing)->status) : std::nullopt);
-    if (outcome == EnqueueOutcome::kDuplicate) {
-      auto item = one_item(*db_, (*existing)->id);
-      if (!item) return item.error();
-      return Enqueued{std::move(*item), outcome};
+    if (tries > 0) {
+      auto again = locked_item(db, given.route_id, given.key);
+      if (!again) return again.error();
+      known = *again;
     }
-    auto invocation = write_invocation(*db_, given.invocation, new_id(now), now);
+    const EnqueueOutcome outcome =
+        enqueue_outcome(known ? std::optional(known->status) : std::nullopt);
+    if (outcome == EnqueueOutcome::kDuplicate) {
+      return Written{known->id, outcome, known->invocation_id};
+    }
+    auto invocation = write_invocation(db, given.invocation, new_id(), now);
     if (!invocation) return invocation.error();
-    std::string item_id;
     if (outcome == EnqueueOutcome::kCreated) {
-      item_id = new_id(now);
+      const std::string item_id = new_id();
       const ItemStatus status =
           route_status == RouteStatus::kPaused ? ItemStatus::kDeferred : ItemStatus::kQueued;
-      auto insert = db_->prepare(
+      auto insert = db.prepare(
           "INSERT INTO work_items (id, route_id, item_key, invocation_id, status, priority, "
           "project, item_group, queued_at, input_json, created_at, updated_at) VALUES (?1, ?2, "
           "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?9, ?9) ON CONFLICT (route_id, item_key) DO NOTHING");
@@ -179,45 +191,106 @@ Result<Enqueued> SqlStore::enqueue_locked(const WorkItem& given, RouteStatus rou
           .bind(9, now)
           .bind(10, given.input_json);
       if (auto run = (*insert)->run(); !run) return run.error();
-      if (db_->changes() != 1) {
-        // Another enqueue of the key committed first (PostgreSQL: this insert
-        // waited for it): read its item and go on as a refresh or duplicate.
-        if (auto unused = delete_if_unused(*db_, *invocation); !unused) return unused.error();
-        continue;
-      }
-    } else {
-      item_id = (*existing)->id;
-      auto refresh = db_->prepare(std::string("UPDATE work_items SET priority = ?2, project = ?3, "
-                                              "item_group = ?4, input_json = ?5, "
-                                              "invocation_id = ?6, updated_at = ?7 WHERE id = ?1 "
-                                              "AND status IN (") +
-                                  sql::kWaitingItemStatuses + ")");
-      if (!refresh) return refresh.error();
-      (*refresh)
-          ->bind(1, item_id)
-          .bind(2, given.priority)
-          .bind(3, given.project)
-          .bind(4, given.group)
-          .bind(5, given.input_json)
-          .bind(6, *invocation)
-          .bind(7, now);
-      if (auto run = (*refresh)->run(); !run) return run.error();
-      if (db_->changes() != 1) {
-        return internal_error("work item " + item_id + " changed while it was refreshed");
-      }
-      if ((*existing)->invocation_id != *invocation) {
-        if (auto unused = delete_if_unused(*db_, (*existing)->invocation_id); !unused) {
-          return unused.error();
-        }
-      }
+      if (db.changes() == 1) return Written{item_id, outcome, *invocation};
+      // Another enqueue of the key committed first (PostgreSQL: this insert
+      // waited for it): read its item and go on as a refresh or duplicate.
+      if (auto unused = delete_if_unused(db, *invocation); !unused) return unused.error();
+      continue;
     }
-    auto item = one_item(*db_, item_id);
-    if (!item) return item.error();
-    return Enqueued{std::move(*item), outcome};
+    auto refresh = db.prepare(std::string("UPDATE work_items SET priority = ?2, project = ?3, "
+                                          "item_group = ?4, input_json = ?5, "
+                                          "invocation_id = ?6, updated_at = ?7 WHERE id = ?1 "
+                                          "AND status IN (") +
+                              sql::kWaitingItemStatuses + ")");
+    if (!refresh) return refresh.error();
+    (*refresh)
+        ->bind(1, known->id)
+        .bind(2, given.priority)
+        .bind(3, given.project)
+        .bind(4, given.group)
+        .bind(5, given.input_json)
+        .bind(6, *invocation)
+        .bind(7, now);
+    if (auto run = (*refresh)->run(); !run) return run.error();
+    if (db.changes() != 1) {
+      return internal_error("work item " + known->id + " changed while it was refreshed");
+    }
+    if (known->invocation_id != *invocation) {
+      if (auto unused = delete_if_unused(db, known->invocation_id); !unused) return unused.error();
+    }
+    return Written{known->id, outcome, *invocation};
   }
   return unavailable_error("the key '" + visible(given.key) +
                            "' kept changing under concurrent enqueues; try again");
 }
+
+// Keys and ids are read kChunk at a time, one statement text whatever the
+// count (the last value repeats to fill it).
+constexpr size_t kChunk = 100;
+
+// A lone value gets a statement of its own: a single enqueue reads as much
+// as it needs, and a server does not plan a list of 100 equal values.
+size_t chunk_size(const std::vector<std::string>& values, size_t from) {
+  return values.size() - from == 1 ? 1 : kChunk;
+}
+
+std::string placeholders(int first, size_t size) {
+  std::string list;
+  for (size_t i = 0; i < size; ++i) {
+    list += (i == 0 ? "?" : ", ?") + std::to_string(first + int(i));
+  }
+  return list;
+}
+
+void bind_chunk(sql::Statement& s, int first, const std::vector<std::string>& values, size_t from,
+                size_t size) {
+  const size_t to = std::min(values.size(), from + size);
+  for (size_t i = 0; i < size; ++i) s.bind(first + int(i), values[std::min(from + i, to - 1)]);
+}
+
+// The items of `keys` (sorted, one route) as they are, each row locked:
+// concurrent batches lock in key order and never wait on each other in a
+// circle.
+Status read_known(sql::Connection& db, const std::string& route_id,
+                  const std::vector<std::string>& keys,
+                  std::map<std::string, ExistingItem>& known) {
+  for (size_t from = 0; from < keys.size(); from += kChunk) {
+    const size_t size = chunk_size(keys, from);
+    auto query = db.prepare(
+        "SELECT item_key, id, status, invocation_id FROM work_items "
+        "WHERE route_id = ?1 AND item_key IN (" +
+        placeholders(2, size) + ") ORDER BY item_key" +
+        std::string(db.row_lock(sql::RowLock::kUpdate)));
+    if (!query) return query.error();
+    (*query)->bind(1, route_id);
+    bind_chunk(**query, 2, keys, from, size);
+    while (true) {
+      auto row = (*query)->step();
+      if (!row) return row.error();
+      if (!*row) break;
+      auto status = parse_item_status((*query)->text(2));
+      if (!status) return internal_error("a stored work item has " + status.error().message);
+      known[(*query)->text(0)] = ExistingItem{(*query)->text(1), *status, (*query)->text(3)};
+    }
+  }
+  return Ok{};
+}
+
+// The items of `ids`, by id.
+Result<std::map<std::string, WorkItem>> read_back(sql::Connection& db,
+                                                  const std::vector<std::string>& ids) {
+  std::map<std::string, WorkItem> items;
+  for (size_t from = 0; from < ids.size(); from += kChunk) {
+    const size_t size = chunk_size(ids, from);
+    auto found = query_items(db, "WHERE i.id IN (" + placeholders(1, size) + ")",
+                             [&](sql::Statement& s) { bind_chunk(s, 1, ids, from, size); });
+    if (!found) return found.error();
+    for (WorkItem& item : *found) items[item.id] = std::move(item);
+  }
+  return items;
+}
+
+}  // namespace
 
 Result<Enqueued> SqlStore::enqueue_item(const WorkItem& given, TimeMs now) {
   auto enqueued = enqueue_items({given}, now);
@@ -238,25 +311,62 @@ Result<std::vector<Enqueued>> SqlStore::enqueue_items(const std::vector<WorkItem
   return enqueued;
 }
 
-// Within an open transaction: each item enqueued in order, each route read
-// (and share-locked) once; the daemons are told when anything changed.
+// Within an open transaction: each route read (and share-locked) once, the
+// items that exist read (and row-locked) a chunk at a time in key order,
+// each item written in key order (a key given twice: in the order given),
+// then read back; the outcomes in the order given. The daemons are told when
+// anything changed.
 Result<std::vector<Enqueued>> SqlStore::enqueue_in_transaction(const std::vector<WorkItem>& items,
                                                                TimeMs now) {
+  std::vector<size_t> order(items.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return std::tie(items[a].route_id, items[a].key) < std::tie(items[b].route_id, items[b].key);
+  });
   std::map<std::string, RouteStatus> routes;
+  std::map<std::string, std::map<std::string, ExistingItem>> known;  // route -> key -> item
+  for (size_t at = 0; at < order.size();) {
+    const std::string& route_id = items[order[at]].route_id;
+    std::vector<std::string> keys;
+    for (; at < order.size() && items[order[at]].route_id == route_id; ++at) {
+      if (keys.empty() || keys.back() != items[order[at]].key) keys.push_back(items[order[at]].key);
+    }
+    auto status = locked_route_status(*db_, route_id);
+    if (!status) return status.error();
+    routes[route_id] = *status;
+    if (auto read = read_known(*db_, route_id, keys, known[route_id]); !read) return read.error();
+  }
+  const NewId fresh = [this, now] { return new_id(now); };
+  std::vector<Written> written(items.size());
+  bool changed = false;
+  for (size_t index : order) {
+    const WorkItem& item = items[index];
+    auto& of_route = known[item.route_id];
+    auto found = of_route.find(item.key);
+    auto one = enqueue_known(*db_, item, routes[item.route_id],
+                             found == of_route.end() ? std::nullopt : std::optional(found->second),
+                             fresh, now);
+    if (!one) return one.error();
+    if (one->outcome != EnqueueOutcome::kDuplicate) {
+      changed = true;
+      // The key given again later in the batch finds it waiting.
+      const ItemStatus waiting = routes[item.route_id] == RouteStatus::kPaused
+                                     ? ItemStatus::kDeferred
+                                     : ItemStatus::kQueued;
+      of_route[item.key] = ExistingItem{one->id, waiting, one->invocation_id};
+    }
+    written[index] = std::move(*one);
+  }
+  std::vector<std::string> ids;
+  for (const Written& one : written) ids.push_back(one.id);
+  auto read = read_back(*db_, ids);
+  if (!read) return read.error();
   std::vector<Enqueued> enqueued;
   enqueued.reserve(items.size());
-  bool changed = false;
-  for (const WorkItem& item : items) {
-    auto route = routes.find(item.route_id);
-    if (route == routes.end()) {
-      auto status = locked_route_status(*db_, item.route_id);
-      if (!status) return status.error();
-      route = routes.emplace(item.route_id, *status).first;
-    }
-    auto one = enqueue_locked(item, route->second, now);
-    if (!one) return one.error();
-    changed = changed || one->outcome != EnqueueOutcome::kDuplicate;
-    enqueued.push_back(std::move(*one));
+  for (const Written& one : written) {
+    auto item = read->find(one.id);
+    if (item == read->end()) return internal_error("work item " + one.id + " was not stored");
+    enqueued.push_back(Enqueued{item->second, one.outcome});
   }
   if (changed) {
     if (auto status = notify_daemons(); !status) return status.error();

@@ -175,7 +175,6 @@ class SqlStore : public Store {
  private:
   Result<RunFeed> take_feed(const std::string& run_id, TimeMs now);
   Status close_feed(const RunFeed& feed, TimeMs now);
-  Result<Enqueued> enqueue_locked(const WorkItem& given, RouteStatus route_status, TimeMs now);
   Result<std::vector<Enqueued>> enqueue_in_transaction(const std::vector<WorkItem>& items,
                                                        TimeMs now);
   // `now`, or the database server's clock when it has one and callers' clocks
