@@ -97,7 +97,7 @@ Result<int> edit_loop_command(const EditArgs& args, const Context& context) {
   auto shown = opened->store->get_loop(loop->id);
   if (!shown) return shown.error();
   if (!shown->has_value()) return not_found_error("no loop has the id '" + loop->id + "'");
-  print_loop_document(context, **shown);
+  print_loop_document(context, **shown, *opened->store);
   return 0;
 }
 

@@ -259,8 +259,19 @@ std::string current_directory() {
   return getcwd(buffer, sizeof buffer) != nullptr ? buffer : "";
 }
 
-void print_loop_document(const Context& context, const Loop& loop) {
-  context.globals.json ? print_loop_json(context, loop) : print_loop(context, loop);
+// The name of the route the loop feeds, for people (its id when it cannot be read).
+std::string feed_name(const Loop& loop, RouteCatalog& routes) {
+  if (loop.feed_route_id.empty()) return "";
+  auto route = routes.get_route(loop.feed_route_id);
+  return route && route->has_value() ? terminal_text((*route)->name) : "";
+}
+
+void print_loop_document(const Context& context, const Loop& loop, RouteCatalog& routes) {
+  if (context.globals.json) {
+    print_loop_json(context, loop);
+  } else {
+    print_loop(context, loop, feed_name(loop, routes));
+  }
 }
 
 Result<int> add_loop(const LoopSpec& given, const Context& context) {
@@ -382,16 +393,7 @@ Result<int> show_loop(const LoopArgs& args, const Context& context) {
   if (!opened) return opened.error();
   auto loop = opened->store->resolve_loop(args.loop);
   if (!loop) return loop.error();
-  if (context.globals.json) {
-    print_loop_json(context, *loop);
-    return kExitOk;
-  }
-  std::string feed;
-  if (!loop->feed_route_id.empty()) {
-    auto route = opened->store->get_route(loop->feed_route_id);
-    if (route && route->has_value()) feed = terminal_text((*route)->name);
-  }
-  print_loop(context, *loop, feed);
+  print_loop_document(context, *loop, *opened->store);
   return kExitOk;
 }
 

@@ -7,6 +7,7 @@
 
 #include "cli/command.h"
 #include "core/loop_spec.h"
+#include "store/route_catalog.h"
 
 namespace orrery::cli {
 
@@ -38,8 +39,9 @@ struct PruneArgs {
 Status check_target_files(Target& target, const std::string& base_dir);
 // The working directory of this command (relative paths are resolved against it).
 std::string current_directory();
-// The loop as `show` prints it (its JSON document with --json).
-void print_loop_document(const Context& context, const Loop& loop);
+// The loop as `show` prints it (its JSON document with --json), the route
+// it feeds named from `routes`.
+void print_loop_document(const Context& context, const Loop& loop, RouteCatalog& routes);
 
 Result<int> prune_runs(const PruneArgs& args, const Context& context);
 Result<int> add_loop(const LoopSpec& spec, const Context& context);

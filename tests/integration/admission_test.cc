@@ -305,8 +305,20 @@ TEST_F(Admission, AFeedEnqueuesTheValidLinesOfASucceededRunReportsTheRestAndRepe
             std::string::npos)
       << shown.out;
   EXPECT_NE(shown.out.find("line 7: not valid JSON"), std::string::npos) << shown.out;
-  // The route stays while a loop feeds it.
+  // The route stays while a loop feeds it; show and edit name it.
   EXPECT_EQ(run({"route", "rm", "r", "--force"}).exit_code, 4);
+  for (const Args& shows :
+       std::vector<Args>{{"show", "issues"}, {"edit", "issues", "--description", "tracker"}}) {
+    const RunResult shown_loop = run(shows);
+    EXPECT_NE(shown_loop.out.find(" route r (each line a succeeded run prints is an item)\n"),
+              std::string::npos)
+        << shown_loop.out;
+  }
+  json_of({"edit", "issues", "--no-feed"});
+  EXPECT_TRUE(json_of({"show", "issues"})["feed_route_id"].is_null());
+  EXPECT_EQ(run({"route", "rm", "r"}).exit_code, 4);  // broken feeds it still
+  json_of({"edit", "broken", "--no-feed"});
+  EXPECT_EQ(run({"route", "rm", "r"}).exit_code, 0);
 }
 
 TEST_F(Admission, AnItemWaitsOutItsProvidersCooldownNamingItAndIsAdmittedAfter) {

@@ -529,11 +529,12 @@ TEST_F(LoopCli, AddHelpListsExactlyTheOptionsCoveredHere) {
                                       "--agent",
                                       "--workflow"};
   // Agent options are covered by agent_cli_test.cc; --input belongs to workflow
-  // targets, which this version refuses.
+  // targets, which this version refuses; --feed is covered by admission_test.cc.
   const std::set<std::string> contract_only{"--prompt",     "--prompt-file",      "--model",
                                             "--effort",     "--permission-mode",  "--sandbox",
                                             "--agent-name", "--config-isolation", "--add-dir",
-                                            "--agent-arg",  "--auth-profile",     "--input"};
+                                            "--agent-arg",  "--auth-profile",     "--input",
+                                            "--feed"};
   for (const std::string& option : listed) {
     EXPECT_TRUE(covered.count(option) == 1 || contract_only.count(option) == 1)
         << option << " is listed by add --help but not covered by these tests";

@@ -75,11 +75,12 @@ TEST(PgMigrations, AFreshDatabaseReachesTheLatestVersionWithOneRowPerMigration) 
                            std::to_string(migration.version)),
               std::string(migration.name) + " 42");
   }
-  EXPECT_EQ(tables(database.url()),
-            "public.cooldowns\npublic.daemon_lease\npublic.invocations\npublic.loops\n"
-            "public.routes\npublic.runners\npublic.runs\npublic.schema_migrations\n"
-            "public.work_items\npublic.workflow_attempts\npublic.workflow_events\n"
-            "public.workflow_runs\npublic.workflow_steps\npublic.workflows");
+  EXPECT_EQ(
+      tables(database.url()),
+      "public.cooldowns\npublic.daemon_lease\npublic.invocations\npublic.loops\n"
+      "public.routes\npublic.run_feeds\npublic.runners\npublic.runs\npublic.schema_migrations\n"
+      "public.work_items\npublic.workflow_attempts\npublic.workflow_events\n"
+      "public.workflow_runs\npublic.workflow_steps\npublic.workflows");
   // Migrating again changes nothing.
   const std::string before = history(database.url());
   ASSERT_TRUE(migrate(*db, 43).ok());
@@ -315,11 +316,12 @@ TEST(PgMigrations, ProcessesMigratingOneFreshDatabaseAtOnceAllSucceed) {
             std::to_string(migrations().size()));
   EXPECT_EQ(pg_value(database.url(), "SELECT count(DISTINCT applied_at) FROM schema_migrations"),
             "1");
-  EXPECT_EQ(tables(database.url()),
-            "public.cooldowns\npublic.daemon_lease\npublic.invocations\npublic.loops\n"
-            "public.routes\npublic.runners\npublic.runs\npublic.schema_migrations\n"
-            "public.work_items\npublic.workflow_attempts\npublic.workflow_events\n"
-            "public.workflow_runs\npublic.workflow_steps\npublic.workflows");
+  EXPECT_EQ(
+      tables(database.url()),
+      "public.cooldowns\npublic.daemon_lease\npublic.invocations\npublic.loops\n"
+      "public.routes\npublic.run_feeds\npublic.runners\npublic.runs\npublic.schema_migrations\n"
+      "public.work_items\npublic.workflow_attempts\npublic.workflow_events\n"
+      "public.workflow_runs\npublic.workflow_steps\npublic.workflows");
 }
 
 TEST(PgMigrations, ASearchPathNamingNoSchemaIsAUsageError) {
@@ -349,7 +351,8 @@ TEST(PgMigrations, ASchemaNamedBySearchPathHoldsOrrerysTables) {
   ASSERT_TRUE(migrated.ok()) << migrated.error().message;
   EXPECT_EQ(tables(database.url()),
             "public.accounts\nscheduler.cooldowns\nscheduler.daemon_lease\n"
-            "scheduler.invocations\nscheduler.loops\nscheduler.routes\nscheduler.runners\n"
+            "scheduler.invocations\nscheduler.loops\nscheduler.routes\nscheduler.run_feeds\n"
+            "scheduler.runners\n"
             "scheduler.runs\nscheduler.schema_migrations\nscheduler.work_items\n"
             "scheduler.workflow_attempts\nscheduler.workflow_events\nscheduler.workflow_runs\n"
             "scheduler.workflow_steps\nscheduler.workflows");
