@@ -68,9 +68,9 @@ ReadRunOutput run_output_on_host(RunnerRegistry& runners, const std::string& hom
       }
       if (text->has_value()) return std::move(**text);
     }
-    return not_found_error("its standard output is not on this host (no " +
+    return not_found_error("its standard output log is missing: no " +
                            HomeLayout(home).run(run_id).stdout_log() +
-                           ", nor in another runner's data directory here)");
+                           ", nor one in the data directory of another runner on this host");
   };
 }
 

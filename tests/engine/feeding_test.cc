@@ -173,7 +173,7 @@ TEST(Feeding, TheOutputIsFoundInThisDataDirectoryOrAnotherRunnersOnThisHostOnly)
   for (const char* absent : {"r-remote", "r-none"}) {
     auto missing = read(absent);
     ASSERT_FALSE(missing.ok()) << absent;
-    EXPECT_NE(missing.error().message.find("not on this host"), std::string::npos);
+    EXPECT_NE(missing.error().message.find("standard output log is missing"), std::string::npos);
     EXPECT_NE(missing.error().message.find(HomeLayout(mine.path()).run(absent).stdout_log()),
               std::string::npos)
         << missing.error().message;

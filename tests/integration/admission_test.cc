@@ -382,5 +382,35 @@ TEST_F(Admission, PruneDeletesOnlyFinishedItemsOlderThanItsAgeAndADryRunCountsTh
   EXPECT_EQ(human.out, "would delete 0 finished runs and 0 finished work items\n");
 }
 
+TEST_F(Admission, AFeedWhoseOutputIsGoneFailsSayingSoAndOneLeftPendingIsFedByTheNextDaemon) {
+  workflow("work", "true");
+  json_of({"route", "add", "r", "--workflow", "work"});
+  json_of({"add", "gone", "--every", "1h", "--feed", "r", "--shell", "echo '{\"key\": \"a\"}'"});
+  json_of({"add", "kept", "--every", "1h", "--feed", "r", "--shell", "echo '{\"key\": \"b\"}'"});
+  // No daemon yet: both feeds wait, pending.
+  const std::string gone = json_of({"trigger", "gone", "--wait"})["id"];
+  const std::string kept = json_of({"trigger", "kept", "--wait"})["id"];
+  EXPECT_EQ(json_of({"run", "show", kept})["feed"]["status"], "pending");
+  std::filesystem::remove_all(home_ + "/runs/" + gone);
+  start_daemon();
+  json feed;
+  ASSERT_TRUE(eventually([&] {
+    feed = json_of({"run", "show", gone})["feed"];
+    return feed["status"] != "pending";
+  })) << feed.dump();
+  EXPECT_EQ(feed["status"], "failed");
+  EXPECT_NE(feed["error"].get<std::string>().find("standard output log is missing"),
+            std::string::npos)
+      << feed.dump();
+  ASSERT_TRUE(eventually([&] {
+    return json_of({"run", "show", kept})["feed"]["status"] == "fed";
+  }));
+  const json all = items();
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0]["key"], "b");
+  EXPECT_NE(daemon_log().find("the feed of run " + gone + " failed"), std::string::npos)
+      << daemon_log();
+}
+
 }  // namespace
 }  // namespace orrery
