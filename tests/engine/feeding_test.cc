@@ -139,7 +139,11 @@ TEST(Feeding, AFeedAnotherDaemonRecordedFirstIsNoErrorAndAStoreErrorIs) {
 
 TEST(Feeding, AFullPageOfFeedsAsksForAnotherTickAtOnce) {
   FakeFeeds feeds;
-  for (int i = 0; i < kFeedsPerTick + 1; ++i) feeds.add("r" + std::to_string(100 + i));
+  for (int i = 0; i < kFeedsPerTick + 1; ++i) {
+    std::string id = "r";  // appended: GCC 12 -O3 misreads "r" + std::to_string(…)
+    id += std::to_string(100 + i);
+    feeds.add(id);
+  }
   const ReadRunOutput read = [](const std::string&) -> Result<std::string> {
     return std::string();
   };
