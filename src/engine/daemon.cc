@@ -393,37 +393,39 @@ class Daemon {
     if (!exited_runs_.empty()) note_unfinished_runs();
     auto report = run_tick(store_, processes_, settings_, times, {recover_, expire_},
                            [this](const std::string& line) { log(line); });
-    if (report) {
-      if (auto fed = feed_routes_of_host(at); !fed) {
-        report = fed.error();
-      } else {
-        report->more = report->more || *fed;
+    if (!report) return after_failed_tick(report.error());
+    // The runs the tick claimed start whatever the steps after it meet: a
+    // failing feed or admission is retried after the backoff, and a lost
+    // lease found there stops the daemon once they are started.
+    std::optional<Error> later = work_item_steps(at, *report);
+    recover_ = false;
+    expire_ = false;
+    stop_replaced(report->replaced);  // the old run stops before its replacement starts
+    launch(report->claimed);
+    if (report->pending > 0) claim_due_ = true;
+    more_ = report->more;
+    if (report->retry_soon) timers_.tick_retry = steady_in(kConflictRetryMs);
+    auto wake = store_.wake_times(at);
+    if (!wake) return after_failed_tick(wake.error());
+    wake_ = *wake;
+    if (later) return after_failed_tick(*later);
+    tick_backoff_.reset();
+    return Ok{};
+  }
+
+  // The feeds and the admission of a tick (engine/feeding.h,
+  // engine/admitting.h), each whatever the other met; the first error.
+  std::optional<Error> work_item_steps(TimeMs at, TickReport& report) {
+    std::optional<Error> first;
+    for (auto step : {&Daemon::feed_routes_of_host, &Daemon::admit_work_items}) {
+      auto more = (this->*step)(at);
+      if (more) {
+        report.more = report.more || *more;
+      } else if (!first) {
+        first = more.error();
       }
     }
-    if (report) {
-      if (auto admitted = admit_work_items(at); !admitted) {
-        report = admitted.error();
-      } else {
-        report->more = report->more || *admitted;
-      }
-    }
-    if (report) {
-      recover_ = false;
-      expire_ = false;
-      stop_replaced(report->replaced);  // the old run stops before its replacement starts
-      launch(report->claimed);
-      if (report->pending > 0) claim_due_ = true;
-      more_ = report->more;
-      if (report->retry_soon) timers_.tick_retry = steady_in(kConflictRetryMs);
-      auto wake = store_.wake_times(at);
-      if (wake) {
-        wake_ = *wake;
-        tick_backoff_.reset();
-        return Ok{};
-      }
-      report = wake.error();
-    }
-    return after_failed_tick(report.error());
+    return first;
   }
 
   // A tick that failed: retried after the backoff; a lost lease stops the

@@ -412,5 +412,24 @@ TEST_F(Admission, AFeedWhoseOutputIsGoneFailsSayingSoAndOneLeftPendingIsFedByThe
       << daemon_log();
 }
 
+TEST_F(Admission, AnAdmissionStepThatFailsEveryTickLeavesTheLoopsRunning) {
+  workflow("work", "true");
+  json_of({"route", "add", "r", "--workflow", "work"});
+  json_of({"enqueue", "r", "--key", "k"});
+  // A row no orrery wrote: every read of the queue fails on it.
+  sql("UPDATE routes SET retry_backoff = 'bogus'");
+  json_of({"add", "tick", "--every", "1s", "--", "true"});
+  start_daemon();
+  ASSERT_TRUE(eventually([&] {
+    int succeeded = 0;
+    for (const json& run : json_of({"runs", "tick"})) {
+      succeeded += run["status"] == "succeeded";
+    }
+    return succeeded >= 2;
+  })) << daemon_log();
+  EXPECT_NE(daemon_log().find("store error"), std::string::npos) << daemon_log();
+  EXPECT_NE(daemon_log().find("bogus"), std::string::npos) << daemon_log();
+}
+
 }  // namespace
 }  // namespace orrery
