@@ -152,10 +152,7 @@ Result<int> print_enqueued(const Context& context, const Enqueued& enqueued) {
   return kExitOk;
 }
 
-struct BatchReport {
-  int created = 0;
-  int refreshed = 0;
-  int duplicate = 0;
+struct BatchReport : EnqueueCounts {
   nlohmann::json invalid = nlohmann::json::array();
   std::vector<std::string> ids;
 };
@@ -196,17 +193,7 @@ Result<int> enqueue_batch(Store& store, const Route& route, const std::string& t
   if (!enqueued) return enqueued.error();
   for (const Enqueued& one : *enqueued) {
     report.ids.push_back(one.item.id);
-    switch (one.outcome) {
-      case EnqueueOutcome::kCreated:
-        ++report.created;
-        break;
-      case EnqueueOutcome::kRefreshed:
-        ++report.refreshed;
-        break;
-      case EnqueueOutcome::kDuplicate:
-        ++report.duplicate;
-        break;
-    }
+    report.count(one.outcome);
   }
   print_batch(context, report);
   if (report.invalid.empty()) return kExitOk;

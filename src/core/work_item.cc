@@ -34,6 +34,20 @@ const char* item_status_name(ItemStatus status) { return enum_name(status, kStat
 Result<ItemStatus> parse_item_status(std::string_view text) {
   return parse_enum_name(text, kStatuses, "item status");
 }
+void EnqueueCounts::count(EnqueueOutcome outcome) {
+  switch (outcome) {
+    case EnqueueOutcome::kCreated:
+      ++created;
+      break;
+    case EnqueueOutcome::kRefreshed:
+      ++refreshed;
+      break;
+    case EnqueueOutcome::kDuplicate:
+      ++duplicate;
+      break;
+  }
+}
+
 const char* enqueue_outcome_name(EnqueueOutcome outcome) { return enum_name(outcome, kOutcomes); }
 
 bool item_is_waiting(ItemStatus status) {

@@ -59,6 +59,14 @@ const char* enqueue_outcome_name(EnqueueOutcome outcome);
 // key already (none: a new item).
 EnqueueOutcome enqueue_outcome(std::optional<ItemStatus> existing);
 
+// How many enqueues of a batch or a feed had each outcome.
+struct EnqueueCounts {
+  std::int64_t created = 0;
+  std::int64_t refreshed = 0;
+  std::int64_t duplicate = 0;
+  void count(EnqueueOutcome outcome);
+};
+
 // `reason` after `previous`, joined by "; " (either may be empty).
 std::string append_reason(std::string_view previous, std::string_view reason);
 

@@ -53,21 +53,26 @@ Result<FeedingReport> feed_routes(RunFeeds& feeds, const std::string& host,
 ReadRunOutput run_output_on_host(RunnerRegistry& runners, const std::string& home,
                                  const std::string& host) {
   return [&runners, home, host](const std::string& run_id) -> Result<std::string> {
-    std::vector<std::string> homes{home};
-    if (auto registered = runners.list_runners()) {
-      for (const RunnerRecord& runner : *registered) {
-        if (runner.host == host && runner.home != home) homes.push_back(runner.home);
+    // This data directory first; the registered runners are read only for
+    // a log that is not here.
+    const auto read_in = [&](const std::string& dir) {
+      return read_regular_file(HomeLayout(dir).run(run_id).stdout_log(), kMaxFeedOutputBytes);
+    };
+    auto text = read_in(home);
+    if (text && !text->has_value()) {
+      auto registered = runners.list_runners();
+      for (size_t i = 0; registered && i < registered->size(); ++i) {
+        const RunnerRecord& runner = (*registered)[i];
+        if (runner.host != host || runner.home == home) continue;
+        text = read_in(runner.home);
+        if (!text || text->has_value()) break;
       }
     }
-    for (const std::string& dir : homes) {
-      const std::string path = HomeLayout(dir).run(run_id).stdout_log();
-      auto text = read_regular_file(path, kMaxFeedOutputBytes);
-      if (!text) {
-        return usage_error("its standard output could not be read (" + text.error().message +
-                           "; a feed reads at most " + format_byte_size(kMaxFeedOutputBytes) + ")");
-      }
-      if (text->has_value()) return std::move(**text);
+    if (!text) {
+      return usage_error("its standard output could not be read (" + text.error().message +
+                         "; a feed reads at most " + format_byte_size(kMaxFeedOutputBytes) + ")");
     }
+    if (text->has_value()) return std::move(**text);
     return not_found_error("its standard output log is missing: no " +
                            HomeLayout(home).run(run_id).stdout_log() +
                            ", nor one in the data directory of another runner on this host");

@@ -129,46 +129,15 @@ Status SqlStore::close_feed(const RunFeed& feed, TimeMs now) {
   return Ok{};
 }
 
-Result<RunFeed> SqlStore::record_feed(const std::string& run_id, const ItemLines& lines,
-                                      TimeMs now) {
+// One transaction: the pending feed taken, given its outcome by `outcome`,
+// closed and read back.
+Result<RunFeed> SqlStore::end_feed(const std::string& run_id, TimeMs now,
+                                   const std::function<Status(RunFeed&)>& outcome) {
   auto transaction = sql::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
   auto feed = take_feed(run_id, now);
   if (!feed) return feed.error();
-  auto route = get_route(feed->route_id);
-  if (!route) return route.error();
-  if (!route->has_value()) {
-    feed->status = FeedStatus::kFailed;
-    feed->error = "its route " + feed->route_id + " no longer exists";
-  } else {
-    std::vector<WorkItem> items;
-    items.reserve(lines.items.size());
-    for (const ItemLine& line : lines.items) {
-      items.push_back(line.item);
-      items.back().route_id = feed->route_id;
-    }
-    auto enqueued = enqueue_in_transaction(items, now);
-    if (!enqueued) return enqueued.error();
-    for (const Enqueued& one : *enqueued) {
-      switch (one.outcome) {
-        case EnqueueOutcome::kCreated:
-          ++feed->created;
-          break;
-        case EnqueueOutcome::kRefreshed:
-          ++feed->refreshed;
-          break;
-        case EnqueueOutcome::kDuplicate:
-          ++feed->duplicate;
-          break;
-      }
-    }
-    feed->status = FeedStatus::kFed;
-    feed->invalid = std::int64_t(lines.invalid.size());
-    feed->invalid_lines.assign(
-        lines.invalid.begin(),
-        lines.invalid.begin() +
-            std::min<std::ptrdiff_t>(std::ptrdiff_t(lines.invalid.size()), kMaxStoredInvalidLines));
-  }
+  if (auto given = outcome(*feed); !given) return given.error();
   if (auto closed = close_feed(*feed, now); !closed) return closed.error();
   auto stored = one_feed(*db_, run_id);
   if (!stored) return stored.error();
@@ -176,19 +145,43 @@ Result<RunFeed> SqlStore::record_feed(const std::string& run_id, const ItemLines
   return stored;
 }
 
+Result<RunFeed> SqlStore::record_feed(const std::string& run_id, const ItemLines& lines,
+                                      TimeMs now) {
+  return end_feed(run_id, now, [&](RunFeed& feed) -> Status {
+    auto route = get_route(feed.route_id);
+    if (!route) return route.error();
+    if (!route->has_value()) {
+      feed.status = FeedStatus::kFailed;
+      feed.error = "its route " + feed.route_id + " no longer exists";
+      return Ok{};
+    }
+    std::vector<WorkItem> items;
+    items.reserve(lines.items.size());
+    for (const ItemLine& line : lines.items) {
+      items.push_back(line.item);
+      items.back().route_id = feed.route_id;
+    }
+    auto enqueued = enqueue_in_transaction(items, now);
+    if (!enqueued) return enqueued.error();
+    EnqueueCounts counts;
+    for (const Enqueued& one : *enqueued) counts.count(one.outcome);
+    feed.created = counts.created;
+    feed.refreshed = counts.refreshed;
+    feed.duplicate = counts.duplicate;
+    feed.status = FeedStatus::kFed;
+    feed.invalid = std::int64_t(lines.invalid.size());
+    feed.invalid_lines = lines.invalid;  // close_feed keeps the first ones
+    return Ok{};
+  });
+}
+
 Result<RunFeed> SqlStore::fail_feed(const std::string& run_id, const std::string& error,
                                     TimeMs now) {
-  auto transaction = sql::Transaction::begin(*db_);
-  if (!transaction) return transaction.error();
-  auto feed = take_feed(run_id, now);
-  if (!feed) return feed.error();
-  feed->status = FeedStatus::kFailed;
-  feed->error = error;
-  if (auto closed = close_feed(*feed, now); !closed) return closed.error();
-  auto stored = one_feed(*db_, run_id);
-  if (!stored) return stored.error();
-  if (auto status = (*transaction)->commit(); !status) return status.error();
-  return stored;
+  return end_feed(run_id, now, [&](RunFeed& feed) -> Status {
+    feed.status = FeedStatus::kFailed;
+    feed.error = error;
+    return Ok{};
+  });
 }
 
 }  // namespace orrery

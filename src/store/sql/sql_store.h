@@ -175,6 +175,8 @@ class SqlStore : public Store {
  private:
   Result<RunFeed> take_feed(const std::string& run_id, TimeMs now);
   Status close_feed(const RunFeed& feed, TimeMs now);
+  Result<RunFeed> end_feed(const std::string& run_id, TimeMs now,
+                           const std::function<Status(RunFeed&)>& outcome);
   Result<std::vector<Enqueued>> enqueue_in_transaction(const std::vector<WorkItem>& items,
                                                        TimeMs now);
   // `now`, or the database server's clock when it has one and callers' clocks
