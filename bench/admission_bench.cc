@@ -302,15 +302,10 @@ TickFigures tick(Place& place, const Options& options) {
   const auto no_log = [](const std::string&) {};
   // The decision, as run_admission makes it (engine/admitting.cc).
   const auto start = Clock::now();
-  auto queue = must(store.read_admission_queue(wall_clock_now(), settings.fence), "read queue");
-  auto input = must(admission_input(store, store, std::move(queue), 0, wall_clock_now()), "input");
-  input.max_admissions = admission.max_admissions;
-  input.explain = false;
-  const AdmissionPlan plan = plan_admission(input);
-  const auto admitted =
-      must(store.admit_items(plan.admit, 0, wall_clock_now(), settings.fence), "admit");
+  AdmissionReport decided;
+  must(admit_waiting_items(store, settings, admission, wall_clock_now(), decided), "admit");
   figures.admitting_ms = ms_since(start);
-  figures.admitted = int(admitted.size());
+  figures.admitted = decided.admitted;
   const auto starting = Clock::now();
   auto first =
       must(run_admission(store, settings, admission, wall_clock_now(), no_driver, no_log), "tick");

@@ -38,9 +38,9 @@ Result<std::map<std::string, std::string>> waiting_reasons(Store& store,
   if (!any_waiting) return reasons;
   auto queue = store.admission_snapshot();
   if (!queue) return queue.error();
-  auto input = admission_input(store, store, std::move(*queue), 0, now);
-  if (!input) return input.error();
-  AdmissionPlan plan = plan_admission(*input);
+  auto holds = cooldown_holds(store, store, store, now);
+  if (!holds) return holds.error();
+  AdmissionPlan plan = plan_admission(admission_input(std::move(*queue), *holds, 0, now));
   for (const std::string& id : plan.admit) reasons[id] = "next tick";
   for (auto& [id, reason] : plan.waiting_on) reasons[id] = std::move(reason);
   return reasons;

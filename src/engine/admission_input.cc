@@ -1,25 +1,41 @@
 #include "engine/admission_input.h"
 
-#include <map>
-
 namespace orrery {
 
-Result<AdmissionInput> admission_input(WorkflowCatalog& workflows, Cooldowns& cooldowns,
-                                       AdmissionQueue queue, int global_max_running, TimeMs now) {
+Result<RouteHolds> cooldown_holds(RouteCatalog& routes, WorkflowCatalog& workflows,
+                                  Cooldowns& cooldowns, TimeMs now) {
+  RouteHolds holds;
   auto active = cooldowns.active_cooldowns(now);
   if (!active) return active.error();
+  if (active->empty()) return holds;
   std::map<std::string, TimeMs> cooling;
   for (const Cooldown& cooldown : *active) cooling[cooldown.account] = cooldown.until_at;
+  auto listed = routes.list_routes();
+  if (!listed) return listed.error();
+  for (const Route& route : *listed) {
+    auto workflow = workflows.get_workflow(route.workflow_id);
+    if (!workflow) return workflow.error();
+    if (!*workflow) continue;
+    std::string hold = cooldown_hold((*workflow)->spec, cooling, now);
+    if (!hold.empty()) holds[route.id] = std::move(hold);
+  }
+  return holds;
+}
+
+std::vector<std::string> held_route_ids(const RouteHolds& holds) {
+  std::vector<std::string> ids;
+  for (const auto& [id, hold] : holds) ids.push_back(id);
+  return ids;
+}
+
+AdmissionInput admission_input(AdmissionQueue queue, const RouteHolds& holds,
+                               int global_max_running, TimeMs now) {
   AdmissionInput input;
   input.now = now;
   input.global_max_running = global_max_running;
   for (const Route& route : queue.routes) {
     RouteLimits limits = route_limits(route);
-    if (!cooling.empty()) {
-      auto workflow = workflows.get_workflow(route.workflow_id);
-      if (!workflow) return workflow.error();
-      if (*workflow) limits.held_by = cooldown_hold((*workflow)->spec, cooling, now);
-    }
+    if (auto held = holds.find(route.id); held != holds.end()) limits.held_by = held->second;
     input.routes.push_back(std::move(limits));
   }
   input.candidates = std::move(queue.candidates);

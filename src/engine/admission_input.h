@@ -8,15 +8,28 @@
 // silently stuck.
 #pragma once
 
+#include <map>
+#include <string>
+
 #include "core/admission_plan.h"
 #include "core/result.h"
 #include "store/admission.h"
 #include "store/cooldowns.h"
+#include "store/route_catalog.h"
 #include "store/workflow_catalog.h"
 
 namespace orrery {
 
-Result<AdmissionInput> admission_input(WorkflowCatalog& workflows, Cooldowns& cooldowns,
-                                       AdmissionQueue queue, int global_max_running, TimeMs now);
+// Route id -> what holds it: "ACCOUNT cooldown until T" (core/
+// admission_plan.h cooldown_hold). Reads no route when no cooldown is on.
+using RouteHolds = std::map<std::string, std::string>;
+Result<RouteHolds> cooldown_holds(RouteCatalog& routes, WorkflowCatalog& workflows,
+                                  Cooldowns& cooldowns, TimeMs now);
+
+// The ids of the routes `holds` names (an AdmissionRead's held_routes).
+std::vector<std::string> held_route_ids(const RouteHolds& holds);
+
+AdmissionInput admission_input(AdmissionQueue queue, const RouteHolds& holds,
+                               int global_max_running, TimeMs now);
 
 }  // namespace orrery

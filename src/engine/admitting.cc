@@ -161,18 +161,31 @@ Result<bool> start_item(Store& store, const TickSettings& settings, const WorkIt
   return false;
 }
 
-// Steps 2 and 3: the queue read, planned and admitted.
-Status plan_and_admit(Store& store, const TickSettings& settings,
-                      const AdmissionSettings& admission, TimeMs now, AdmissionReport& report) {
+}  // namespace
+
+// The read brings only candidates that no limit holds (store/admission.h
+// AdmissionRead), at most one tick's admissions of them: a tick costs what
+// it can admit, not the length of the queue.
+Status admit_waiting_items(Store& store, const TickSettings& settings,
+                           const AdmissionSettings& admission, TimeMs now,
+                           AdmissionReport& report) {
   report.planned = true;
-  auto queue = store.read_admission_queue(now, settings.fence);
+  auto holds = cooldown_holds(store, store, store, now);
+  if (!holds) return holds.error();
+  AdmissionRead read;
+  read.now = now;
+  read.limit = admission.max_admissions;
+  read.global_max_running = admission.global_max_running;
+  read.held_routes = held_route_ids(*holds);
+  auto queue = store.read_admission_queue(read, settings.fence);
   if (!queue) return queue.error();
-  if (queue->routes.empty()) return Ok{};
-  auto input = admission_input(store, store, std::move(*queue), admission.global_max_running, now);
-  if (!input) return input.error();
-  input->max_admissions = admission.max_admissions;
-  input->explain = false;
-  const AdmissionPlan plan = plan_admission(*input);
+  report.more = report.more || queue->more;
+  if (queue->candidates.empty()) return Ok{};
+  AdmissionInput input =
+      admission_input(std::move(*queue), *holds, admission.global_max_running, now);
+  input.max_admissions = admission.max_admissions;
+  input.explain = false;
+  const AdmissionPlan plan = plan_admission(input);
   report.more = report.more || plan.more;
   if (plan.admit.empty()) return Ok{};
   auto admitted = store.admit_items(plan.admit, admission.global_max_running, now, settings.fence);
@@ -180,8 +193,6 @@ Status plan_and_admit(Store& store, const TickSettings& settings,
   report.admitted = int(admitted->size());
   return Ok{};
 }
-
-}  // namespace
 
 Result<AdmissionReport> run_admission(Store& store, const TickSettings& settings,
                                       const AdmissionSettings& admission, TimeMs now,
@@ -191,7 +202,7 @@ Result<AdmissionReport> run_admission(Store& store, const TickSettings& settings
   if (!settled) return settled.error();
   report.settled = *settled;
   if (admission.plan || report.settled > 0) {
-    auto admitted = plan_and_admit(store, settings, admission, now, report);
+    auto admitted = admit_waiting_items(store, settings, admission, now, report);
     if (!admitted) return admitted.error();
   }
   // Every admitted item, those of an earlier daemon included, is started.

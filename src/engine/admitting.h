@@ -52,6 +52,11 @@ struct AdmissionReport {
 // Starts the driver of a run a work item's admission published.
 using StartDriver = std::function<Status(const std::string& run_id)>;
 
+// Steps 2 and 3 alone: the queue read, planned and admitted (what
+// run_admission does when it plans), adding to `report`.
+Status admit_waiting_items(Store& store, const TickSettings& settings,
+                           const AdmissionSettings& admission, TimeMs now, AdmissionReport& report);
+
 Result<AdmissionReport> run_admission(Store& store, const TickSettings& settings,
                                       const AdmissionSettings& admission, TimeMs now,
                                       const StartDriver& start_driver, const EventSink& log);

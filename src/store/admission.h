@@ -27,8 +27,26 @@ namespace orrery {
 // What admission reads in one snapshot.
 struct AdmissionQueue {
   std::vector<Route> routes;
-  std::vector<QueueEntry> candidates;  // queued, deferred and failed items
-  std::vector<QueueEntry> holding;     // admitted and running items
+  // A snapshot's: queued, deferred and failed items. The daemon's read:
+  // only queued items that every limit lets in before this tick's own
+  // admissions, best ranked first (see AdmissionRead).
+  std::vector<QueueEntry> candidates;
+  std::vector<QueueEntry> holding;  // admitted and running items
+  bool more = false;                // the daemon's read stopped at its limit
+};
+
+// What the daemon's read asks for. Its candidates are the queued items
+// whose retry is due, on active routes not in `held_routes`, whose route,
+// project and group are each below the route's limit (counting the items
+// holding capacity) — none when the global cap is reached — ranked by
+// effective priority, age, key and route, at most `limit` of them. So a
+// tick reads no more of the queue than it can admit from, and an item that
+// no limit holds is never behind a page of items that one does.
+struct AdmissionRead {
+  TimeMs now = 0;
+  int limit = 100;
+  int global_max_running = 0;            // 0: none
+  std::vector<std::string> held_routes;  // ids of routes a cooldown holds
 };
 
 // A running item whose workflow run has finished.
@@ -53,8 +71,10 @@ class Admission {
   virtual ~Admission() = default;
 
   // The daemon's read, fenced: failed items whose retry is due are queued
-  // again (deferred on a paused route), then the queue as admission sees it.
-  virtual Result<AdmissionQueue> read_admission_queue(TimeMs now, const Fence& fence) = 0;
+  // again (deferred on a paused route), then the routes, the items holding
+  // capacity and the candidates `read` asks for.
+  virtual Result<AdmissionQueue> read_admission_queue(const AdmissionRead& read,
+                                                      const Fence& fence) = 0;
   // The same queue, read only (for `item show`: what holds an item); a
   // failed item whose retry is due is still failed here.
   virtual Result<AdmissionQueue> admission_snapshot() = 0;

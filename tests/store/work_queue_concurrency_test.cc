@@ -181,7 +181,7 @@ int admit_and_release(Store& store, const std::vector<std::string>& ids, const s
       auto done = with_retries([&] { return store.cancel_item(won->front().id, "", kNow); });
       if (!done) return child_failed(22, "cancel: " + done.error().message);
     }
-    auto read = with_retries([&] { return store.read_admission_queue(kNow, {}); });
+    auto read = with_retries([&] { return store.read_admission_queue({kNow, 100, 0, {}}, {}); });
     if (!read) return child_failed(23, "read: " + read.error().message);
     std::map<std::string, int> route_holds;
     std::map<std::string, int> project_holds;

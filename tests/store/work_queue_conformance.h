@@ -1,7 +1,7 @@
 // The fixture of the admission part of the Store conformance suite
-// (tests/store/work_queue_*_test.cc: routes, items, admission): WorkflowConformance's stores of each
-// backend, with helpers that add routes, enqueue items and move them through
-// admission (docs/admission.md).
+// (tests/store/work_queue_*_test.cc: routes, items, admission): WorkflowConformance's stores of
+// each backend, with helpers that add routes, enqueue items and move them through admission
+// (docs/admission.md).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -62,6 +62,12 @@ class WorkQueueConformance : public WorkflowConformance {
       admitted.push_back(item.id);
     }
     return admitted;
+  }
+
+  // The daemon's read (store/admission.h AdmissionRead).
+  AdmissionQueue read_queue(TimeMs now, int limit = 100, int global_max = 0,
+                            const std::vector<std::string>& held = {}, const Fence& fence = {}) {
+    return ok_value(store_->read_admission_queue({now, limit, global_max, held}, fence));
   }
 
   // Admits the item and starts a run of the route's workflow for it.

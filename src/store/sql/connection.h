@@ -102,6 +102,11 @@ class Connection {
   // "INDEXED BY <index> " where the planner takes such a hint (SQLite, whose
   // planner can miss a partial index), "" where it picks the index itself.
   virtual std::string index_hint(std::string_view index) const = 0;
+  // A subquery whose rows are the strings of the JSON array bound to the
+  // parameter `?N`, as in "id IN (<it>)": json_each on SQLite,
+  // jsonb_array_elements_text on PostgreSQL. One statement text whatever
+  // the array's length.
+  virtual std::string json_text_elements(int parameter) const = 0;
   // Checks the database before destructive work: a damaged one is refused.
   virtual Status check_integrity() = 0;
   // The database server's clock, or nothing when the database has no clock

@@ -20,32 +20,85 @@ Result<std::vector<WorkItem>> query_items(sql::Connection& db, const std::string
   return sql::read_all(**query, sql::read_item);
 }
 
-Result<std::vector<QueueEntry>> queue_entries(sql::Connection& db, const std::string& statuses) {
-  auto query = db.prepare(
-      "SELECT id, item_key, route_id, project, item_group, status, priority, queued_at, "
-      "next_attempt_at FROM work_items WHERE status IN (" +
-      statuses + ")");
-  if (!query) return query.error();
+constexpr const char* kEntryColumns =
+    "i.id, i.item_key, i.route_id, i.project, i.item_group, i.status, i.priority, i.queued_at, "
+    "i.next_attempt_at";
+
+Result<std::vector<QueueEntry>> read_entries(sql::Statement& query) {
   std::vector<QueueEntry> entries;
   while (true) {
-    auto row = (*query)->step();
+    auto row = query.step();
     if (!row) return row.error();
     if (!*row) return entries;
-    const sql::Statement& r = **query;
     QueueEntry entry;
-    entry.id = r.text(0);
-    entry.key = r.text(1);
-    entry.route_id = r.text(2);
-    entry.project = r.text(3);
-    entry.group = r.text(4);
-    auto status = parse_item_status(r.text(5));
+    entry.id = query.text(0);
+    entry.key = query.text(1);
+    entry.route_id = query.text(2);
+    entry.project = query.text(3);
+    entry.group = query.text(4);
+    auto status = parse_item_status(query.text(5));
     if (!status) return internal_error("a stored work item has " + status.error().message);
     entry.status = *status;
-    entry.priority = r.int64(6);
-    entry.queued_at = r.int64(7);
-    entry.next_attempt_at = r.optional_int64(8);
+    entry.priority = query.int64(6);
+    entry.queued_at = query.int64(7);
+    entry.next_attempt_at = query.optional_int64(8);
     entries.push_back(std::move(entry));
   }
+}
+
+Result<std::vector<QueueEntry>> queue_entries(sql::Connection& db, const std::string& statuses) {
+  auto query = db.prepare(std::string("SELECT ") + kEntryColumns +
+                          " FROM work_items i WHERE i.status IN (" + statuses + ")");
+  if (!query) return query.error();
+  return read_entries(**query);
+}
+
+// min(a, b) in the SQL both dialects accept.
+std::string sql_min(const std::string& a, const std::string& b) {
+  return "CASE WHEN " + a + " < " + b + " THEN " + a + " ELSE " + b + " END";
+}
+
+// core/work_item.h effective_priority at ?1, of a stored (so in range)
+// priority: raised by one every priority_aging_ms, capped.
+std::string effective_priority_sql() {
+  const std::string cap = std::to_string(kMaxEffectivePriority);
+  const std::string raised = "((?1 - i.queued_at) / r.priority_aging_ms)";
+  return "CASE WHEN r.priority_aging_ms > 0 AND ?1 > i.queued_at THEN " +
+         sql_min("(i.priority + " + sql_min(raised, cap) + ")", cap) + " ELSE i.priority END";
+}
+
+// The items holding capacity, counted by `column` (route_id, project or
+// item_group), as the join `alias` (alias.n; an empty project or group
+// holds nothing of its kind).
+std::string holding_counts(const std::string& column, const std::string& alias) {
+  std::string counts = "LEFT JOIN (SELECT " + column + ", COUNT(*) AS n FROM work_items WHERE " +
+                       "status IN (" + sql::kHoldingItemStatuses + ")";
+  if (column != "route_id") counts += " AND " + column + " <> ''";
+  counts += " GROUP BY " + column + ") " + alias + " ON " + alias + "." + column + " = i." + column;
+  return counts + " ";
+}
+
+// The daemon's candidates (AdmissionRead): ?1 the time, ?2 the held routes
+// (a JSON array of ids), ?3 the limit.
+std::string admissible_candidates_sql(const sql::Connection& db) {
+  return std::string("SELECT ") + kEntryColumns +
+         " FROM work_items i JOIN routes r ON r.id = i.route_id " +
+         holding_counts("route_id", "hr") + holding_counts("project", "hp") +
+         holding_counts("item_group", "hg") +
+         "WHERE i.status = 'queued' AND r.status = 'active' "
+         "AND (i.next_attempt_at IS NULL OR i.next_attempt_at <= ?1) "
+         "AND COALESCE(hr.n, 0) < r.max_running "
+         "AND (r.max_per_project = 0 OR i.project = '' OR COALESCE(hp.n, 0) < r.max_per_project) "
+         "AND (r.max_per_group = 0 OR i.item_group = '' OR COALESCE(hg.n, 0) < r.max_per_group) "
+         "AND i.route_id NOT IN (" +
+         db.json_text_elements(2) + ") ORDER BY " + effective_priority_sql() +
+         " DESC, i.queued_at, i.item_key, i.route_id LIMIT ?3";
+}
+
+std::string json_array(const std::vector<std::string>& texts) {
+  std::string array = "[";
+  for (const std::string& text : texts) array += (array.size() > 1 ? "," : "") + json_quote(text);
+  return array + "]";
 }
 
 // The guard of one admission: the item queued on an active route and every
@@ -68,8 +121,9 @@ constexpr const char* kAdmitItem =
 
 }  // namespace
 
-Result<AdmissionQueue> SqlStore::read_admission_queue(TimeMs caller_now, const Fence& fence) {
-  auto now = clock(caller_now);
+Result<AdmissionQueue> SqlStore::read_admission_queue(const AdmissionRead& read,
+                                                      const Fence& fence) {
+  auto now = clock(read.now);
   if (!now) return now.error();
   auto transaction = sql::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
@@ -83,8 +137,24 @@ Result<AdmissionQueue> SqlStore::read_admission_queue(TimeMs caller_now, const F
   if (!due) return due.error();
   (*due)->bind(1, *now);
   if (auto status = (*due)->run(); !status) return status.error();
-  auto queue = read_queue();
-  if (!queue) return queue.error();
+  AdmissionQueue queue;
+  auto routes = list_routes();
+  if (!routes) return routes.error();
+  queue.routes = std::move(*routes);
+  auto holding = queue_entries(*db_, sql::kHoldingItemStatuses);
+  if (!holding) return holding.error();
+  queue.holding = std::move(*holding);
+  const bool capped =
+      read.global_max_running > 0 && std::int64_t(queue.holding.size()) >= read.global_max_running;
+  if (!queue.routes.empty() && !capped && read.limit > 0) {
+    auto query = db_->prepare(admissible_candidates_sql(*db_));
+    if (!query) return query.error();
+    (*query)->bind(1, *now).bind(2, json_array(read.held_routes)).bind(3, read.limit);
+    auto candidates = read_entries(**query);
+    if (!candidates) return candidates.error();
+    queue.candidates = std::move(*candidates);
+    queue.more = std::int64_t(queue.candidates.size()) >= read.limit;
+  }
   if (auto status = (*transaction)->commit(); !status) return status.error();
   return queue;
 }

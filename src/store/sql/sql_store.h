@@ -136,7 +136,8 @@ class SqlStore : public Store {
                                 TimeMs now) override;
   Result<WorkItem> cancel_item(const std::string& id, const std::string& reason,
                                TimeMs now) override;
-  Result<AdmissionQueue> read_admission_queue(TimeMs now, const Fence& fence) override;
+  Result<AdmissionQueue> read_admission_queue(const AdmissionRead& read,
+                                              const Fence& fence) override;
   Result<AdmissionQueue> admission_snapshot() override;
   Result<std::vector<WorkItem>> admit_items(const std::vector<std::string>& ids,
                                             int global_max_running, TimeMs now,
