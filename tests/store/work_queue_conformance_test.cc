@@ -5,6 +5,7 @@
 // return and settlement to pruning. Every backend must pass it.
 #include "store/work_queue_conformance.h"
 
+#include <algorithm>
 #include <set>
 
 #include "store/sql/sql_store.h"
@@ -345,6 +346,25 @@ TEST_P(WorkQueueStore, AdmissionStopsAtTheRouteLimit) {
   EXPECT_EQ(admitted.attempts, 1);
   EXPECT_EQ(item_now(ids[2]).status, ItemStatus::kQueued);
   EXPECT_TRUE(admit({ids[2]}).empty());
+}
+
+TEST_P(WorkQueueStore, ManyAdmissionsComeBackWholeInTheOrderGivenUpToTheLimit) {
+  const Route route = add_route("triage", 130);
+  std::vector<WorkItem> batch;
+  for (int n = 0; n < 150; ++n) batch.push_back(make_item(route, "k" + std::to_string(n)));
+  std::vector<std::string> ids;
+  for (const Enqueued& e : ok_value(store_->enqueue_items(batch, kNow))) ids.push_back(e.item.id);
+  std::reverse(ids.begin(), ids.end());
+  const std::vector<WorkItem> admitted = ok_value(store_->admit_items(ids, 0, kNow + 1, {}));
+  ASSERT_EQ(admitted.size(), 130u);
+  for (std::size_t i = 0; i < admitted.size(); ++i) {
+    EXPECT_EQ(admitted[i].id, ids[i]);
+    EXPECT_EQ(admitted[i].status, ItemStatus::kAdmitted);
+    EXPECT_EQ(admitted[i].attempts, 1);
+    EXPECT_EQ(admitted[i].route_name, "triage");
+    EXPECT_EQ(admitted[i].invocation.intent, "fix " + admitted[i].key);
+  }
+  EXPECT_EQ(item_now(ids[130]).status, ItemStatus::kQueued);
 }
 
 TEST_P(WorkQueueStore, AProjectLimitCountsTheProjectsItemsOnEveryRoute) {

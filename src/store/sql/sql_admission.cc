@@ -4,21 +4,14 @@
 // settling items whose runs have ended. Every write is fenced by the
 // daemon lease and guarded on the status it read.
 #include "core/text.h"
+#include "store/sql/item_reads.h"
 #include "store/sql/sql_store.h"
 #include "store/sql/work_queue_rows.h"
 
 namespace orrery {
 namespace {
 
-using Bind = std::function<void(sql::Statement&)>;
-
-Result<std::vector<WorkItem>> query_items(sql::Connection& db, const std::string& where,
-                                          const Bind& bind) {
-  auto query = db.prepare("SELECT " + sql::item_select_list() + sql::item_from_clause() + where);
-  if (!query) return query.error();
-  bind(**query);
-  return sql::read_all(**query, sql::read_item);
-}
+using sql::query_items;
 
 constexpr const char* kEntryColumns =
     "i.id, i.item_key, i.route_id, i.project, i.item_group, i.status, i.priority, i.queued_at, "
@@ -195,17 +188,21 @@ Result<std::vector<WorkItem>> SqlStore::admit_items(const std::vector<std::strin
     if (!lock) return lock.error();
     if (auto status = (*lock)->run(); !status) return status.error();
   }
+  std::vector<std::string> won;
   for (const std::string& id : ids) {
     auto admit = db_->prepare(kAdmitItem);
     if (!admit) return admit.error();
     (*admit)->bind(1, id).bind(2, *now).bind(3, global_max_running);
     if (auto status = (*admit)->run(); !status) return status.error();
-    if (db_->changes() != 1) continue;  // its guard failed: it waits
-    auto item = query_items(*db_, "WHERE i.id = ?1", [&](sql::Statement& s) { s.bind(1, id); });
-    if (!item) return item.error();
-    if (!item->empty()) admitted.push_back(std::move(item->front()));
+    if (db_->changes() == 1) won.push_back(id);  // else its guard failed: it waits
   }
+  auto read = sql::read_items_by_id(*db_, won);
+  if (!read) return read.error();
   if (auto status = (*transaction)->commit(); !status) return status.error();
+  for (const std::string& id : won) {
+    auto found = read->find(id);
+    if (found != read->end()) admitted.push_back(std::move(found->second));
+  }
   return admitted;
 }
 

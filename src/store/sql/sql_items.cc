@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "core/text.h"
+#include "store/sql/item_reads.h"
 #include "store/sql/sql_store.h"
 #include "store/sql/work_queue_rows.h"
 
@@ -15,15 +16,11 @@ constexpr size_t kMinItemPrefix = 6;
 // at most this many times.
 constexpr int kMaxEnqueueTries = 3;
 
-using Bind = std::function<void(sql::Statement&)>;
-
-Result<std::vector<WorkItem>> query_items(sql::Connection& db, const std::string& where,
-                                          const Bind& bind) {
-  auto query = db.prepare("SELECT " + sql::item_select_list() + sql::item_from_clause() + where);
-  if (!query) return query.error();
-  bind(**query);
-  return sql::read_all(**query, sql::read_item);
-}
+using sql::bind_chunk;
+using sql::chunk_size;
+using sql::kChunk;
+using sql::placeholders;
+using sql::query_items;
 
 Result<WorkItem> one_item(sql::Connection& db, const std::string& id) {
   auto found = query_items(db, "WHERE i.id = ?1", [&](sql::Statement& s) { s.bind(1, id); });
@@ -224,30 +221,6 @@ Result<Written> enqueue_known(sql::Connection& db, const WorkItem& given, RouteS
                            "' kept changing under concurrent enqueues; try again");
 }
 
-// Keys and ids are read kChunk at a time, one statement text whatever the
-// count (the last value repeats to fill it).
-constexpr size_t kChunk = 100;
-
-// A lone value gets a statement of its own: a single enqueue reads as much
-// as it needs, and a server does not plan a list of 100 equal values.
-size_t chunk_size(const std::vector<std::string>& values, size_t from) {
-  return values.size() - from == 1 ? 1 : kChunk;
-}
-
-std::string placeholders(int first, size_t size) {
-  std::string list;
-  for (size_t i = 0; i < size; ++i) {
-    list += (i == 0 ? "?" : ", ?") + std::to_string(first + int(i));
-  }
-  return list;
-}
-
-void bind_chunk(sql::Statement& s, int first, const std::vector<std::string>& values, size_t from,
-                size_t size) {
-  const size_t to = std::min(values.size(), from + size);
-  for (size_t i = 0; i < size; ++i) s.bind(first + int(i), values[std::min(from + i, to - 1)]);
-}
-
 // The items of `keys` (sorted, one route) as they are, each row locked:
 // concurrent batches lock in key order and never wait on each other in a
 // circle.
@@ -274,20 +247,6 @@ Status read_known(sql::Connection& db, const std::string& route_id,
     }
   }
   return Ok{};
-}
-
-// The items of `ids`, by id.
-Result<std::map<std::string, WorkItem>> read_back(sql::Connection& db,
-                                                  const std::vector<std::string>& ids) {
-  std::map<std::string, WorkItem> items;
-  for (size_t from = 0; from < ids.size(); from += kChunk) {
-    const size_t size = chunk_size(ids, from);
-    auto found = query_items(db, "WHERE i.id IN (" + placeholders(1, size) + ")",
-                             [&](sql::Statement& s) { bind_chunk(s, 1, ids, from, size); });
-    if (!found) return found.error();
-    for (WorkItem& item : *found) items[item.id] = std::move(item);
-  }
-  return items;
 }
 
 }  // namespace
@@ -359,7 +318,7 @@ Result<std::vector<Enqueued>> SqlStore::enqueue_in_transaction(const std::vector
   }
   std::vector<std::string> ids;
   for (const Written& one : written) ids.push_back(one.id);
-  auto read = read_back(*db_, ids);
+  auto read = sql::read_items_by_id(*db_, ids);
   if (!read) return read.error();
   std::vector<Enqueued> enqueued;
   enqueued.reserve(items.size());
