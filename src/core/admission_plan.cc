@@ -1,6 +1,9 @@
 #include "core/admission_plan.h"
 
 #include <algorithm>
+#include <iterator>
+#include <map>
+#include <set>
 #include <unordered_map>
 
 namespace orrery {
@@ -164,6 +167,68 @@ AdmissionPlan plan_admission(const AdmissionInput& input) {
     plan.admit.push_back(candidate.entry->id);
   }
   return plan;
+}
+
+namespace {
+
+// The names whose count reaches `limit` (0: none does).
+std::set<std::string> at_limit(const std::map<std::string, int>& counts, int limit) {
+  std::set<std::string> full;
+  if (limit <= 0) return full;
+  for (const auto& [name, count] : counts) {
+    if (count >= limit) full.insert(name);
+  }
+  return full;
+}
+
+// Splits each open route's full names into those full on every open route
+// and the "ROUTE-ID/NAME" pairs of the rest.
+void split_full(const std::vector<std::pair<std::string, std::set<std::string>>>& by_route,
+                std::vector<std::string>& everywhere, std::vector<std::string>& pairs) {
+  std::set<std::string> common = by_route.front().second;
+  for (const auto& [route, full] : by_route) {
+    std::set<std::string> kept;
+    std::set_intersection(common.begin(), common.end(), full.begin(), full.end(),
+                          std::inserter(kept, kept.begin()));
+    common = std::move(kept);
+  }
+  everywhere.assign(common.begin(), common.end());
+  for (const auto& [route, full] : by_route) {
+    for (const std::string& name : full) {
+      if (common.count(name) == 0) pairs.push_back(route + "/" + name);
+    }
+  }
+}
+
+}  // namespace
+
+FullLimits full_limits(const std::vector<RouteLimits>& routes,
+                       const std::vector<QueueEntry>& holding, int global_max_running) {
+  std::unordered_map<std::string, int> by_route;
+  std::map<std::string, int> by_project;
+  std::map<std::string, int> by_group;
+  for (const QueueEntry& entry : holding) {
+    ++by_route[entry.route_id];
+    if (!entry.project.empty()) ++by_project[entry.project];
+    if (!entry.group.empty()) ++by_group[entry.group];
+  }
+  const bool capped = global_max_running > 0 && int(holding.size()) >= global_max_running;
+  FullLimits full;
+  std::vector<std::pair<std::string, std::set<std::string>>> projects;
+  std::vector<std::pair<std::string, std::set<std::string>>> groups;
+  for (const RouteLimits& route : routes) {
+    if (capped || route.paused || !route.held_by.empty() ||
+        by_route[route.id] >= route.max_running) {
+      full.routes.push_back(route.id);
+      continue;
+    }
+    projects.emplace_back(route.id, at_limit(by_project, route.max_per_project));
+    groups.emplace_back(route.id, at_limit(by_group, route.max_per_group));
+  }
+  if (projects.empty()) return full;
+  split_full(projects, full.projects, full.route_projects);
+  split_full(groups, full.groups, full.route_groups);
+  return full;
 }
 
 std::string cooldown_hold(const WorkflowSpec& spec, const std::map<std::string, TimeMs>& cooldowns,

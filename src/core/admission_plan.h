@@ -80,6 +80,26 @@ struct AdmissionPlan {
 
 AdmissionPlan plan_admission(const AdmissionInput& input);
 
+// The limits that are full before any admission, given the items holding
+// capacity: what the daemon's read of the queue leaves out (store/
+// admission.h AdmissionRead). `routes`: ids of the routes that admit
+// nothing (paused, held by a cooldown, at max_running; every route when the
+// global cap is reached). `projects`: projects at the limit of every route
+// that may admit; `route_projects`: "ROUTE-ID/PROJECT" for a project at the
+// limit of only some of them (a route's limits count every route's items).
+// The same for groups. A candidate none of these names may be admitted
+// first; one that they name is held whatever else is admitted.
+struct FullLimits {
+  std::vector<std::string> routes;
+  std::vector<std::string> projects;
+  std::vector<std::string> route_projects;
+  std::vector<std::string> groups;
+  std::vector<std::string> route_groups;
+};
+
+FullLimits full_limits(const std::vector<RouteLimits>& routes,
+                       const std::vector<QueueEntry>& holding, int global_max_running);
+
 // What holds the items of a route running `spec` back for a provider
 // cooldown (`cooldowns`: account -> the end of its cooldown): "ACCOUNT
 // cooldown until T" of the first agent step, in spec order, whose account

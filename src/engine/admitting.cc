@@ -179,14 +179,16 @@ Status admit_waiting_items(Store& store, const TickSettings& settings,
   read.held_routes = held_route_ids(*holds);
   auto queue = store.read_admission_queue(read, settings.fence);
   if (!queue) return queue.error();
-  report.more = report.more || queue->more;
   if (queue->candidates.empty()) return Ok{};
+  const bool queue_more = queue->more;
   AdmissionInput input =
       admission_input(std::move(*queue), *holds, admission.global_max_running, now);
   input.max_admissions = admission.max_admissions;
   input.explain = false;
   const AdmissionPlan plan = plan_admission(input);
-  report.more = report.more || plan.more;
+  // A full page that admitted nothing does not ask for another tick at
+  // once: the next read would be the same.
+  report.more = report.more || plan.more || (queue_more && !plan.admit.empty());
   if (plan.admit.empty()) return Ok{};
   auto admitted = store.admit_items(plan.admit, admission.global_max_running, now, settings.fence);
   if (!admitted) return admitted.error();

@@ -258,6 +258,47 @@ TEST(AdmissionPlan, GeneratedQueuesNeverExceedALimitAndExplainEveryWait) {
   }
 }
 
+using Names = std::vector<std::string>;
+
+TEST(FullLimits, RoutesThatAdmitNothingAreNamedAndTheirProjectsAreNot) {
+  RouteLimits paused = route("paused", 5, 1);
+  paused.paused = true;
+  RouteLimits held = route("held", 5, 1);
+  held.held_by = "claude cooldown until later";
+  const std::vector<RouteLimits> routes{paused, held, route("full", 1, 1), route("open", 3, 1)};
+  const FullLimits full = full_limits(routes, {holding("a", "full", "web")}, 0);
+  EXPECT_EQ(full.routes, (Names{"paused", "held", "full"}));
+  EXPECT_EQ(full.projects, Names{"web"});  // at the limit of the one open route
+  EXPECT_TRUE(full.route_projects.empty());
+}
+
+TEST(FullLimits, AReachedGlobalCapClosesEveryRoute) {
+  const std::vector<RouteLimits> routes{route("a", 5), route("b", 5)};
+  const std::vector<QueueEntry> held{holding("x", "a"), holding("y", "b")};
+  EXPECT_EQ(full_limits(routes, held, 2).routes, (Names{"a", "b"}));
+  EXPECT_TRUE(full_limits(routes, held, 3).routes.empty());
+  EXPECT_TRUE(full_limits(routes, held, 0).routes.empty());
+}
+
+TEST(FullLimits, AProjectFullForSomeRoutesOnlyIsNamedWithEachOfThem) {
+  // web holds 2 (over both routes): full for a limit of 1 or 2, not for 3
+  // or none.
+  const std::vector<RouteLimits> routes{route("one", 9, 1), route("two", 9, 2),
+                                        route("three", 9, 3), route("none", 9, 0)};
+  const std::vector<QueueEntry> held{holding("x", "one", "web", "pager"),
+                                     holding("y", "two", "web"), holding("z", "one", "", "")};
+  const FullLimits full = full_limits(routes, held, 0);
+  EXPECT_TRUE(full.routes.empty());
+  EXPECT_TRUE(full.projects.empty());
+  EXPECT_EQ(full.route_projects, (Names{"one/web", "two/web"}));
+  EXPECT_TRUE(full.groups.empty());
+  EXPECT_TRUE(full.route_groups.empty());  // no route limits groups
+  const std::vector<RouteLimits> grouped{route("g1", 9, 0, 1), route("g2", 9, 0, 1)};
+  const FullLimits by_group = full_limits(grouped, held, 0);
+  EXPECT_EQ(by_group.groups, Names{"pager"});  // an empty group is never full
+  EXPECT_TRUE(by_group.route_groups.empty());
+}
+
 WorkflowStep agent_step(const std::string& id, AgentProvider provider,
                         const std::string& account = "") {
   WorkflowStep step;

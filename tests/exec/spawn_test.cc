@@ -11,6 +11,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "support/temp_dir.h"
 
@@ -172,6 +173,12 @@ TEST(Spawn, StartedChildrenLeaveNoDescriptorOrThreadBehind) {
     waitpid(spawned->pid, nullptr, 0);
   }
   EXPECT_EQ(entries_of("/proc/self/fd"), descriptors);
+  // A joined thread leaves /proc/self/task when the kernel releases it,
+  // a moment after pthread_join returns; nothing signals that moment.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (entries_of("/proc/self/task") > threads && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
   EXPECT_EQ(entries_of("/proc/self/task"), threads);
 }
 

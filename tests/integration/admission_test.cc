@@ -203,6 +203,62 @@ TEST_F(Admission, AnItemLeftAdmittedByADeadDaemonRunsOnceWithoutSpendingAnAttemp
   EXPECT_EQ(show_workflow_run(done["workflow_run_id"])["item_id"], done["id"]);
 }
 
+// The class of "kill -9 at any step of admission": the daemon is killed
+// outright at 8 points of progress (as items are admitted, started and
+// settled), then started again each time.
+TEST_F(Admission, ADaemonKilledAgainAndAgainLosesNoItemRunsNoneTwiceAndKeepsTheLimits) {
+  const std::string log = tmp_ + "/ran.log";
+  workflow("work", "echo \"+ $ORRERY_ITEM_KEY\" >> " + log + "; sleep 0.1; echo \"- " +
+                       "$ORRERY_ITEM_KEY\" >> " + log);
+  json_of(
+      {"route", "add", "r", "--workflow", "work", "--max-running", "4", "--max-per-project", "2"});
+  std::string batch;
+  for (int i = 0; i < 40; ++i) {
+    const std::string project = "p" + std::to_string(i % 5);
+    batch += json{{"key", project + "-" + std::to_string(i)}, {"project", project}}.dump() + "\n";
+  }
+  json_of({"enqueue", "r", "--from-json", write_file("batch.jsonl", batch)});
+  // Every sample of the queue keeps the limits.
+  const auto progress = [&] {
+    const json list = items();
+    int holding = 0;
+    int moved = 0;
+    std::map<std::string, int> by_project;
+    for (const json& it : list) {
+      const std::string status = it["status"];
+      if (status == "admitted" || status == "running") {
+        ++holding;
+        EXPECT_LE(++by_project[it["project"].get<std::string>()], 2) << list.dump();
+      }
+      moved += status != "queued";
+      moved += status == "running" || status == "succeeded";
+      moved += status == "succeeded";
+    }
+    EXPECT_LE(holding, 4) << list.dump();
+    return moved;
+  };
+  int daemon = start_daemon();
+  for (int kill = 1; kill <= 8; ++kill) {
+    ASSERT_TRUE(eventually([&] { return progress() >= kill * 14; }, std::chrono::seconds(60)))
+        << items().dump() << daemon_log();
+    ASSERT_EQ(::kill(daemon, SIGKILL), 0);
+    ASSERT_EQ(::waitpid(daemon, nullptr, 0), daemon);
+    daemon = start_daemon();
+  }
+  ASSERT_TRUE(all_items({"succeeded"}, std::chrono::seconds(90))) << items().dump();
+  std::map<std::string, int> starts;
+  for (const std::string& line : lines(read_file(log))) starts[line.substr(2)] += line[0] == '+';
+  std::set<std::string> runs;
+  for (const json& it : items()) {
+    const std::string key = it["key"];
+    EXPECT_EQ(starts[key], 1) << key << " ran " << starts[key] << " times";
+    EXPECT_EQ(it["attempts"], 1) << it.dump();
+    EXPECT_TRUE(runs.insert(it["workflow_run_id"].get<std::string>()).second) << it.dump();
+    EXPECT_EQ(show_workflow_run(it["workflow_run_id"])["item_id"], it["id"]);
+  }
+  EXPECT_EQ(runs.size(), 40u);
+}
+
 TEST_F(Admission, BadInputIsRefusedWithItsExitCodeAndStoresNothing) {
   workflow("work", "true");
   EXPECT_EQ(run({"route", "add", "r"}).exit_code, 2);  // no --workflow

@@ -513,6 +513,17 @@ CREATE TRIGGER runs_feed AFTER UPDATE OF status ON runs FOR EACH ROW
   EXECUTE FUNCTION orrery_run_feed();
 )sql";
 
+constexpr const char* kVersion11 = R"sql(
+-- The daemon's reads by status (admitted items to start, running ones to
+-- settle, failed ones due a retry): an index whose prefix is the status.
+-- And queued items with every column admission reads, so that its scan of
+-- the queue never visits the table.
+DROP INDEX work_items_open;
+CREATE INDEX work_items_status ON work_items(status, updated_at, id);
+CREATE INDEX work_items_queued ON work_items(route_id, project, item_group, priority, queued_at,
+  next_attempt_at, item_key, id, status) WHERE status = 'queued';
+)sql";
+
 // From PostgreSQL 10 the number is major * 10000 + minor (110005 is 11.5);
 // before, major * 10000 + minor * 100 + patch (90624 is 9.6.24).
 std::string server_version_text(int version) {
@@ -538,6 +549,7 @@ const std::vector<Migration>& migrations() {
       {8, "claims from runs alone: each pending run carries its loop's claim terms", kVersion8},
       {9, "admission: routes, invocations and work items", kVersion9},
       {10, "feeds: a loop's succeeded runs enqueue work items on a route", kVersion10},
+      {11, "the admission queue read by status, and queued items covered", kVersion11},
 
   };
   return list;

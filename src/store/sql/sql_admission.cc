@@ -3,6 +3,8 @@
 // every limit, linking each admission to the workflow run it starts, and
 // settling items whose runs have ended. Every write is fenced by the
 // daemon lease and guarded on the status it read.
+#include <algorithm>
+
 #include "core/text.h"
 #include "store/sql/item_reads.h"
 #include "store/sql/sql_store.h"
@@ -60,38 +62,41 @@ std::string effective_priority_sql() {
          sql_min("(i.priority + " + sql_min(raised, cap) + ")", cap) + " ELSE i.priority END";
 }
 
-// The items holding capacity, counted by `column` (route_id, project or
-// item_group), as the join `alias` (alias.n; an empty project or group
-// holds nothing of its kind).
-std::string holding_counts(const std::string& column, const std::string& alias) {
-  std::string counts = "LEFT JOIN (SELECT " + column + ", COUNT(*) AS n FROM work_items WHERE " +
-                       "status IN (" + sql::kHoldingItemStatuses + ")";
-  if (column != "route_id") counts += " AND " + column + " <> ''";
-  counts += " GROUP BY " + column + ") " + alias + " ON " + alias + "." + column + " = i." + column;
-  return counts + " ";
+// What a candidate's project or group (`column`) must not be: in the JSON
+// array ?N of names full everywhere, nor — when the array ?N+1 of
+// "ROUTE/NAME" pairs is not empty — one of those.
+std::string not_full(const sql::Connection& db, const std::string& column, int parameter) {
+  const std::string pairs = "?" + std::to_string(parameter + 1);
+  return "(i." + column + " = '' OR (i." + column + " NOT IN (" + db.json_text_elements(parameter) +
+         ") AND (" + pairs + " = '[]' OR i.route_id || '/' || i." + column + " NOT IN (" +
+         db.json_text_elements(parameter + 1) + "))))";
 }
 
-// The daemon's candidates (AdmissionRead): ?1 the time, ?2 the held routes
-// (a JSON array of ids), ?3 the limit.
+// The daemon's candidates (AdmissionRead): ?1 the time (for the effective
+// priority; a queued item's retry, if it had one, is due: the plan checks
+// it all the same); JSON arrays of the
+// full limits (core/admission_plan.h FullLimits): ?2 routes, ?3 projects,
+// ?4 route/project pairs, ?5 groups, ?6 route/group pairs; ?7 the limit.
+// Each array is a set the database builds once: a row costs a lookup in it,
+// and nothing of a row that fails crosses to the process.
 std::string admissible_candidates_sql(const sql::Connection& db) {
-  return std::string("SELECT ") + kEntryColumns +
-         " FROM work_items i JOIN routes r ON r.id = i.route_id " +
-         holding_counts("route_id", "hr") + holding_counts("project", "hp") +
-         holding_counts("item_group", "hg") +
-         "WHERE i.status = 'queued' AND r.status = 'active' "
-         "AND (i.next_attempt_at IS NULL OR i.next_attempt_at <= ?1) "
-         "AND COALESCE(hr.n, 0) < r.max_running "
-         "AND (r.max_per_project = 0 OR i.project = '' OR COALESCE(hp.n, 0) < r.max_per_project) "
-         "AND (r.max_per_group = 0 OR i.item_group = '' OR COALESCE(hg.n, 0) < r.max_per_group) "
-         "AND i.route_id NOT IN (" +
-         db.json_text_elements(2) + ") ORDER BY " + effective_priority_sql() +
-         " DESC, i.queued_at, i.item_key, i.route_id LIMIT ?3";
+  return std::string("SELECT ") + kEntryColumns + " FROM work_items i " +
+         db.index_hint("work_items_queued") +
+         "JOIN routes r ON r.id = i.route_id "
+         "WHERE i.status = 'queued' AND i.route_id NOT IN (" +
+         db.json_text_elements(2) + ") AND " + not_full(db, "project", 3) + " AND " +
+         not_full(db, "item_group", 5) + " ORDER BY " + effective_priority_sql() +
+         " DESC, i.queued_at, i.item_key, i.route_id LIMIT ?7";
 }
 
 std::string json_array(const std::vector<std::string>& texts) {
   std::string array = "[";
-  for (const std::string& text : texts) array += (array.size() > 1 ? "," : "") + json_quote(text);
-  return array + "]";
+  for (const std::string& text : texts) {
+    if (array.size() > 1) array += ",";
+    array += json_quote(text);
+  }
+  array += "]";
+  return array;
 }
 
 // The guard of one admission: the item queued on an active route and every
@@ -137,12 +142,24 @@ Result<AdmissionQueue> SqlStore::read_admission_queue(const AdmissionRead& read,
   auto holding = queue_entries(*db_, sql::kHoldingItemStatuses);
   if (!holding) return holding.error();
   queue.holding = std::move(*holding);
-  const bool capped =
-      read.global_max_running > 0 && std::int64_t(queue.holding.size()) >= read.global_max_running;
-  if (!queue.routes.empty() && !capped && read.limit > 0) {
+  std::vector<RouteLimits> limits;
+  for (const Route& route : queue.routes) {
+    limits.push_back(route_limits(route));
+    const auto& held = read.held_routes;
+    if (std::find(held.begin(), held.end(), route.id) != held.end()) limits.back().held_by = "held";
+  }
+  const FullLimits full = full_limits(limits, queue.holding, read.global_max_running);
+  if (full.routes.size() < queue.routes.size() && read.limit > 0) {
     auto query = db_->prepare(admissible_candidates_sql(*db_));
     if (!query) return query.error();
-    (*query)->bind(1, *now).bind(2, json_array(read.held_routes)).bind(3, read.limit);
+    (*query)
+        ->bind(1, *now)
+        .bind(2, json_array(full.routes))
+        .bind(3, json_array(full.projects))
+        .bind(4, json_array(full.route_projects))
+        .bind(5, json_array(full.groups))
+        .bind(6, json_array(full.route_groups))
+        .bind(7, read.limit);
     auto candidates = read_entries(**query);
     if (!candidates) return candidates.error();
     queue.candidates = std::move(*candidates);

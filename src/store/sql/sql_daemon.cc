@@ -285,7 +285,7 @@ Result<WakeTimes> SqlStore::wake_times(TimeMs now) {
   if (!lease) return lease.error();
   auto cooldown = earliest("SELECT MIN(until_at) FROM cooldowns WHERE until_at > ?1", true);
   if (!cooldown) return cooldown.error();
-  // work_items_open (status, route_id): the failed items, few.
+  // work_items_status (status, …): the failed items, few.
   auto retry =
       earliest("SELECT MIN(next_attempt_at) FROM work_items WHERE status = 'failed'", false);
   if (!retry) return retry.error();

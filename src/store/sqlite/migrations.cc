@@ -408,6 +408,17 @@ BEGIN
 END;
 )sql";
 
+constexpr const char* kQueueIndexes = R"sql(
+-- The daemon's reads by status (admitted items to start, running ones to
+-- settle, failed ones due a retry): an index whose prefix is the status.
+-- And queued items with every column admission reads, so that its scan of
+-- the queue never visits the table.
+DROP INDEX work_items_open;
+CREATE INDEX work_items_status ON work_items(status, updated_at, id);
+CREATE INDEX work_items_queued ON work_items(route_id, project, item_group, priority, queued_at,
+  next_attempt_at, item_key, id, status) WHERE status = 'queued';
+)sql";
+
 // The schema version and whether the file holds any table, read together
 // (one statement, one snapshot: another process's migration cannot fall
 // between the two).
@@ -484,6 +495,7 @@ const std::vector<Migration>& migrations() {
       {8, "claims from runs alone: each pending run carries its loop's claim terms", kClaimTerms},
       {9, "admission: routes, invocations and work items", kAdmission},
       {10, "feeds: a loop's succeeded runs enqueue work items on a route", kFeeds},
+      {11, "the admission queue read by status, and queued items covered", kQueueIndexes},
 
   };
   return list;
