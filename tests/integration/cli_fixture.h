@@ -33,11 +33,13 @@ class CliFixture : public HomeFixture {
   // file) and waits until it says it is ready; its pid.
   int start_daemon() {
     daemon_log_ = tmp_ + "/daemon.log";
+    // Emptied before the fork: a restart must not find the last daemon's "ready".
+    std::ofstream(daemon_log_, std::ios::trunc).close();
     std::vector<std::string> args{ORRERY_BINARY, "--home", home_, "daemon", "--lease-ttl", "3s"};
     daemon_pid_ = fork();
     if (daemon_pid_ == 0) {
       const int null = open("/dev/null", O_RDWR);
-      const int log = open(daemon_log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      const int log = open(daemon_log_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
       dup2(null, STDIN_FILENO);
       dup2(null, STDOUT_FILENO);
       dup2(log, STDERR_FILENO);

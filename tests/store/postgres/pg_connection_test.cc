@@ -241,7 +241,8 @@ TEST(PgConnection, AConnectionThatComesBackKeepsItsSettings) {
       {"lock_timeout", "100ms"},
       {"TimeZone", "UTC"},
       {"client_encoding", "UTF8"},
-      {"client_min_messages", "warning"}};
+      {"client_min_messages", "warning"},
+      {"plan_cache_mode", "force_generic_plan"}};
   pg_value(database.url(), "ALTER DATABASE \"" + database.name() +
                                "\" SET TimeZone = 'Asia/Tokyo'; ALTER DATABASE \"" +
                                database.name() +
