@@ -2,8 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "core/ids.h"
 #include "engine/daemon_lease.h"
+#include "store/home_layout.h"
 #include "store/sqlite/sqlite_store.h"
 #include "support/fake_processes.h"
 #include "support/temp_dir.h"
@@ -47,16 +51,18 @@ class Admitting : public ::testing::Test {
     route_ = *created;
   }
 
-  void enqueue(const std::string& key) {
+  void enqueue(const std::string& key, const std::string& project = "") {
     WorkItem item;
     item.route_id = route_.id;
     item.key = key;
+    item.project = project;
     ASSERT_TRUE(store_->enqueue_item(item, kNow).ok());
   }
 
-  AdmissionReport step(bool plan) {
+  AdmissionReport step(bool plan, int max_admissions = 100) {
     AdmissionSettings admission;
     admission.plan = plan;
+    admission.max_admissions = max_admissions;
     auto report = run_admission(
         *store_, settings_, admission, kNow,
         [this](const std::string& run_id) -> Status {
@@ -114,6 +120,51 @@ TEST_F(Admitting, AStepThatNeedNotPlanReadsNoQueueButStillStartsWhatWasAdmitted)
   EXPECT_FALSE(started.planned);
   EXPECT_EQ(started.started, 1);
   EXPECT_EQ(running(), 1);
+}
+
+TEST_F(Admitting, AFullPageAsksForAnotherTickAtOnceOnlyWhileItAdmits) {
+  route_.max_running = 10;
+  route_.max_per_project = 1;
+  ASSERT_TRUE(store_->update_route(route_, kNow).ok());
+  // Two pages of two: the first page is both of project p (one admitted),
+  // the next one finds p full and admits q.
+  enqueue("1", "p");
+  enqueue("2", "p");
+  enqueue("3", "q");
+  const AdmissionReport first = step(true, 2);
+  EXPECT_EQ(first.admitted, 1);
+  EXPECT_TRUE(first.more);
+  const AdmissionReport second = step(true, 2);
+  EXPECT_EQ(second.admitted, 1);
+  EXPECT_EQ(running(), 2);
+  EXPECT_FALSE(step(true, 2).more) << "p and q are full: nothing to read";
+}
+
+TEST_F(Admitting, ARunThatCannotBePublishedReturnsItsItemFreeThreeTimesThenADeadLetter) {
+  // A file where the runs' directories go: every publication fails.
+  const std::string home = dir_.file("home");
+  std::filesystem::create_directories(home);
+  const std::filesystem::path runs =
+      std::filesystem::path(HomeLayout(home).workflow_run("x")).parent_path();
+  std::filesystem::create_directories(runs.parent_path());
+  std::ofstream(runs.string()) << "not a directory";
+  settings_.location.home = home;
+  enqueue("a");
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    const AdmissionReport report = step(true);
+    EXPECT_EQ(report.admitted, 1);
+    EXPECT_EQ(report.started, 0);
+    const WorkItem item = store_->resolve_item("r/a").value();
+    EXPECT_EQ(item.status, ItemStatus::kQueued) << attempt;
+    EXPECT_EQ(item.attempts, 0) << "a return spends no attempt";
+    EXPECT_NE(item.last_reason.find("could not be published"), std::string::npos)
+        << item.last_reason;
+  }
+  step(true);
+  const WorkItem dead = store_->resolve_item("r/a").value();
+  EXPECT_EQ(dead.status, ItemStatus::kDeadLetter);
+  EXPECT_TRUE(started_.empty());
+  EXPECT_TRUE(store_->list_workflow_runs({}).value().empty()) << "nothing half published";
 }
 
 }  // namespace
