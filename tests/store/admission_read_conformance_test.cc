@@ -89,6 +89,38 @@ TEST_P(AdmissionReadStore, CandidatesComeRankedAndStopAtTheLimitSayingMore) {
   EXPECT_FALSE(read_queue(kReadAt, 6).more);
 }
 
+// The full names reach the database as JSON: every printable name, quotes,
+// backslashes, slashes and code points of every width included, matches
+// itself and nothing else.
+TEST_P(AdmissionReadStore, AFullProjectOrGroupIsMatchedByItsExactNameWhateverItHolds) {
+  const std::vector<std::string> names{"a\"b",      "back\\slash",  "with/slash", "u\\u0041",
+                                       "caf\u00e9", "\u65e5\u672c", "\U0001F600", "e\u0301",
+                                       "in side",   "[]",           "%_*",        "name'"};
+  Route route = make_route("names", 100);
+  route.max_per_project = 1;
+  route.max_per_group = 1;
+  route = ok_value(store_->create_route(route, kNow));
+  std::set<std::string> open;
+  int n = 0;
+  for (const std::string& name : names) {
+    const std::string tag = std::to_string(n++);
+    start(enqueue(route, "held-p" + tag, 0, name).item);
+    enqueue(route, "waits-p" + tag, 0, name);
+    open.insert(enqueue(route, "open-p" + tag, 0, name + "x").item.key);
+    WorkItem grouped = make_item(route, "held-g" + tag, 0, "");
+    grouped.group = name;
+    start(ok_value(store_->enqueue_item(grouped, kNow)).item);
+    WorkItem waiting = make_item(route, "waits-g" + tag, 0, "");
+    waiting.group = name;
+    ok_value(store_->enqueue_item(waiting, kNow));
+    WorkItem other = make_item(route, "open-g" + tag, 0, "");
+    other.group = "x" + name;
+    open.insert(ok_value(store_->enqueue_item(other, kNow)).item.key);
+  }
+  const std::vector<std::string> read = keys_of(read_queue(kReadAt).candidates);
+  EXPECT_EQ(std::set<std::string>(read.begin(), read.end()), open);
+}
+
 // ------------------------------------------------------- generated queues
 
 // Whether `entry` of a whole snapshot is a candidate of the daemon's read:
