@@ -1,8 +1,9 @@
 // Black-box tests of the admission queue (docs/admission.md) with the real
-// binary and daemon: limits kept while items run, retries to a dead letter
-// and a requeue, idempotent enqueues from parallel processes, pause and
-// resume, cancelling a running item, a crash between admission and start,
-// and the commands' refusals.
+// binary and daemon: limits kept while items run, the order of admission
+// (effective priority, aging, age), retries to a dead letter and a requeue,
+// idempotent enqueues from parallel processes, pause and resume, cancelling
+// a running item, a crash between admission and start and a daemon killed
+// again and again, feeds, cooldowns, pruning, and the commands' refusals.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -125,6 +126,26 @@ TEST_F(Admission, AFailingItemIsRetriedThenADeadLetterWithItsErrorAndARequeueRun
   ASSERT_TRUE(all_items({"succeeded"})) << items().dump();
   EXPECT_EQ(item("r/k")["attempts"], 1);
   EXPECT_EQ(json_of({"workflow", "runs"}).size(), 4u);
+}
+
+TEST_F(Admission, ItemsAreAdmittedByEffectivePriorityThenAgeAndAgingLiftsAnOldLowOne) {
+  const std::string log = tmp_ + "/order.log";
+  workflow("work", "echo \"$ORRERY_ITEM_KEY\" >> " + log);
+  json_of(
+      {"route", "add", "r", "--workflow", "work", "--max-running", "1", "--priority-aging", "1s"});
+  json_of({"enqueue", "r", "--key", "old-low"});
+  // Ten minutes in the queue: raised by 600 at one a second.
+  exec_sql("UPDATE work_items SET queued_at = queued_at - 600000 WHERE item_key = 'old-low'");
+  json_of({"enqueue", "r", "--key", "mid-older", "--priority", "2"});
+  json_of({"enqueue", "r", "--key", "high", "--priority", "5"});
+  json_of({"enqueue", "r", "--key", "mid-newer", "--priority", "2"});
+  json_of({"enqueue", "r", "--key", "low"});
+  EXPECT_GE(item("r/old-low")["effective_priority"], 600);
+  EXPECT_EQ(item("r/high")["effective_priority"], 5);
+  start_daemon();
+  ASSERT_TRUE(all_items({"succeeded"})) << items().dump();
+  EXPECT_EQ(lines(read_file(log)),
+            (std::vector<std::string>{"old-low", "high", "mid-older", "mid-newer", "low"}));
 }
 
 TEST_F(Admission, TwentyParallelEnqueuesOfOneKeyMakeOneItemAndAFinishedOneIsNotReset) {
