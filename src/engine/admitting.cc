@@ -163,9 +163,9 @@ Result<bool> start_item(Store& store, const TickSettings& settings, const WorkIt
 
 }  // namespace
 
-// The read brings only candidates that no limit holds (store/admission.h
-// AdmissionRead), at most one tick's admissions of them: a tick costs what
-// it can admit, not the length of the queue.
+// The read brings only candidates that no full limit holds (store/
+// admission.h AdmissionRead), at most one tick's admissions of them: the
+// database tests each waiting item, and none that is held leaves it.
 Status admit_waiting_items(Store& store, const TickSettings& settings,
                            const AdmissionSettings& admission, TimeMs now,
                            AdmissionReport& report) {

@@ -39,9 +39,9 @@ struct AdmissionQueue {
 // whose retry is due, on active routes not in `held_routes`, whose route,
 // project and group are each below the route's limit (counting the items
 // holding capacity) — none when the global cap is reached — ranked by
-// effective priority, age, key and route, at most `limit` of them. So a
-// tick reads no more of the queue than it can admit from, and an item that
-// no limit holds is never behind a page of items that one does.
+// effective priority, age, key and route, at most `limit` of them. So no
+// item a full limit holds leaves the database, and an item that no limit
+// holds is never behind a page of items that one does.
 struct AdmissionRead {
   TimeMs now = 0;
   int limit = 100;
