@@ -235,7 +235,7 @@ TEST_F(Admission, ADaemonKilledAgainAndAgainLosesNoItemRunsNoneTwiceAndKeepsTheL
       {"route", "add", "r", "--workflow", "work", "--max-running", "4", "--max-per-project", "2"});
   std::string batch;
   for (int i = 0; i < 40; ++i) {
-    const std::string project = "p" + std::to_string(i % 5);
+    const std::string project = std::string("p") + std::to_string(i % 5);
     batch += json{{"key", project + "-" + std::to_string(i)}, {"project", project}}.dump() + "\n";
   }
   json_of({"enqueue", "r", "--from-json", write_file("batch.jsonl", batch)});

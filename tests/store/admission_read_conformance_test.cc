@@ -179,7 +179,8 @@ class GeneratedAdmissionRead : public WorkQueueConformance {
     random_.seed(std::uint32_t(seed));
     std::vector<Route> routes;
     for (int r = 0, count = pick(1, 4); r < count; ++r) {
-      Route route = make_route("s" + std::to_string(seed) + "-" + std::to_string(r), pick(1, 4));
+      Route route =
+          make_route(std::string("s") + std::to_string(seed) + "-" + std::to_string(r), pick(1, 4));
       route.max_per_project = pick(0, 2);
       route.max_per_group = pick(0, 2);
       route.priority_aging_ms = pick(0, 1) == 0 ? 0 : pick(1, 30) * 1'000;
@@ -187,7 +188,7 @@ class GeneratedAdmissionRead : public WorkQueueConformance {
     }
     for (int n = 0, count = pick(0, 25); n < count; ++n) {
       add_random_item(routes[std::size_t(pick(0, int(routes.size()) - 1))],
-                      "s" + std::to_string(seed) + "-" + std::to_string(n));
+                      std::string("s") + std::to_string(seed) + "-" + std::to_string(n));
     }
     for (Route& route : routes) {
       if (pick(0, 4) == 0) holds_[route.id] = "claude cooldown until later";

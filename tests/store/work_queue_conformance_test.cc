@@ -351,7 +351,8 @@ TEST_P(WorkQueueStore, AdmissionStopsAtTheRouteLimit) {
 TEST_P(WorkQueueStore, ManyAdmissionsComeBackWholeInTheOrderGivenUpToTheLimit) {
   const Route route = add_route("triage", 130);
   std::vector<WorkItem> batch;
-  for (int n = 0; n < 150; ++n) batch.push_back(make_item(route, "k" + std::to_string(n)));
+  for (int n = 0; n < 150; ++n)
+    batch.push_back(make_item(route, std::string("k") + std::to_string(n)));
   std::vector<std::string> ids;
   for (const Enqueued& e : ok_value(store_->enqueue_items(batch, kNow))) ids.push_back(e.item.id);
   std::reverse(ids.begin(), ids.end());

@@ -87,7 +87,8 @@ class PgConnection final : public sql::Connection {
   std::string_view row_lock(sql::RowLock lock) const override;
   std::string index_hint(std::string_view) const override { return ""; }
   std::string json_text_elements(int parameter) const override {
-    return "SELECT jsonb_array_elements_text(CAST(?" + std::to_string(parameter) + " AS jsonb))";
+    return std::string("SELECT jsonb_array_elements_text(CAST(?") + std::to_string(parameter) +
+           " AS jsonb))";
   }
   // Nothing to check: the server keeps its own files intact.
   Status check_integrity() override { return Ok{}; }

@@ -66,7 +66,7 @@ std::string effective_priority_sql() {
 // array ?N of names full everywhere, nor — when the array ?N+1 of
 // "ROUTE/NAME" pairs is not empty — one of those.
 std::string not_full(const sql::Connection& db, const std::string& column, int parameter) {
-  const std::string pairs = "?" + std::to_string(parameter + 1);
+  const std::string pairs = std::string("?") + std::to_string(parameter + 1);
   return "(i." + column + " = '' OR (i." + column + " NOT IN (" + db.json_text_elements(parameter) +
          ") AND (" + pairs + " = '[]' OR i.route_id || '/' || i." + column + " NOT IN (" +
          db.json_text_elements(parameter + 1) + "))))";

@@ -99,7 +99,7 @@ class Database final : public sql::Connection {
   std::string_view row_lock(sql::RowLock) const override { return ""; }
   std::string_view skip_locked() const override { return ""; }
   std::string json_text_elements(int parameter) const override {
-    return "SELECT value FROM json_each(?" + std::to_string(parameter) + ")";
+    return std::string("SELECT value FROM json_each(?") + std::to_string(parameter) + ")";
   }
   std::string index_hint(std::string_view index) const override {
     return "INDEXED BY " + std::string(index) + " ";
