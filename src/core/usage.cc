@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "core/json_lines.h"
+
 namespace orrery {
 namespace {
 
@@ -32,24 +34,6 @@ std::string type_of(const json& doc) {
 std::int64_t plus(std::int64_t a, std::int64_t b) {
   std::int64_t sum = 0;
   return __builtin_add_overflow(a, b, &sum) ? INT64_MAX : sum;
-}
-
-// The JSON documents in the text: one per line, or the whole text as one.
-std::vector<json> documents(std::string_view text) {
-  std::vector<json> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    json line = json::parse(text.substr(start, end - start), nullptr, false);
-    if (line.is_object()) out.push_back(std::move(line));
-    start = end + 1;
-  }
-  if (out.empty()) {
-    json whole = json::parse(text, nullptr, false);
-    if (whole.is_object()) out.push_back(std::move(whole));
-  }
-  return out;
 }
 
 Usage claude_usage(const std::vector<json>& docs) {
@@ -116,7 +100,7 @@ Usage gemini_usage(const std::vector<json>& docs) {
 }  // namespace
 
 Usage parse_usage(AgentProvider provider, std::string_view stdout_text) {
-  const std::vector<json> docs = documents(stdout_text);
+  const std::vector<json> docs = json_documents(stdout_text);
   switch (provider) {
     case AgentProvider::kClaude:
       return claude_usage(docs);
