@@ -88,9 +88,8 @@ Result<std::string> check_objective(std::string_view text) {
   if (objective.empty()) return usage_error("the objective is empty: say what the goal is");
   const size_t characters = count_code_points(objective);
   if (characters > kMaxObjectiveCharacters) {
-    return usage_error("the objective has " + std::to_string(characters) +
-                       " characters; at most " + std::to_string(kMaxObjectiveCharacters) +
-                       " are accepted");
+    return usage_error("the objective has " + std::to_string(characters) + " characters; at most " +
+                       std::to_string(kMaxObjectiveCharacters) + " are accepted");
   }
   return objective;
 }

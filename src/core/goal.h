@@ -23,8 +23,15 @@ namespace orrery {
 inline constexpr size_t kMaxObjectiveCharacters = 4000;
 inline constexpr int kDefaultStallTurns = 3;
 
-enum class GoalStatus { kActive, kPaused, kBlocked, kUsageLimited, kBudgetLimited, kComplete,
-                        kCancelled };
+enum class GoalStatus {
+  kActive,
+  kPaused,
+  kBlocked,
+  kUsageLimited,
+  kBudgetLimited,
+  kComplete,
+  kCancelled
+};
 enum class NodeStatus { kPending, kActive, kBlocked, kComplete, kCancelled };
 // How a goal drives its target (docs/goals.md, "Drive modes"): `ready` names
 // the first ready node to work on, `agent` lets the agent choose, `off`

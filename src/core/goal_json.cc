@@ -36,9 +36,9 @@ json plan_json(const std::vector<PlanNode>& plan) {
 
 json rollup_json(const std::vector<PlanNode>& plan) {
   const PlanRollup rollup = plan_rollup(plan);
-  return {{"total", rollup.total},         {"pending", rollup.pending},
-          {"active", rollup.active},       {"blocked", rollup.blocked},
-          {"complete", rollup.complete},   {"cancelled", rollup.cancelled}};
+  return {{"total", rollup.total},       {"pending", rollup.pending},
+          {"active", rollup.active},     {"blocked", rollup.blocked},
+          {"complete", rollup.complete}, {"cancelled", rollup.cancelled}};
 }
 
 json target_json(const GoalTarget& target) {
@@ -63,28 +63,28 @@ std::string dump(const json& document) {
 }  // namespace
 
 std::string goal_json(const Goal& goal) {
-  json document = {
-      {"id", goal.id},
-      {"objective", goal.objective},
-      {"status", goal_status_name(goal.status)},
-      {"status_reason", goal.status_reason},
-      {"target", target_json(goal.target)},
-      {"drive", drive_mode_name(goal.drive)},
-      {"token_budget", optional_number(goal.token_budget)},
-      {"tokens_used", goal.tokens_used},
-      {"tokens_left", optional_number(tokens_left(goal))},
-      {"max_turns", goal.max_turns ? json(*goal.max_turns) : json(nullptr)},
-      {"turns", goal.turns},
-      {"stall_turns", goal.stall_turns},
-      {"turns_without_progress", goal.turns_without_progress},
-      {"limited_until", goal.limited_until ? json(format_time(*goal.limited_until)) : json(nullptr)},
-      {"plan", plan_json(goal.plan)},
-      {"ready", ready_keys(goal.plan)},
-      {"rollup", rollup_json(goal.plan)},
-      {"last_summary", text_or_null(goal.last_summary)},
-      {"last_update_error", text_or_null(goal.last_update_error)},
-      {"created_at", format_time(goal.created_at)},
-      {"updated_at", format_time(goal.updated_at)}};
+  json document = {{"id", goal.id},
+                   {"objective", goal.objective},
+                   {"status", goal_status_name(goal.status)},
+                   {"status_reason", goal.status_reason},
+                   {"target", target_json(goal.target)},
+                   {"drive", drive_mode_name(goal.drive)},
+                   {"token_budget", optional_number(goal.token_budget)},
+                   {"tokens_used", goal.tokens_used},
+                   {"tokens_left", optional_number(tokens_left(goal))},
+                   {"max_turns", goal.max_turns ? json(*goal.max_turns) : json(nullptr)},
+                   {"turns", goal.turns},
+                   {"stall_turns", goal.stall_turns},
+                   {"turns_without_progress", goal.turns_without_progress},
+                   {"limited_until",
+                    goal.limited_until ? json(format_time(*goal.limited_until)) : json(nullptr)},
+                   {"plan", plan_json(goal.plan)},
+                   {"ready", ready_keys(goal.plan)},
+                   {"rollup", rollup_json(goal.plan)},
+                   {"last_summary", text_or_null(goal.last_summary)},
+                   {"last_update_error", text_or_null(goal.last_update_error)},
+                   {"created_at", format_time(goal.created_at)},
+                   {"updated_at", format_time(goal.updated_at)}};
   return dump(document);
 }
 

@@ -41,8 +41,7 @@ Status check_acyclic(const std::vector<PlanNode>& nodes, const std::map<std::str
       }
       const size_t dependency = at.at(nodes[index].depends_on[next++]);
       if (marks[dependency] == kOnPath) {
-        return usage_error("the plan has a dependency cycle through node " +
-                           nodes[dependency].key);
+        return usage_error("the plan has a dependency cycle through node " + nodes[dependency].key);
       }
       if (marks[dependency] == kNew) {
         marks[dependency] = kOnPath;
@@ -143,7 +142,8 @@ Result<std::vector<PlanNode>> merge_proposed_plan(const std::vector<PlanNode>& c
   const size_t kept = merged.size();
   for (const PlanNode& node : proposed) {
     const auto end = merged.begin() + std::ptrdiff_t(kept);
-    if (std::any_of(merged.begin(), end, [&](const PlanNode& done) { return done.key == node.key; }))
+    if (std::any_of(merged.begin(), end,
+                    [&](const PlanNode& done) { return done.key == node.key; }))
       continue;
     PlanNode next = node;
     next.status = NodeStatus::kPending;

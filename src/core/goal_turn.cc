@@ -101,17 +101,16 @@ void decide_status(Goal& goal, const Goal& before, const std::optional<GoalUpdat
     return;
   }
   goal.turns += 1;
-  const bool progress = plan_shape_changed(before.plan, goal.plan) ||
-                        (!turn.evidence_json.empty() &&
-                         turn.evidence_json != before.last_evidence_json);
+  const bool progress =
+      plan_shape_changed(before.plan, goal.plan) ||
+      (!turn.evidence_json.empty() && turn.evidence_json != before.last_evidence_json);
   goal.turns_without_progress = progress ? 0 : goal.turns_without_progress + 1;
   if (goal.max_turns && goal.turns >= *goal.max_turns) {
     set_status(goal, GoalStatus::kBlocked,
                "reached its limit of " + std::to_string(*goal.max_turns) + " turns", settled);
   } else if (goal.turns_without_progress >= goal.stall_turns) {
     set_status(goal, GoalStatus::kBlocked,
-               "no progress in " + std::to_string(goal.turns_without_progress) + " turns",
-               settled);
+               "no progress in " + std::to_string(goal.turns_without_progress) + " turns", settled);
   } else if (update && update->status == GoalStatus::kBlocked) {
     set_status(goal, GoalStatus::kBlocked,
                update->summary.empty() ? "the target reported it is blocked" : update->summary,

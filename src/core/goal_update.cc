@@ -25,8 +25,8 @@ Status refuse_unknown(const json& object, const std::set<std::string>& known,
     if (known.count(key)) continue;
     std::string accepted;
     for (const std::string& name : known) accepted += (accepted.empty() ? "" : ", ") + name;
-    return usage_error(where + " has the unknown field '" + visible(key) + "'; accepted: " +
-                       accepted);
+    return usage_error(where + " has the unknown field '" + visible(key) +
+                       "'; accepted: " + accepted);
   }
   return Ok{};
 }
@@ -197,9 +197,8 @@ std::vector<std::string_view> json_fences(std::string_view message) {
 
 Result<GoalUpdate> parse_goal_update(std::string_view text) {
   if (text.size() > kMaxGoalUpdateBytes) {
-    return usage_error("the goal update has " + std::to_string(text.size()) +
-                       " bytes; at most " + std::to_string(kMaxGoalUpdateBytes) +
-                       " are accepted");
+    return usage_error("the goal update has " + std::to_string(text.size()) + " bytes; at most " +
+                       std::to_string(kMaxGoalUpdateBytes) + " are accepted");
   }
   if (auto utf8 = check_utf8(text, "the goal update"); !utf8) return utf8.error();
   auto tree = json_spec_tree(text);
@@ -211,10 +210,8 @@ Result<GoalUpdate> parse_goal_update(std::string_view text) {
   if (!goal.is_object()) {
     return usage_error("the goal update's \"goal\" must be an object, not " + shown(goal));
   }
-  if (auto known = refuse_unknown(goal,
-                                  {"status", "plan", "node", "node_status", "evidence", "summary",
-                                   "force"},
-                                  "goal");
+  if (auto known = refuse_unknown(
+          goal, {"status", "plan", "node", "node_status", "evidence", "summary", "force"}, "goal");
       !known)
     return known.error();
   GoalUpdate update;

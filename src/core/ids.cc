@@ -39,4 +39,12 @@ TimeMs id_time(std::string_view id) {
   return time;
 }
 
+bool is_lower_hex(std::string_view text) {
+  if (text.empty()) return false;
+  for (char c : text) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
 }  // namespace orrery

@@ -18,6 +18,8 @@ inline constexpr size_t kIdLength = 32;
 
 std::string make_id(TimeMs now, const std::array<std::uint8_t, 10>& random_bytes);
 bool is_id(std::string_view text);
+// Lowercase hex digits only (an id or an id prefix), and not empty.
+bool is_lower_hex(std::string_view text);
 // The creation time encoded in an id.
 TimeMs id_time(std::string_view id);
 

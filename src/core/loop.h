@@ -87,6 +87,9 @@ struct Loop {
   // The route its succeeded runs feed (docs/admission.md, "Feeds"); empty:
   // none. A reference (name or id) until the CLI resolves it to an id.
   std::string feed_route_id;
+  // The goal that paused it (docs/goals.md, "Stops"): resuming the goal
+  // resumes the loop; empty when a person paused it, or it is not paused.
+  std::string paused_by_goal;
   std::optional<TimeMs> expires_at;
   std::int64_t missed_count = 0;
   TimeMs created_at = 0;

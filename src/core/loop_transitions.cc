@@ -34,6 +34,7 @@ Status reschedule(Loop& loop, TimeMs now) {
 Result<Loop> pause_loop(Loop loop, TimeMs now) {
   if (loop.archived || loop.status != LoopStatus::kActive) return not_allowed(loop, "pause");
   loop.status = LoopStatus::kPaused;
+  loop.paused_by_goal.clear();
   loop.updated_at = now;
   return loop;
 }
@@ -42,6 +43,7 @@ Result<Loop> resume_loop(Loop loop, TimeMs now) {
   if (loop.archived || loop.status != LoopStatus::kPaused) return not_allowed(loop, "resume");
   if (auto rescheduled = reschedule(loop, now); !rescheduled) return rescheduled.error();
   loop.status = LoopStatus::kActive;
+  loop.paused_by_goal.clear();
   loop.updated_at = now;
   return loop;
 }

@@ -43,7 +43,11 @@ Status keep_outcome(Env& env, const std::string& run_dir, const KeptOutcome& kep
                       {"input_tokens", optional_json(o.usage.input_tokens)},
                       {"output_tokens", optional_json(o.usage.output_tokens)},
                       {"cost_usd", optional_json(o.usage.cost_usd)},
-                      {"usage_limited", o.usage_limited}};
+                      {"usage_limited", o.usage_limited},
+                      {"usage_limited_until", optional_json(o.usage_limited_until)},
+                      {"goal_id", o.goal_id},
+                      {"goal_node", o.goal_node},
+                      {"goal_update", optional_json(o.goal_update)}};
   const std::string text = document.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
   return write_file_atomically(env, kept_outcome_path(run_dir), text, 0600);
 }
@@ -75,6 +79,15 @@ Result<std::optional<KeptOutcome>> read_kept_outcome(const std::string& run_dir)
     o.usage.output_tokens = optional_from<std::int64_t>(document.at("output_tokens"));
     o.usage.cost_usd = optional_from<double>(document.at("cost_usd"));
     o.usage_limited = document.at("usage_limited").get<bool>();
+    // Absent from outcomes kept before goals.
+    if (document.contains("usage_limited_until")) {
+      o.usage_limited_until = optional_from<TimeMs>(document.at("usage_limited_until"));
+    }
+    o.goal_id = document.value("goal_id", std::string());
+    o.goal_node = document.value("goal_node", std::string());
+    if (document.contains("goal_update")) {
+      o.goal_update = optional_from<std::string>(document.at("goal_update"));
+    }
     return std::optional<KeptOutcome>{kept};
   } catch (const json::exception&) {
     return damaged;

@@ -403,6 +403,7 @@ class Supervision {
       return;
     }
     outcome.usage_limited = true;
+    outcome.usage_limited_until = cooldown->until_at;
     outcome.error = "usage limit reached (" + hit->pattern + "); " + account +
                     " cools down until " + format_time(cooldown->until_at);
   }

@@ -45,9 +45,16 @@ struct RunOutcome {
   std::string stderr_tail;
   Usage usage;
   bool usage_limited = false;  // the provider's limit stopped it (docs/execution.md)
+  std::optional<TimeMs> usage_limited_until;  // when its account's cooldown ends
   // A step attempt's outputs, a JSON object of strings (docs/workflows.md,
   // "Values between steps"); a loop run has none.
   std::string outputs_json = "{}";
+  // The goal the work was a turn of (docs/goals.md, "A turn"), the node it
+  // was given and the update it left; goal_id empty: the store finds the
+  // target's open goal itself (work that ended without its supervisor).
+  std::string goal_id;
+  std::string goal_node;
+  std::optional<std::string> goal_update;
 };
 
 class ClaimLedger {
@@ -65,7 +72,9 @@ class ClaimLedger {
                                 TimeMs now) = 0;
   // Extends the lease to now + lease_ms.
   virtual Status heartbeat_claim(const Claim& claim, DurationMs lease_ms, TimeMs now) = 0;
-  // Stores the outcome (a terminal status other than skipped) and ends the claim.
+  // Stores the outcome (a terminal status other than skipped) and ends the
+  // claim; in the same transaction, the turn of the goal the work served
+  // (store/goal_book.h).
   virtual Status finish_claim(const Claim& claim, const RunOutcome& outcome, TimeMs now) = 0;
   // Records the outcome a supervisor kept because it could not finish
   // (docs/execution.md, "Recovery"): only while the work is still running

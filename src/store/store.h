@@ -9,6 +9,7 @@
 #include "store/claim_ledger.h"
 #include "store/cooldowns.h"
 #include "store/daemon_leases.h"
+#include "store/goal_book.h"
 #include "store/item_queue.h"
 #include "store/loop_catalog.h"
 #include "store/process_probe.h"
@@ -38,6 +39,7 @@ class Store : public LoopCatalog,
               public RouteCatalog,
               public ItemQueue,
               public Admission,
-              public RunFeeds {};
+              public RunFeeds,
+              public GoalBook {};
 
 }  // namespace orrery

@@ -524,6 +524,69 @@ CREATE INDEX work_items_queued ON work_items(route_id, project, item_group, prio
   next_attempt_at, item_key, id, status) WHERE status = 'queued';
 )sql";
 
+constexpr const char* kVersion12 = R"sql(
+-- Goals (docs/goals.md): an objective with a budget that runs of one target
+-- pursue. A goal's plan is stored with it, as one JSON list, so that a goal
+-- and its plan change together under the goal's version. One goal that is
+-- not final per target: the unique partial index on its key.
+ALTER TABLE loops ADD COLUMN paused_by_goal TEXT COLLATE "C" NOT NULL DEFAULT '';
+CREATE TABLE goals (
+  id TEXT COLLATE "C" PRIMARY KEY,
+  objective TEXT COLLATE "C" NOT NULL,
+  status TEXT COLLATE "C" NOT NULL,
+  status_reason TEXT COLLATE "C" NOT NULL DEFAULT '',
+  target_type TEXT COLLATE "C" NOT NULL,
+  target_key TEXT COLLATE "C" NOT NULL,
+  loop_id TEXT COLLATE "C" NOT NULL DEFAULT '',
+  workflow_id TEXT COLLATE "C" NOT NULL DEFAULT '',
+  workflow_name TEXT COLLATE "C" NOT NULL DEFAULT '',
+  step_id TEXT COLLATE "C" NOT NULL DEFAULT '',
+  drive TEXT COLLATE "C" NOT NULL,
+  token_budget BIGINT,
+  tokens_used BIGINT NOT NULL DEFAULT 0,
+  max_turns BIGINT,
+  turns BIGINT NOT NULL DEFAULT 0,
+  stall_turns BIGINT NOT NULL,
+  turns_without_progress BIGINT NOT NULL DEFAULT 0,
+  limited_until BIGINT,
+  last_evidence_json TEXT COLLATE "C" NOT NULL DEFAULT '',
+  last_summary TEXT COLLATE "C" NOT NULL DEFAULT '',
+  last_update_error TEXT COLLATE "C" NOT NULL DEFAULT '',
+  plan_json TEXT COLLATE "C" NOT NULL DEFAULT '[]',
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  version BIGINT NOT NULL DEFAULT 1
+);
+CREATE UNIQUE INDEX goals_open_target ON goals(target_key)
+  WHERE status NOT IN ('budget_limited', 'complete', 'cancelled');
+CREATE INDEX goals_created ON goals(created_at, id);
+CREATE INDEX goals_loop ON goals(loop_id, created_at) WHERE loop_id != '';
+CREATE INDEX goals_cooling ON goals(limited_until) WHERE status = 'usage_limited';
+-- One row per turn; a piece of work (a run, an attempt, a workflow run) is
+-- a turn of a goal at most once: the primary key.
+CREATE TABLE goal_turns (
+  goal_id TEXT COLLATE "C" NOT NULL REFERENCES goals(id) ON DELETE CASCADE,
+  work_id TEXT COLLATE "C" NOT NULL,
+  turn BIGINT NOT NULL,
+  spent BIGINT NOT NULL,
+  loop_run_id TEXT COLLATE "C" NOT NULL DEFAULT '',
+  workflow_run_id TEXT COLLATE "C" NOT NULL DEFAULT '',
+  step_id TEXT COLLATE "C" NOT NULL DEFAULT '',
+  dispatch_id TEXT COLLATE "C" NOT NULL DEFAULT '',
+  node_key TEXT COLLATE "C" NOT NULL DEFAULT '',
+  run_status TEXT COLLATE "C" NOT NULL,
+  status TEXT COLLATE "C" NOT NULL,
+  tokens_used BIGINT NOT NULL DEFAULT 0,
+  evidence_json TEXT COLLATE "C" NOT NULL DEFAULT '',
+  summary TEXT COLLATE "C" NOT NULL DEFAULT '',
+  update_json TEXT COLLATE "C" NOT NULL DEFAULT '',
+  update_error TEXT COLLATE "C" NOT NULL DEFAULT '',
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (goal_id, work_id)
+);
+CREATE INDEX goal_turns_goal ON goal_turns(goal_id, created_at, turn);
+)sql";
+
 // From PostgreSQL 10 the number is major * 10000 + minor (110005 is 11.5);
 // before, major * 10000 + minor * 100 + patch (90624 is 9.6.24).
 std::string server_version_text(int version) {
@@ -550,6 +613,7 @@ const std::vector<Migration>& migrations() {
       {9, "admission: routes, invocations and work items", kVersion9},
       {10, "feeds: a loop's succeeded runs enqueue work items on a route", kVersion10},
       {11, "the admission queue read by status, and queued items covered", kVersion11},
+      {12, "goals: objectives with token budgets, their plans and turns", kVersion12},
 
   };
   return list;

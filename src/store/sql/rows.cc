@@ -239,6 +239,11 @@ const std::vector<LoopColumn> kLoopColumns = {
        l.feed_route_id = r.text(c);
        return Ok{};
      }},
+    {"paused_by_goal", [](S& s, int i, const Loop& l) { s.bind(i, l.paused_by_goal); },
+     [](const S& r, int c, Loop& l) -> Status {
+       l.paused_by_goal = r.text(c);
+       return Ok{};
+     }},
     {"expires_at", [](S& s, int i, const Loop& l) { s.bind(i, l.expires_at); },
      [](const S& r, int c, Loop& l) -> Status {
        l.expires_at = r.optional_int64(c);
@@ -450,7 +455,7 @@ const std::vector<RunColumn> kRunColumns = {
 // neither of the state nor of the bookkeeping are its configuration.
 const std::set<std::string_view> kStateColumns = {
     "status",           "archived",    "archived_from_status", "next_run_at", "retry_scheduled_for",
-    "series_resume_at", "missed_count"};
+    "series_resume_at", "missed_count", "paused_by_goal"};
 const std::set<std::string_view> kBookkeepingColumns = {"id", "created_at", "updated_at",
                                                         "config_version", "state_version"};
 

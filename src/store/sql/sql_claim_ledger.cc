@@ -143,10 +143,19 @@ Status SqlStore::finish_claim(const Claim& claim, const RunOutcome& outcome, Tim
   // ?1-?4 are the claim guard's; the outcome follows from ?5.
   const std::string assignments =
       outcome_assignments(5, 4, rows.has_duration, rows.has_outputs) + ", updated_at = ?4";
-  return guarded_claim_update(
+  auto transaction = sql::Transaction::begin(*db_);
+  if (!transaction) return transaction.error();
+  TimeMs finished_at = now;
+  auto finished = guarded_claim_update(
       assignments.c_str(), claim, now,
-      [&](sql::Statement& s, TimeMs) { bind_outcome(s, 5, outcome, rows.has_outputs); },
+      [&](sql::Statement& s, TimeMs at) {
+        finished_at = at;
+        bind_outcome(s, 5, outcome, rows.has_outputs);
+      },
       "finalize");
+  if (!finished) return finished;
+  if (auto turn = account_goal_turn(claim, outcome, finished_at); !turn) return turn;
+  return (*transaction)->commit();
 }
 
 Status SqlStore::finish_expired_claim(const Claim& claim, const RunOutcome& outcome,
@@ -156,6 +165,8 @@ Status SqlStore::finish_expired_claim(const Claim& claim, const RunOutcome& outc
   auto clocked = clock(caller_now);
   if (!clocked) return clocked.error();
   const TimeMs now = *clocked;
+  auto transaction = sql::Transaction::begin(*db_);
+  if (!transaction) return transaction.error();
   // ?1 id, ?2 claim token, ?3 finish time, ?4 now; the outcome from ?5.
   auto update = db_->prepare(std::string("UPDATE ") + rows.table + " SET " +
                              outcome_assignments(5, 3, rows.has_duration, rows.has_outputs) +
@@ -171,7 +182,8 @@ Status SqlStore::finish_expired_claim(const Claim& claim, const RunOutcome& outc
                           std::string(work_kind_traits(claim.kind).noun) + " " + claim.id +
                           ": it is no longer running under that claim with an expired lease");
   }
-  return Ok{};
+  if (auto turn = account_goal_turn(claim, outcome, finished_at); !turn) return turn;
+  return (*transaction)->commit();
 }
 
 }  // namespace orrery

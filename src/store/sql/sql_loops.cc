@@ -276,6 +276,14 @@ Result<std::vector<std::string>> SqlStore::delete_loop(const std::string& id) {
   (*remove)->bind(1, id);
   if (auto status = (*remove)->run(); !status) return status.error();
   if (db_->changes() != 1) return not_found_error("no loop has the id '" + id + "'");
+  // Its goals stay, for their history; an open one has nothing left to run.
+  auto orphan = db_->prepare(
+      "UPDATE goals SET status = 'cancelled', status_reason = 'its loop was deleted', "
+      "version = version + 1 WHERE loop_id = ?1 AND "
+      "status NOT IN ('budget_limited', 'complete', 'cancelled')");
+  if (!orphan) return orphan.error();
+  (*orphan)->bind(1, id);
+  if (auto status = (*orphan)->run(); !status) return status.error();
   if (auto status = (*transaction)->commit(); !status) return status.error();
   return run_ids;
 }

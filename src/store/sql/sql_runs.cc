@@ -432,6 +432,11 @@ Result<RecoveryResult> SqlStore::recover_expired_runs(TimeMs caller_now,
     if (alive) (*update)->bind(3, add_saturating(now, options.grace_ms));
     if (auto status = (*update)->run(); !status) return status.error();
     const bool changed = db_->changes() == 1;
+    if (changed && !alive) {  // the abandoned run was a turn of its loop's goal, if it has one
+      RunOutcome abandoned;
+      abandoned.status = RunStatus::kAbandoned;
+      if (auto turn = account_goal_turn(claim_of(run), abandoned, now); !turn) return turn.error();
+    }
     if (auto status = (*transaction)->commit(); !status) return status.error();
     if (!changed) continue;  // finished or reclaimed meanwhile
     auto after = get_run(run.id);

@@ -110,6 +110,14 @@ Result<Reservation> SqlStore::reserve_step_attempt(const EngineFence& fence,
     if (db_->changes() != 1) {
       return conflict_error("attempt " + held.dispatch_id + " finished while it was reclaimed");
     }
+    RunOutcome abandoned_outcome;  // a turn of its step's goal, if it has one
+    abandoned_outcome.status = RunStatus::kAbandoned;
+    if (auto turn = account_goal_turn(
+            {held.dispatch_id, held.claimed_by, held.claim_token, WorkKind::kStepAttempt},
+            abandoned_outcome, now);
+        !turn) {
+      return turn.error();
+    }
     const nlohmann::json payload = {
         {"attempt", held.attempt}, {"dispatch_id", held.dispatch_id}, {"reason", why}};
     if (auto journaled = sql::append_workflow_events(

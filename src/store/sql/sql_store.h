@@ -171,6 +171,15 @@ class SqlStore : public Store {
   Result<std::optional<DaemonLease>> get_daemon_lease() override;
   Status check_fence(const Fence& fence, TimeMs now) override;
 
+  Result<Goal> create_goal(const Goal& goal, TimeMs now) override;
+  Result<std::optional<Goal>> get_goal(const std::string& id) override;
+  Result<Goal> resolve_goal(const std::string& text) override;
+  Result<std::vector<Goal>> list_goals(const GoalFilter& filter) override;
+  Result<std::vector<GoalTurn>> list_turns(const std::string& goal_id, int limit) override;
+  Result<Goal> change_goal(const std::string& id, const GoalEdit& edit, TimeMs now) override;
+  Result<std::optional<Goal>> goal_of_work(const Claim& claim, TimeMs now) override;
+  Result<int> reopen_cooled_goals(TimeMs now, const Fence& fence) override;
+
   sql::Connection& connection() { return *db_; }
 
  private:
@@ -237,6 +246,13 @@ class SqlStore : public Store {
   static const ClaimedRows& claimed_rows(WorkKind kind);
   Status guarded_claim_update(const char* assignments, const Claim& claim, TimeMs caller_now,
                               const BindAt& bind_rest, const char* action);
+  // Within the transaction that finishes a piece of claimed work: the turn
+  // of the goal it served, if any (store/goal_book.h).
+  Status account_goal_turn(const Claim& claim, const RunOutcome& outcome, TimeMs now);
+  // Within an open transaction: what a goal's change of status does to its
+  // target's loop (paused when it stops the target, resumed when it is
+  // active again and had paused the loop).
+  Status follow_goal_status(const Goal& before, const Goal& after, TimeMs now);
   Result<std::optional<DaemonLease>> read_daemon_lease(std::string_view lock);
   // Inside a write transaction: the lease row, locked for update.
   Result<std::optional<DaemonLease>> locked_daemon_lease();

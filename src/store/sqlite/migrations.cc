@@ -419,6 +419,69 @@ CREATE INDEX work_items_queued ON work_items(route_id, project, item_group, prio
   next_attempt_at, item_key, id, status) WHERE status = 'queued';
 )sql";
 
+constexpr const char* kGoals = R"sql(
+-- Goals (docs/goals.md): an objective with a budget that runs of one target
+-- pursue. A goal's plan is stored with it, as one JSON list, so that a goal
+-- and its plan change together under the goal's version. One goal that is
+-- not final per target: the unique partial index on its key.
+ALTER TABLE loops ADD COLUMN paused_by_goal TEXT NOT NULL DEFAULT '';
+CREATE TABLE goals (
+  id TEXT PRIMARY KEY,
+  objective TEXT NOT NULL,
+  status TEXT NOT NULL,
+  status_reason TEXT NOT NULL DEFAULT '',
+  target_type TEXT NOT NULL,
+  target_key TEXT NOT NULL,
+  loop_id TEXT NOT NULL DEFAULT '',
+  workflow_id TEXT NOT NULL DEFAULT '',
+  workflow_name TEXT NOT NULL DEFAULT '',
+  step_id TEXT NOT NULL DEFAULT '',
+  drive TEXT NOT NULL,
+  token_budget INTEGER,
+  tokens_used INTEGER NOT NULL DEFAULT 0,
+  max_turns INTEGER,
+  turns INTEGER NOT NULL DEFAULT 0,
+  stall_turns INTEGER NOT NULL,
+  turns_without_progress INTEGER NOT NULL DEFAULT 0,
+  limited_until INTEGER,
+  last_evidence_json TEXT NOT NULL DEFAULT '',
+  last_summary TEXT NOT NULL DEFAULT '',
+  last_update_error TEXT NOT NULL DEFAULT '',
+  plan_json TEXT NOT NULL DEFAULT '[]',
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  version INTEGER NOT NULL DEFAULT 1
+);
+CREATE UNIQUE INDEX goals_open_target ON goals(target_key)
+  WHERE status NOT IN ('budget_limited', 'complete', 'cancelled');
+CREATE INDEX goals_created ON goals(created_at, id);
+CREATE INDEX goals_loop ON goals(loop_id, created_at) WHERE loop_id != '';
+CREATE INDEX goals_cooling ON goals(limited_until) WHERE status = 'usage_limited';
+-- One row per turn; a piece of work (a run, an attempt, a workflow run) is
+-- a turn of a goal at most once: the primary key.
+CREATE TABLE goal_turns (
+  goal_id TEXT NOT NULL REFERENCES goals(id) ON DELETE CASCADE,
+  work_id TEXT NOT NULL,
+  turn INTEGER NOT NULL,
+  spent INTEGER NOT NULL,
+  loop_run_id TEXT NOT NULL DEFAULT '',
+  workflow_run_id TEXT NOT NULL DEFAULT '',
+  step_id TEXT NOT NULL DEFAULT '',
+  dispatch_id TEXT NOT NULL DEFAULT '',
+  node_key TEXT NOT NULL DEFAULT '',
+  run_status TEXT NOT NULL,
+  status TEXT NOT NULL,
+  tokens_used INTEGER NOT NULL DEFAULT 0,
+  evidence_json TEXT NOT NULL DEFAULT '',
+  summary TEXT NOT NULL DEFAULT '',
+  update_json TEXT NOT NULL DEFAULT '',
+  update_error TEXT NOT NULL DEFAULT '',
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (goal_id, work_id)
+);
+CREATE INDEX goal_turns_goal ON goal_turns(goal_id, created_at, turn);
+)sql";
+
 // The schema version and whether the file holds any table, read together
 // (one statement, one snapshot: another process's migration cannot fall
 // between the two).
@@ -496,6 +559,7 @@ const std::vector<Migration>& migrations() {
       {9, "admission: routes, invocations and work items", kAdmission},
       {10, "feeds: a loop's succeeded runs enqueue work items on a route", kFeeds},
       {11, "the admission queue read by status, and queued items covered", kQueueIndexes},
+      {12, "goals: objectives with token budgets, their plans and turns", kGoals},
 
   };
   return list;

@@ -1,0 +1,312 @@
+// SqlStore: goals (store/goal_book.h) and the turn a finished piece of
+// claimed work is of one (account_goal_turn, called inside the finish's
+// transaction). A goal is read under its row lock and written guarded by its
+// version; what its status does to its loop is written in the same
+// transaction.
+#include <algorithm>
+
+#include "core/goal_edits.h"
+#include "core/goal_prompt.h"
+#include "core/ids.h"
+#include "core/loop_transitions.h"
+#include "core/text.h"
+#include "store/sql/goal_rows.h"
+#include "store/sql/rows.h"
+#include "store/sql/sql_store.h"
+
+namespace orrery {
+namespace {
+
+constexpr size_t kMinGoalPrefix = 6;
+constexpr int kMaxCandidates = 5;
+constexpr const char* kOpenGoal = "status NOT IN ('budget_limited', 'complete', 'cancelled')";
+
+// What a piece of claimed work is, for its goal: the target it ran and the
+// ids a turn records.
+struct TurnWork {
+  std::string target_key;  // empty: the work is gone
+  GoalTurn ids;            // loop_run_id, workflow_run_id, step_id, dispatch_id
+};
+
+Result<TurnWork> work_of(sql::Connection& db, const Claim& claim) {
+  TurnWork work;
+  const bool run = claim.kind == WorkKind::kLoopRun;
+  auto query =
+      db.prepare(run ? "SELECT loop_id FROM runs WHERE id = ?1"
+                     : "SELECT a.run_id, a.step_id, r.workflow_name FROM workflow_attempts a "
+                       "JOIN workflow_runs r ON r.id = a.run_id WHERE a.dispatch_id = ?1");
+  if (!query) return query.error();
+  (*query)->bind(1, claim.id);
+  auto row = (*query)->step();
+  if (!row) return row.error();
+  if (!*row) return work;
+  if (run) {
+    work.target_key = goal_target_key({GoalTargetType::kLoop, (*query)->text(0), "", "", ""});
+    work.ids.loop_run_id = claim.id;
+  } else {
+    work.ids.workflow_run_id = (*query)->text(0);
+    work.ids.step_id = (*query)->text(1);
+    work.ids.dispatch_id = claim.id;
+    work.target_key =
+        goal_target_key({GoalTargetType::kStep, "", "", (*query)->text(2), (*query)->text(1)});
+  }
+  return work;
+}
+
+Result<std::optional<Goal>> first_goal(sql::Connection& db, const std::string& where,
+                                       const sql::Bind& bind) {
+  auto goals = sql::query_goals(db, where, bind);
+  if (!goals) return goals.error();
+  if (goals->empty()) return std::optional<Goal>{};
+  return std::optional<Goal>{std::move(goals->front())};
+}
+
+Result<std::optional<Goal>> open_goal_of(sql::Connection& db, const std::string& target_key,
+                                         std::string_view lock) {
+  return first_goal(db, "WHERE target_key = ?1 AND " + std::string(kOpenGoal) + std::string(lock),
+                    [&](sql::Statement& s) { s.bind(1, target_key); });
+}
+
+Status write_goal(sql::Connection& db, const Goal& goal) {
+  static const std::string kUpdate = sql::goal_update_sql();
+  auto update = db.prepare(kUpdate);
+  if (!update) return update.error();
+  sql::bind_goal_update(**update, goal);
+  if (auto status = (*update)->run(); !status) return status;
+  if (db.changes() != 1) {
+    return conflict_error("goal " + goal.id + " changed while it was being updated; try again");
+  }
+  return Ok{};
+}
+
+Status check_target_exists(sql::Connection& db, const GoalTarget& target) {
+  const bool loop = target.type == GoalTargetType::kLoop;
+  auto query = db.prepare(loop ? "SELECT 1 FROM loops WHERE id = ?1"
+                               : "SELECT 1 FROM workflows WHERE id = ?1");
+  if (!query) return query.error();
+  (*query)->bind(1, loop ? target.loop_id : target.workflow_id);
+  auto row = (*query)->step();
+  if (!row) return row.error();
+  if (*row) return Ok{};
+  return not_found_error(std::string("the goal's ") + (loop ? "loop " : "workflow ") +
+                         (loop ? target.loop_id : target.workflow_id) + " does not exist");
+}
+
+std::string target_phrase(const GoalTarget& target) {
+  switch (target.type) {
+    case GoalTargetType::kLoop:
+      return "loop " + target.loop_id;
+    case GoalTargetType::kWorkflow:
+      return "workflow " + target.workflow_name;
+    case GoalTargetType::kStep:
+      return "step " + target.step_id + " of workflow " + target.workflow_name;
+  }
+  return "";
+}
+
+}  // namespace
+
+Result<Goal> SqlStore::create_goal(const Goal& given, TimeMs caller_now) {
+  auto objective = check_objective(given.objective);
+  if (!objective) return objective.error();
+  auto clocked = clock(caller_now);
+  if (!clocked) return clocked.error();
+  Goal goal = given;
+  goal.objective = *objective;
+  goal.id = new_id(*clocked);
+  goal.created_at = goal.updated_at = *clocked;
+  goal.version = 1;
+  for (PlanNode& node : goal.plan) node.tokens_used = 0;
+  auto transaction = sql::Transaction::begin(*db_);
+  if (!transaction) return transaction.error();
+  if (auto exists = check_target_exists(*db_, goal.target); !exists) return exists.error();
+  static const std::string kInsert = sql::goal_insert_sql();
+  auto insert = db_->prepare(kInsert);
+  if (!insert) return insert.error();
+  sql::bind_goal(**insert, goal);
+  if (auto status = (*insert)->run(); !status) return status.error();
+  if (db_->changes() != 1) {
+    auto open = open_goal_of(*db_, goal_target_key(goal.target), "");
+    if (!open) return open.error();
+    const std::string which =
+        open->has_value() ? " " + (*open)->id + " (" + goal_status_name((*open)->status) + ")" : "";
+    return conflict_error(target_phrase(goal.target) + " already has an open goal" + which +
+                          "; cancel it first (orrery goal cancel)");
+  }
+  if (auto committed = (*transaction)->commit(); !committed) return committed.error();
+  return goal;
+}
+
+Result<std::optional<Goal>> SqlStore::get_goal(const std::string& id) {
+  return first_goal(*db_, "WHERE id = ?1", [&](sql::Statement& s) { s.bind(1, id); });
+}
+
+Result<Goal> SqlStore::resolve_goal(const std::string& text) {
+  if (text.empty()) return usage_error("a goal id cannot be empty");
+  auto exact = get_goal(text);
+  if (!exact) return exact.error();
+  if (exact->has_value()) return std::move(**exact);
+  if (text.size() < kMinGoalPrefix || !is_lower_hex(text)) {
+    return text.size() < kMinGoalPrefix && is_lower_hex(text)
+               ? usage_error("a goal id prefix needs at least 6 characters, not '" + text + "'")
+               : not_found_error("no goal has the id '" + visible(text) +
+                                 "' (orrery goal ls lists them)");
+  }
+  auto prefixed = sql::query_goals(
+      *db_, "WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT ?3",
+      [&](sql::Statement& s) { s.bind(1, text).bind(2, text + "g").bind(3, kMaxCandidates); });
+  if (!prefixed) return prefixed.error();
+  if (prefixed->size() == 1) return std::move(prefixed->front());
+  if (prefixed->empty()) {
+    return not_found_error("no goal has the id '" + text + "' (orrery goal ls lists them)");
+  }
+  std::string listed;
+  for (const Goal& goal : *prefixed) listed += (listed.empty() ? "" : ", ") + goal.id;
+  return conflict_error("'" + text + "' matches several goals: " + listed +
+                        "; give more of the id");
+}
+
+Result<std::vector<Goal>> SqlStore::list_goals(const GoalFilter& filter) {
+  std::string where =
+      "WHERE (?1 = '' OR status = ?1) AND (?2 = '' OR loop_id = ?2) "
+      "ORDER BY created_at DESC, id DESC LIMIT ?3 OFFSET ?4";
+  return sql::query_goals(*db_, where, [&](sql::Statement& s) {
+    s.bind(1, filter.status ? goal_status_name(*filter.status) : "")
+        .bind(2, filter.loop_id)
+        .bind(3, std::clamp(filter.limit, 1, 10000))
+        .bind(4, std::max(filter.offset, 0));
+  });
+}
+
+Result<std::vector<GoalTurn>> SqlStore::list_turns(const std::string& goal_id, int limit) {
+  auto turns = sql::query_turns(
+      *db_, "WHERE goal_id = ?1 ORDER BY created_at DESC, turn DESC, work_id DESC LIMIT ?2",
+      [&](sql::Statement& s) { s.bind(1, goal_id).bind(2, std::clamp(limit, 1, 100000)); });
+  if (!turns) return turns.error();
+  std::reverse(turns->begin(), turns->end());
+  return turns;
+}
+
+Result<Goal> SqlStore::change_goal(const std::string& id, const GoalEdit& edit, TimeMs caller_now) {
+  auto clocked = clock(caller_now);
+  if (!clocked) return clocked.error();
+  auto transaction = sql::Transaction::begin(*db_);
+  if (!transaction) return transaction.error();
+  auto before =
+      first_goal(*db_, "WHERE id = ?1" + std::string(db_->row_lock(sql::RowLock::kUpdate)),
+                 [&](sql::Statement& s) { s.bind(1, id); });
+  if (!before) return before.error();
+  if (!before->has_value()) return not_found_error("no goal has the id '" + visible(id) + "'");
+  auto after = edit(**before);
+  if (!after) return after.error();
+  after->updated_at = *clocked;
+  if (auto written = write_goal(*db_, *after); !written) return written.error();
+  if (auto followed = follow_goal_status(**before, *after, *clocked); !followed)
+    return followed.error();
+  if (auto committed = (*transaction)->commit(); !committed) return committed.error();
+  after->version += 1;
+  return after;
+}
+
+Result<std::optional<Goal>> SqlStore::goal_of_work(const Claim& claim, TimeMs now) {
+  auto work = work_of(*db_, claim);
+  if (!work) return work.error();
+  if (work->target_key.empty()) return std::optional<Goal>{};
+  auto open = open_goal_of(*db_, work->target_key, "");
+  if (!open) return open.error();
+  if (!open->has_value()) return open;
+  const Goal& goal = **open;
+  if (goal.status == GoalStatus::kActive || cooldown_over(goal, now)) return open;
+  return std::optional<Goal>{};
+}
+
+Result<int> SqlStore::reopen_cooled_goals(TimeMs caller_now, const Fence& fence) {
+  auto clocked = clock(caller_now);
+  if (!clocked) return clocked.error();
+  auto transaction = sql::Transaction::begin(*db_);
+  if (!transaction) return transaction.error();
+  if (auto fenced = check_fence_at(fence, *clocked); !fenced) return fenced.error();
+  auto update = db_->prepare(
+      "UPDATE goals SET status = 'active', status_reason = 'the usage-limit cooldown ended', "
+      "limited_until = NULL, version = version + 1, updated_at = ?1 "
+      "WHERE status = 'usage_limited' AND limited_until <= ?1");
+  if (!update) return update.error();
+  (*update)->bind(1, *clocked);
+  if (auto status = (*update)->run(); !status) return status.error();
+  const int reopened = int(db_->changes());
+  if (auto committed = (*transaction)->commit(); !committed) return committed.error();
+  return reopened;
+}
+
+Status SqlStore::account_goal_turn(const Claim& claim, const RunOutcome& outcome, TimeMs now) {
+  auto work = work_of(*db_, claim);
+  if (!work) return work.error();
+  if (work->target_key.empty()) return Ok{};
+  const std::string lock(db_->row_lock(sql::RowLock::kUpdate));
+  auto goal = outcome.goal_id.empty()
+                  ? open_goal_of(*db_, work->target_key, lock)
+                  : first_goal(*db_, "WHERE id = ?1" + lock,
+                               [&](sql::Statement& s) { s.bind(1, outcome.goal_id); });
+  if (!goal) return goal.error();
+  if (!goal->has_value()) return Ok{};
+  const Goal& before = **goal;
+  // Work that ended without its supervisor's word was a turn only if its
+  // goal was one a turn is given.
+  if (outcome.goal_id.empty() && before.status != GoalStatus::kActive &&
+      !cooldown_over(before, now))
+    return Ok{};
+  TurnInput input;
+  input.run_status = outcome.status;
+  input.tokens = outcome.usage.input_tokens.value_or(0);
+  if (__builtin_add_overflow(input.tokens, outcome.usage.output_tokens.value_or(0), &input.tokens))
+    input.tokens = INT64_MAX;
+  input.usage_limited = outcome.usage_limited;
+  input.limited_until = outcome.usage_limited_until;
+  input.given_node = outcome.goal_node;
+  input.update = outcome.goal_update;
+  input.now = now;
+  TurnSettlement settled = settle_turn(before, input);
+  GoalTurn turn = std::move(settled.turn);
+  turn.loop_run_id = work->ids.loop_run_id;
+  turn.workflow_run_id = work->ids.workflow_run_id;
+  turn.step_id = work->ids.step_id;
+  turn.dispatch_id = work->ids.dispatch_id;
+  if (auto inserted = sql::insert_turn(*db_, turn, claim.id); !inserted) return inserted;
+  if (db_->changes() != 1) return Ok{};  // already counted: a turn is counted once
+  if (auto written = write_goal(*db_, settled.goal); !written) return written;
+  return follow_goal_status(before, settled.goal, now);
+}
+
+Status SqlStore::follow_goal_status(const Goal& before, const Goal& after, TimeMs now) {
+  if (after.target.type != GoalTargetType::kLoop || before.status == after.status) return Ok{};
+  const bool stopping = stops_target(after.status) && !stops_target(before.status);
+  const bool starting = after.status == GoalStatus::kActive && before.status != after.status;
+  if (!stopping && !starting) return Ok{};
+  auto loops =
+      query_loops(std::string("SELECT ") + sql::loop_select_list() + " FROM loops WHERE id = ?1" +
+                      std::string(db_->row_lock(sql::RowLock::kUpdate)),
+                  [&](sql::Statement& s) { s.bind(1, after.target.loop_id); });
+  if (!loops) return loops.error();
+  if (loops->empty()) return Ok{};
+  const Loop& loop = loops->front();
+  Result<Loop> changed = Loop{};
+  if (stopping) {
+    if (loop.archived || loop.status != LoopStatus::kActive) return Ok{};
+    changed = pause_loop(loop, now);
+    if (changed) changed->paused_by_goal = after.id;
+  } else {
+    if (loop.paused_by_goal != after.id || loop.archived || loop.status != LoopStatus::kPaused)
+      return Ok{};
+    changed = resume_loop(loop, now);
+  }
+  if (!changed) return changed.error();
+  auto written = write_loop_part(*changed, sql::LoopPart::kState, now);
+  if (!written) return written.error();
+  if (!*written) {
+    return conflict_error("loop " + loop.name + " changed while its goal " + after.id +
+                          " was being updated; try again");
+  }
+  return notify_daemons();
+}
+
+}  // namespace orrery
