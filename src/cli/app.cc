@@ -13,6 +13,7 @@
 #include "cli/command.h"
 #include "cli/daemon_command.h"
 #include "cli/edit_command.h"
+#include "cli/goal_commands.h"
 #include "cli/item_commands.h"
 #include "cli/json_views.h"
 #include "cli/loop_commands.h"
@@ -59,6 +60,7 @@ struct Arguments {
   WorkflowArgs workflow;
   RouteArgs route;
   ItemArgs item;
+  GoalArgs goal;
   std::string log_step;  // logs --step
 };
 
@@ -337,6 +339,58 @@ void add_route_commands(CLI::App& app, RouteArgs& a, Command& command) {
   }
 }
 
+void add_goal_commands(CLI::App& app, GoalArgs& a, Command& command) {
+  CLI::App* goal = app.add_subcommand(
+      "goal", "Work with goals: objectives with token budgets that runs pursue turn by turn");
+  CLI::App* create = add_args_command(goal, "create", "Attach a goal to a loop, workflow or step",
+                                      a, command, create_goal_command);
+  create->add_option("--loop", a.loop, "the loop whose runs pursue it (name, id or prefix)");
+  create->add_option("--workflow", a.workflow, "the workflow whose runs pursue it, W[@VERSION]");
+  create->add_option("--step", a.step, "with --workflow: the step whose attempts pursue it");
+  create->add_option("--objective", a.objective, "what is to be achieved (1-4000 characters)");
+  create->add_option("--objective-file", a.objective_file, "a file holding the objective");
+  create->add_option("--budget", a.budget, "the token budget: 200000, 200k, 1.5M (default: none)");
+  add_number(
+      create, "--max-turns", [&a](int n) { a.max_turns = n; },
+      "blocked after this many turns (default: no limit)");
+  add_number(
+      create, "--stall-turns", [&a](int n) { a.stall_turns = n; },
+      "blocked after this many turns in a row without progress (default 3)");
+  create->add_option("--drive", a.drive, "ready (the first ready node), agent (it chooses) or off");
+  create->add_option("--plan", a.plan_file, "an initial plan: a JSON or YAML list of nodes");
+  CLI::App* ls = add_args_command(goal, "ls", "List goals", a, command, list_goals_command);
+  ls->add_option("--status", a.status, "only goals of this status");
+  add_number(
+      ls, "--limit", [&a](int n) { a.limit = n; }, "at most N goals, newest first (default 100)");
+  CLI::App* show = add_args_command(goal, "show", "Show a goal, its plan and its budget", a,
+                                    command, show_goal_command);
+  CLI::App* turns =
+      add_args_command(goal, "turns", "List a goal's last turns", a, command, goal_turns_command);
+  add_number(
+      turns, "--limit", [&a](int n) { a.limit = n; }, "the last N turns (default 20)");
+  CLI::App* pause = add_args_command(goal, "pause", "Pause a goal and the loop it drives", a,
+                                     command, pause_goal_command);
+  CLI::App* resume = add_args_command(goal, "resume", "Resume a paused or blocked goal", a, command,
+                                      resume_goal_command);
+  CLI::App* cancel =
+      add_args_command(goal, "cancel", "Cancel a goal for good", a, command, cancel_goal_command);
+  CLI::App* budget = add_args_command(goal, "budget", "Raise or set a goal's token budget", a,
+                                      command, goal_budget_command);
+  budget->add_option("--add", a.add, "tokens added to the budget (200k, 1.5M)");
+  budget->add_option("--set", a.set, "the new budget (200k, 1.5M)");
+  CLI::App* plan = add_args_command(goal, "plan", "Replace a goal's plan, or set a node's status",
+                                    a, command, goal_plan_command);
+  plan->add_option("--set", a.plan_file,
+                   "a JSON or YAML list of nodes: replaces every node not "
+                   "yet complete");
+  plan->add_option("--node", a.node, "the key of the node to change");
+  plan->add_option("--status", a.node_status,
+                   "the node's new status: pending, active, blocked, complete or cancelled");
+  for (CLI::App* sub : {show, turns, pause, resume, cancel, budget, plan}) {
+    sub->add_option("G", a.goal, "goal id or id prefix")->required();
+  }
+}
+
 void add_item_commands(CLI::App& app, ItemArgs& a, Command& command) {
   CLI::App* enqueue = add_args_command(
       &app, "enqueue", "Add a work item to a route (or refresh it)", a, command, enqueue_command);
@@ -579,6 +633,7 @@ int run(int argc, char** argv) {
   add_workflow_commands(app, args, command);
   add_route_commands(app, args.route, command);
   add_item_commands(app, args.item, command);
+  add_goal_commands(app, args.goal, command);
   one_command_per_level(app);
 
   const std::vector<std::string> arguments(argv + std::min(argc, 1), argv + argc);

@@ -83,8 +83,8 @@ TEST_P(GoalsStore, AGoalOfAMissingTargetOrWithABadObjectiveIsRefusedAndNothingSt
   Loop ghost = make_loop("ghost");
   EXPECT_EQ(store_->create_goal(loop_goal(ghost), kNow).error().code, ErrorCode::kNotFound);
   const Loop loop = add_loop("agent");
-  for (const std::string& objective : {std::string(""), std::string("   "),
-                                      std::string(4001, 'x'), std::string("bad \xff byte")}) {
+  for (const std::string& objective : {std::string(""), std::string("   "), std::string(4001, 'x'),
+                                       std::string("bad \xff byte")}) {
     Goal goal = loop_goal(loop);
     goal.objective = objective;
     EXPECT_EQ(store_->create_goal(goal, kNow).error().code, ErrorCode::kUsage) << objective.size();
@@ -151,8 +151,7 @@ TEST_P(GoalsStore, TheBudgetReachedPausesTheLoopAndARaisedBudgetResumesIt) {
   EXPECT_EQ(resumed.error().code, ErrorCode::kConflict);
   // A raised budget makes it active and resumes the loop it paused.
   const Goal raised = ok_value(store_->change_goal(
-      goal.id, [](Goal g) { return change_budget(std::move(g), 2000, kNow + 4000); },
-      kNow + 4000));
+      goal.id, [](Goal g) { return change_budget(std::move(g), 2000, kNow + 4000); }, kNow + 4000));
   EXPECT_EQ(raised.status, GoalStatus::kActive);
   const Loop running = ok_value(store_->get_loop(loop.id)).value_or(Loop{});
   EXPECT_EQ(running.status, LoopStatus::kActive);
@@ -198,7 +197,8 @@ TEST_P(GoalsStore, AStepAttemptIsATurnOfItsStepsGoal) {
   const WorkflowRun run = publish(workflow);
   const EngineFence fence = drive(run);
   const Reservation a = reserve(fence, run, "a", 1);
-  ASSERT_TRUE(finalize_attempt(claim_of(a.attempt), turn_outcome(goal, 5, ""), "{}", kNow + 1).ok());
+  ASSERT_TRUE(
+      finalize_attempt(claim_of(a.attempt), turn_outcome(goal, 5, ""), "{}", kNow + 1).ok());
   EXPECT_TRUE(ok_value(store_->list_turns(goal.id, 10)).size() == 1u)
       << "an outcome naming the goal is its turn, whichever step";
   const Reservation b = reserve(fence, run, "b", 1);

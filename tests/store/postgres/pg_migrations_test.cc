@@ -77,7 +77,8 @@ TEST(PgMigrations, AFreshDatabaseReachesTheLatestVersionWithOneRowPerMigration) 
   }
   EXPECT_EQ(
       tables(database.url()),
-      "public.cooldowns\npublic.daemon_lease\npublic.invocations\npublic.loops\n"
+      "public.cooldowns\npublic.daemon_lease\npublic.goal_turns\npublic.goals\n"
+      "public.invocations\npublic.loops\n"
       "public.routes\npublic.run_feeds\npublic.runners\npublic.runs\npublic.schema_migrations\n"
       "public.work_items\npublic.workflow_attempts\npublic.workflow_events\n"
       "public.workflow_runs\npublic.workflow_steps\npublic.workflows");
@@ -318,7 +319,8 @@ TEST(PgMigrations, ProcessesMigratingOneFreshDatabaseAtOnceAllSucceed) {
             "1");
   EXPECT_EQ(
       tables(database.url()),
-      "public.cooldowns\npublic.daemon_lease\npublic.invocations\npublic.loops\n"
+      "public.cooldowns\npublic.daemon_lease\npublic.goal_turns\npublic.goals\n"
+      "public.invocations\npublic.loops\n"
       "public.routes\npublic.run_feeds\npublic.runners\npublic.runs\npublic.schema_migrations\n"
       "public.work_items\npublic.workflow_attempts\npublic.workflow_events\n"
       "public.workflow_runs\npublic.workflow_steps\npublic.workflows");
@@ -351,6 +353,7 @@ TEST(PgMigrations, ASchemaNamedBySearchPathHoldsOrrerysTables) {
   ASSERT_TRUE(migrated.ok()) << migrated.error().message;
   EXPECT_EQ(tables(database.url()),
             "public.accounts\nscheduler.cooldowns\nscheduler.daemon_lease\n"
+            "scheduler.goal_turns\nscheduler.goals\n"
             "scheduler.invocations\nscheduler.loops\nscheduler.routes\nscheduler.run_feeds\n"
             "scheduler.runners\n"
             "scheduler.runs\nscheduler.schema_migrations\nscheduler.work_items\n"

@@ -1,0 +1,396 @@
+#include "cli/goal_commands.h"
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "cli/human.h"
+#include "cli/json_views.h"
+#include "cli/store_access.h"
+#include "cli/workflow_target.h"
+#include "core/duration.h"
+#include "core/exit_codes.h"
+#include "core/goal_edits.h"
+#include "core/goal_json.h"
+#include "core/goal_plan.h"
+#include "core/goal_update.h"
+#include "core/text.h"
+#include "core/token_amount.h"
+#include "exec/wake.h"
+#include "store/regular_file.h"
+
+namespace orrery::cli {
+namespace {
+
+constexpr std::int64_t kMaxObjectiveFileBytes = 64 * 1024;
+constexpr std::int64_t kMaxPlanFileBytes = 1 << 20;
+constexpr int kMaxStallTurns = 1000;
+constexpr int kMaxTurns = 1'000'000;
+
+Result<std::string> read_text_file(const std::string& path, std::int64_t max_bytes,
+                                   const std::string& option) {
+  auto file = read_regular_file(path, max_bytes);
+  if (!file) return usage_error(option + ": " + file.error().message);
+  if (!file->has_value()) return usage_error(option + ": there is no file " + visible(path));
+  return std::move(**file);
+}
+
+Result<std::string> objective_of(const GoalArgs& args) {
+  if (args.objective.has_value() == !args.objective_file.empty()) {
+    return usage_error("give the goal's objective: --objective TEXT or --objective-file FILE");
+  }
+  if (args.objective) return check_objective(*args.objective);
+  auto text = read_text_file(args.objective_file, kMaxObjectiveFileBytes, "--objective-file");
+  if (!text) return text.error();
+  return check_objective(*text);
+}
+
+Result<GoalTarget> target_of(Store& store, const GoalArgs& args) {
+  if (args.loop.empty() == args.workflow.empty()) {
+    return usage_error("attach the goal to one target: --loop L, or --workflow W [--step S]");
+  }
+  if (!args.step.empty() && args.workflow.empty()) {
+    return usage_error("--step names a step of --workflow W; give the workflow too");
+  }
+  GoalTarget target;
+  if (!args.loop.empty()) {
+    auto loop = store.resolve_loop(args.loop);
+    if (!loop) return loop.error();
+    target.type = GoalTargetType::kLoop;
+    target.loop_id = loop->id;
+    return target;
+  }
+  auto workflow = resolve_workflow_reference(store, args.workflow, "--workflow");
+  if (!workflow) return workflow.error();
+  target.type = args.step.empty() ? GoalTargetType::kWorkflow : GoalTargetType::kStep;
+  target.workflow_id = workflow->id;
+  target.workflow_name = workflow->name;
+  if (!args.step.empty()) {
+    const auto& steps = workflow->spec.steps;
+    const bool known = std::any_of(steps.begin(), steps.end(),
+                                   [&](const WorkflowStep& step) { return step.id == args.step; });
+    if (!known) {
+      std::string ids;
+      for (const WorkflowStep& step : steps) ids += (ids.empty() ? "" : ", ") + step.id;
+      return not_found_error("workflow " + workflow->name + " has no step '" + visible(args.step) +
+                             "'; its steps: " + ids);
+    }
+    target.step_id = args.step;
+  }
+  return target;
+}
+
+Result<std::vector<PlanNode>> plan_file(const std::string& path) {
+  auto text = read_text_file(path, kMaxPlanFileBytes, "the plan file");
+  if (!text) return text.error();
+  return parse_plan_document(*text);
+}
+
+Result<int> bounded(std::optional<int> value, const char* option, int low, int high) {
+  if (!value) return 0;
+  if (*value < low || *value > high) {
+    return usage_error(std::string(option) + " " + std::to_string(*value) + ": expected " +
+                       std::to_string(low) + " to " + std::to_string(high));
+  }
+  return *value;
+}
+
+Result<Goal> new_goal(Store& store, const GoalArgs& args) {
+  Goal goal;
+  auto objective = objective_of(args);
+  if (!objective) return objective.error();
+  goal.objective = *objective;
+  auto target = target_of(store, args);
+  if (!target) return target.error();
+  goal.target = *target;
+  if (args.budget) {
+    auto budget = parse_token_amount(*args.budget, "--budget");
+    if (!budget) return budget.error();
+    goal.token_budget = *budget;
+  }
+  auto max_turns = bounded(args.max_turns, "--max-turns", 1, kMaxTurns);
+  if (!max_turns) return max_turns.error();
+  if (args.max_turns) goal.max_turns = *max_turns;
+  auto stall = bounded(args.stall_turns, "--stall-turns", 1, kMaxStallTurns);
+  if (!stall) return stall.error();
+  if (args.stall_turns) goal.stall_turns = *stall;
+  auto drive = parse_drive_mode(args.drive);
+  if (!drive) return usage_error("--drive: " + drive.error().message);
+  goal.drive = *drive;
+  if (!args.plan_file.empty()) {
+    auto plan = plan_file(args.plan_file);
+    if (!plan) return plan.error();
+    goal.plan = std::move(*plan);
+  }
+  return goal;
+}
+
+std::string node_mark(NodeStatus status, bool ready) {
+  switch (status) {
+    case NodeStatus::kComplete:
+      return "[x]";
+    case NodeStatus::kActive:
+      return "[>]";
+    case NodeStatus::kBlocked:
+      return "[!]";
+    case NodeStatus::kCancelled:
+      return "[-]";
+    case NodeStatus::kPending:
+      return ready ? "[ ]" : "[.]";
+  }
+  return "[?]";
+}
+
+// Each node under the node it depends on last in the plan (its parent in the
+// tree); a node that depends on others is listed once, under that parent.
+void print_plan_tree(std::ostream& out, const Goal& goal) {
+  if (goal.plan.empty()) {
+    out << "plan: none yet (the agent may propose one, or: orrery goal plan " << goal.id
+        << " --set FILE)\n";
+    return;
+  }
+  const std::vector<std::string> ready = ready_keys(goal.plan);
+  std::map<std::string, std::vector<const PlanNode*>> children;
+  std::vector<const PlanNode*> roots;
+  for (const PlanNode& node : goal.plan) {
+    if (node.depends_on.empty()) {
+      roots.push_back(&node);
+      continue;
+    }
+    const std::string* parent = &node.depends_on.front();
+    for (const std::string& dependency : node.depends_on) {
+      const PlanNode* candidate = find_node(goal.plan, dependency);
+      if (candidate && candidate->sequence > find_node(goal.plan, *parent)->sequence)
+        parent = &dependency;
+    }
+    children[*parent].push_back(&node);
+  }
+  out << "plan:\n";
+  std::function<void(const PlanNode*, const std::string&)> print = [&](const PlanNode* node,
+                                                                       const std::string& indent) {
+    const bool is_ready = std::find(ready.begin(), ready.end(), node->key) != ready.end();
+    std::string line = indent + node_mark(node->status, is_ready) + " " + node->key + "  " +
+                       node->objective + "  (" + node_status_name(node->status);
+    if (is_ready) line += ", ready";
+    if (node->tokens_used > 0 || node->token_budget) {
+      line += ", " + format_count(node->tokens_used) + " tokens";
+      if (node->token_budget) line += " of " + format_token_amount(*node->token_budget);
+    }
+    line += ")";
+    out << terminal_text(line) << '\n';
+    for (const PlanNode* child : children[node->key]) print(child, indent + "    ");
+  };
+  for (const PlanNode* root : roots) print(root, "  ");
+}
+
+std::string target_text(const Goal& goal) {
+  switch (goal.target.type) {
+    case GoalTargetType::kLoop:
+      return "loop " + goal.target.loop_id;
+    case GoalTargetType::kWorkflow:
+      return "workflow " + goal.target.workflow_name + " (each run)";
+    case GoalTargetType::kStep:
+      return "step " + goal.target.step_id + " of workflow " + goal.target.workflow_name +
+             " (each attempt)";
+  }
+  return "";
+}
+
+void print_goal(const Context& context, const Goal& goal) {
+  if (context.globals.json) {
+    *context.out << json_text(nlohmann::json::parse(goal_json(goal))) << '\n';
+    return;
+  }
+  std::string status = goal_status_name(goal.status);
+  if (!goal.status_reason.empty()) status += ": " + goal.status_reason;
+  std::string turns = std::to_string(goal.turns);
+  if (goal.max_turns) turns += " of " + std::to_string(*goal.max_turns);
+  turns += " (blocked after " + std::to_string(goal.stall_turns) + " without progress; " +
+           std::to_string(goal.turns_without_progress) + " so far)";
+  std::vector<std::pair<std::string, std::string>> fields{
+      {"id", goal.id},
+      {"objective", goal.objective},
+      {"status", status},
+      {"target", target_text(goal)},
+      {"drive", drive_mode_name(goal.drive)},
+      {"budget", budget_bar(goal.tokens_used, goal.token_budget)},
+      {"turns", turns},
+      {"created", format_relative(goal.created_at, context.now)}};
+  if (!goal.last_summary.empty()) fields.push_back({"last summary", goal.last_summary});
+  if (!goal.last_update_error.empty())
+    fields.push_back({"last update refused", goal.last_update_error});
+  print_fields(*context.out, fields);
+  print_plan_tree(*context.out, goal);
+}
+
+Result<int> change_and_print(const GoalArgs& args, const Context& context, const GoalEdit& edit) {
+  auto opened = open_store(context);
+  if (!opened) return opened.error();
+  Store& store = *opened->store;
+  auto goal = store.resolve_goal(args.goal);
+  if (!goal) return goal.error();
+  auto changed = store.change_goal(goal->id, edit, context.now);
+  if (!changed) return changed.error();
+  notify_daemon(opened->home);  // a loop it paused or resumed is planned anew
+  print_goal(context, *changed);
+  return kExitOk;
+}
+
+}  // namespace
+
+std::string budget_bar(std::int64_t used, std::optional<std::int64_t> budget) {
+  if (!budget) return format_count(used) + " tokens, no budget";
+  const double share = *budget > 0 ? double(used) / double(*budget) : 1.0;
+  const int filled = int(std::clamp(share, 0.0, 1.0) * 10.0);
+  std::string bar;
+  for (int cell = 0; cell < 10; ++cell) bar += cell < filled ? "\u2588" : "\u2591";
+  return bar + " " + std::to_string(int(share * 100.0)) + "% of " + format_token_amount(*budget) +
+         " (" + format_count(used) + " used)";
+}
+
+Result<int> create_goal_command(const GoalArgs& args, const Context& context) {
+  auto opened = open_store(context);
+  if (!opened) return opened.error();
+  Store& store = *opened->store;
+  auto goal = new_goal(store, args);
+  if (!goal) return goal.error();
+  auto created = store.create_goal(*goal, context.now);
+  if (!created) return created.error();
+  print_goal(context, *created);
+  return kExitOk;
+}
+
+Result<int> list_goals_command(const GoalArgs& args, const Context& context) {
+  auto opened = open_store_to_read(context);
+  if (!opened) return opened.error();
+  GoalFilter filter;
+  if (!args.status.empty()) {
+    auto status = parse_goal_status(args.status);
+    if (!status) return usage_error("--status: " + status.error().message);
+    filter.status = *status;
+  }
+  auto limit = bounded(args.limit, "--limit", 1, 10000);
+  if (!limit) return limit.error();
+  filter.limit = args.limit ? *limit : 100;
+  auto goals = opened->store->list_goals(filter);
+  if (!goals) return goals.error();
+  if (context.globals.json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const Goal& goal : *goals) list.push_back(nlohmann::json::parse(goal_json(goal)));
+    *context.out << json_text(list) << '\n';
+    return kExitOk;
+  }
+  if (goals->empty()) {
+    *context.out << "no goals; create one with: orrery goal create --loop L --objective TEXT\n";
+    return kExitOk;
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const Goal& goal : *goals) {
+    const PlanRollup rollup = plan_rollup(goal.plan);
+    rows.push_back({goal.id.substr(0, 12), goal_status_name(goal.status), target_text(goal),
+                    budget_bar(goal.tokens_used, goal.token_budget), std::to_string(goal.turns),
+                    std::to_string(rollup.complete) + "/" + std::to_string(rollup.total),
+                    visible(goal.objective.substr(0, 60))});
+  }
+  print_table(*context.out, {"ID", "STATUS", "TARGET", "BUDGET", "TURNS", "PLAN", "OBJECTIVE"},
+              rows);
+  return kExitOk;
+}
+
+Result<int> show_goal_command(const GoalArgs& args, const Context& context) {
+  auto opened = open_store_to_read(context);
+  if (!opened) return opened.error();
+  auto goal = opened->store->resolve_goal(args.goal);
+  if (!goal) return goal.error();
+  print_goal(context, *goal);
+  return kExitOk;
+}
+
+Result<int> goal_turns_command(const GoalArgs& args, const Context& context) {
+  auto opened = open_store_to_read(context);
+  if (!opened) return opened.error();
+  auto goal = opened->store->resolve_goal(args.goal);
+  if (!goal) return goal.error();
+  auto limit = bounded(args.limit, "--limit", 1, 100000);
+  if (!limit) return limit.error();
+  auto turns = opened->store->list_turns(goal->id, args.limit ? *limit : 20);
+  if (!turns) return turns.error();
+  if (context.globals.json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const GoalTurn& turn : *turns) list.push_back(nlohmann::json::parse(turn_json(turn)));
+    *context.out << json_text(list) << '\n';
+    return kExitOk;
+  }
+  if (turns->empty()) {
+    *context.out << "no turns yet\n";
+    return kExitOk;
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const GoalTurn& turn : *turns) {
+    const std::string run = !turn.dispatch_id.empty() ? turn.dispatch_id : turn.loop_run_id;
+    std::string note = turn.update_error.empty() ? turn.summary : "refused: " + turn.update_error;
+    rows.push_back({std::to_string(turn.turn) + (turn.spent ? "" : " (not spent)"),
+                    run.substr(0, 12), run_status_name(turn.run_status),
+                    turn.node_key.empty() ? "-" : turn.node_key, format_count(turn.tokens_used),
+                    goal_status_name(turn.status), visible(note.substr(0, 80))});
+  }
+  print_table(*context.out, {"TURN", "RUN", "RUN STATUS", "NODE", "TOKENS", "GOAL", "NOTE"}, rows);
+  return kExitOk;
+}
+
+Result<int> pause_goal_command(const GoalArgs& args, const Context& context) {
+  return change_and_print(args, context,
+                          [&](Goal goal) { return pause_goal(std::move(goal), context.now); });
+}
+
+Result<int> resume_goal_command(const GoalArgs& args, const Context& context) {
+  return change_and_print(args, context,
+                          [&](Goal goal) { return resume_goal(std::move(goal), context.now); });
+}
+
+Result<int> cancel_goal_command(const GoalArgs& args, const Context& context) {
+  return change_and_print(args, context,
+                          [&](Goal goal) { return cancel_goal(std::move(goal), context.now); });
+}
+
+Result<int> goal_budget_command(const GoalArgs& args, const Context& context) {
+  if (args.add.has_value() == args.set.has_value()) {
+    return usage_error("give one of --add TOKENS or --set TOKENS");
+  }
+  auto amount = parse_token_amount(args.add ? *args.add : *args.set, args.add ? "--add" : "--set");
+  if (!amount) return amount.error();
+  const bool adding = args.add.has_value();
+  return change_and_print(args, context, [&](Goal goal) -> Result<Goal> {
+    std::int64_t budget = *amount;
+    if (adding) {
+      const std::int64_t base = goal.token_budget.value_or(goal.tokens_used);
+      if (base > kMaxTokenAmount - budget) {
+        return usage_error("--add: the budget would exceed " + std::to_string(kMaxTokenAmount) +
+                           " tokens");
+      }
+      budget += base;
+    }
+    return change_budget(std::move(goal), budget, context.now);
+  });
+}
+
+Result<int> goal_plan_command(const GoalArgs& args, const Context& context) {
+  if (args.plan_file.empty() == args.node.empty()) {
+    return usage_error("give --set FILE (a new plan) or --node KEY --status S");
+  }
+  if (!args.plan_file.empty()) {
+    auto plan = plan_file(args.plan_file);
+    if (!plan) return plan.error();
+    return change_and_print(args, context, [&](Goal goal) {
+      return set_goal_plan(std::move(goal), *plan, context.now);
+    });
+  }
+  if (args.node_status.empty()) return usage_error("--node KEY needs --status S");
+  auto status = parse_node_status(args.node_status);
+  if (!status) return usage_error("--status: " + status.error().message);
+  return change_and_print(args, context, [&](Goal goal) {
+    return set_node_status(std::move(goal), args.node, *status, context.now);
+  });
+}
+
+}  // namespace orrery::cli
