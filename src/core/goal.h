@@ -101,7 +101,7 @@ struct Goal {
 
 // A status change asked for: allowed, or a conflict naming the goal, its
 // status and why (a terminal goal refuses every change; only a raised budget
-// reopens a budget_limited one, see raise_budget).
+// reopens a budget_limited one, see change_budget).
 Status check_goal_transition(const Goal& goal, GoalStatus to);
 
 // The objective as given: trimmed, 1 to 4,000 characters, valid UTF-8.

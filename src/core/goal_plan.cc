@@ -9,19 +9,6 @@
 namespace orrery {
 namespace {
 
-Status check_node(const PlanNode& node) {
-  if (auto name = check_name(node.key, "node key", kMaxNodeKeyCharacters); !name) return name;
-  auto objective = check_objective(node.objective);
-  if (!objective) {
-    return usage_error("node " + node.key + ": " + objective.error().message);
-  }
-  if (node.token_budget && *node.token_budget <= 0) {
-    return usage_error("node " + node.key + ": a token budget must be positive, not " +
-                       std::to_string(*node.token_budget));
-  }
-  return Ok{};
-}
-
 // Depth-first over the dependencies without recursion (a plan may be a chain
 // of kMaxPlanNodes nodes): a node met again while it is on the path closes a
 // cycle, and is named.
@@ -54,6 +41,19 @@ Status check_acyclic(const std::vector<PlanNode>& nodes, const std::map<std::str
 
 }  // namespace
 
+Status validate_plan_node(const PlanNode& node) {
+  if (auto name = check_name(node.key, "node key", kMaxNodeKeyCharacters); !name) return name;
+  auto objective = check_objective(node.objective);
+  if (!objective) {
+    return usage_error("node " + node.key + ": " + objective.error().message);
+  }
+  if (node.token_budget && *node.token_budget <= 0) {
+    return usage_error("node " + node.key + ": a token budget must be positive, not " +
+                       std::to_string(*node.token_budget));
+  }
+  return Ok{};
+}
+
 Status validate_plan(const std::vector<PlanNode>& nodes) {
   if (nodes.size() > kMaxPlanNodes) {
     return usage_error("the plan has " + std::to_string(nodes.size()) + " nodes; at most " +
@@ -61,7 +61,7 @@ Status validate_plan(const std::vector<PlanNode>& nodes) {
   }
   std::map<std::string, size_t> at;
   for (size_t index = 0; index < nodes.size(); ++index) {
-    if (auto valid = check_node(nodes[index]); !valid) return valid;
+    if (auto valid = validate_plan_node(nodes[index]); !valid) return valid;
     if (!at.emplace(nodes[index].key, index).second) {
       return usage_error("the plan has two nodes with the key " + nodes[index].key);
     }

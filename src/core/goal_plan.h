@@ -22,6 +22,9 @@ inline constexpr size_t kMaxNodeKeyCharacters = 100;
 inline constexpr size_t kMaxPlanNodes = 500;
 
 Status validate_plan(const std::vector<PlanNode>& nodes);
+// One node's own fields (key, objective, budget), without its dependencies:
+// what a proposal is checked for before it is merged (merge_proposed_plan).
+Status validate_plan_node(const PlanNode& node);
 
 bool node_within_budget(const PlanNode& node);
 std::vector<std::string> ready_keys(const std::vector<PlanNode>& nodes);

@@ -87,7 +87,12 @@ void decide_status(Goal& goal, const Goal& before, const std::optional<GoalUpdat
                         "; mark them complete or cancelled, or send \"force\": true";
   }
   if (goal.token_budget && goal.tokens_used >= *goal.token_budget) {
-    if (!input.usage_limited) goal.turns += 1;
+    // A run stopped by a usage limit spends no turn, whatever else it ends.
+    if (input.usage_limited) {
+      turn.spent = false;
+    } else {
+      goal.turns += 1;
+    }
     set_status(goal, GoalStatus::kBudgetLimited,
                "the budget of " + format_token_amount(*goal.token_budget) + " tokens is used up (" +
                    std::to_string(goal.tokens_used) + " used)",
@@ -139,7 +144,9 @@ TurnSettlement settle_turn(const Goal& goal, const TurnInput& input) {
 
   Goal next = goal;
   std::optional<GoalUpdate> update;
-  if (input.update) {
+  if (!input.update_error.empty()) {
+    turn.update_error = input.update_error;
+  } else if (input.update) {
     turn.update_json = *input.update;
     auto parsed = parse_goal_update(*input.update);
     auto applied = parsed ? apply_update(goal, *parsed) : Result<Goal>(parsed.error());

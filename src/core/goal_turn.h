@@ -39,6 +39,7 @@ struct TurnInput {
   std::optional<TimeMs> limited_until;  // the provider's cooldown end
   std::string given_node;               // the node the turn was given (may be empty)
   std::optional<std::string> update;    // the update's text, if the target left one
+  std::string update_error;             // why the update could not be read, if it could not
   TimeMs now = 0;
 };
 

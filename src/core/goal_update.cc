@@ -95,7 +95,11 @@ Result<PlanNode> node_from_json(const json& value, const std::string& where) {
   return node;
 }
 
-Result<std::vector<PlanNode>> nodes_from_json(const json& list, const std::string& where) {
+// `whole`: the nodes are a plan of their own, validated as one; otherwise a
+// proposal, whose dependencies may name nodes it leaves out (complete ones):
+// each node is checked alone, and the plan once merged (merge_proposed_plan).
+Result<std::vector<PlanNode>> nodes_from_json(const json& list, const std::string& where,
+                                              bool whole) {
   if (!list.is_array()) return usage_error(where + " must be a list of nodes, not " + shown(list));
   if (list.size() > kMaxPlanNodes) {
     return usage_error(where + " has " + std::to_string(list.size()) + " nodes; at most " +
@@ -106,9 +110,14 @@ Result<std::vector<PlanNode>> nodes_from_json(const json& list, const std::strin
     auto node = node_from_json(list[index], where + "[" + std::to_string(index) + "]");
     if (!node) return node.error();
     node->sequence = std::int64_t(index);
+    if (!whole) {
+      if (auto valid = validate_plan_node(*node); !valid) return valid.error();
+    }
     nodes.push_back(std::move(*node));
   }
-  if (auto valid = validate_plan(nodes); !valid) return valid.error();
+  if (whole) {
+    if (auto valid = validate_plan(nodes); !valid) return valid.error();
+  }
   return nodes;
 }
 
@@ -131,7 +140,7 @@ Status read_fields(const json& goal, GoalUpdate& update) {
     update.status = *status;
   }
   if (goal.contains("plan")) {
-    auto plan = nodes_from_json(goal["plan"], "goal.plan");
+    auto plan = nodes_from_json(goal["plan"], "goal.plan", false);
     if (!plan) return plan.error();
     update.plan = std::move(*plan);
   }
@@ -206,6 +215,9 @@ Result<GoalUpdate> parse_goal_update(std::string_view text) {
   if (!tree->is_object() || !tree->contains("goal")) {
     return usage_error("the goal update must be a JSON object with a \"goal\" object");
   }
+  if (auto known = refuse_unknown(*tree, {"goal"}, "the goal update"); !known) {
+    return known.error();
+  }
   const json& goal = (*tree)["goal"];
   if (!goal.is_object()) {
     return usage_error("the goal update's \"goal\" must be an object, not " + shown(goal));
@@ -227,6 +239,8 @@ std::optional<std::string> goal_update_in_message(std::string_view message) {
     if (block->size() <= kMaxGoalUpdateBytes) {
       auto tree = json_spec_tree(*block);
       if (tree && tree->is_object() && tree->contains("goal")) return std::string(*block);
+      // Valid JSON without a "goal" key (one inside, or in a string) is no update.
+      if (tree) continue;
     }
     if (!malformed) malformed = std::string(*block);
   }
@@ -240,7 +254,7 @@ Result<std::vector<PlanNode>> parse_plan_document(std::string_view text) {
   auto tree = json_text ? json_spec_tree(text) : yaml_spec_tree(text);
   if (!tree) return usage_error("the plan file: " + tree.error().message);
   const json& list = tree->is_object() && tree->contains("plan") ? (*tree)["plan"] : *tree;
-  return nodes_from_json(list, "plan");
+  return nodes_from_json(list, "plan", true);
 }
 
 }  // namespace orrery

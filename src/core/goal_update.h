@@ -10,7 +10,10 @@
 // duplicate keys refused before anything is built (core/spec_tree.h), valid
 // UTF-8, every field checked and unknown fields refused; an error names the
 // field and the value. Plan nodes give key, objective, depends_on, priority
-// and token_budget (a count or an amount such as 50k), never a status.
+// and token_budget (a count or an amount such as 50k), never a status. An
+// update's plan is a proposal: each node is checked here, the plan as a whole
+// once merged into the goal's (merge_proposed_plan), so that its dependencies
+// may name complete nodes it leaves out. A plan document is checked whole.
 #pragma once
 
 #include <optional>

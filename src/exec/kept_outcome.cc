@@ -47,7 +47,8 @@ Status keep_outcome(Env& env, const std::string& run_dir, const KeptOutcome& kep
                       {"usage_limited_until", optional_json(o.usage_limited_until)},
                       {"goal_id", o.goal_id},
                       {"goal_node", o.goal_node},
-                      {"goal_update", optional_json(o.goal_update)}};
+                      {"goal_update", optional_json(o.goal_update)},
+                      {"goal_update_error", o.goal_update_error}};
   const std::string text = document.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
   return write_file_atomically(env, kept_outcome_path(run_dir), text, 0600);
 }
@@ -85,6 +86,7 @@ Result<std::optional<KeptOutcome>> read_kept_outcome(const std::string& run_dir)
     }
     o.goal_id = document.value("goal_id", std::string());
     o.goal_node = document.value("goal_node", std::string());
+    o.goal_update_error = document.value("goal_update_error", std::string());
     if (document.contains("goal_update")) {
       o.goal_update = optional_from<std::string>(document.at("goal_update"));
     }

@@ -118,7 +118,10 @@ Result<std::vector<EnvVar>> item_environment(Store& store, const std::string& ho
 Status supervise_step(Store& store, const StepSuperviseRequest& request, Env& env) {
   auto context = read_context(store, request);
   if (!context) return context.error();
-  const SupervisedJob job = step_job(request, *context);
+  SupervisedJob job = step_job(request, *context);
+  auto goal = store.goal_of_work(job.claim, wall_clock_now());
+  if (!goal) return goal.error();
+  if (*goal) job.goal = goal_handoff(**goal, job.dir, job.attempt);
   const std::string steps_path = RunDirectory(job.dir).step_values(job.attempt);
   const WorkflowRun& run = context->run;
   const JobSetup setup = [&](const std::vector<EnvVar>& inherited) -> Result<JobEnvironment> {

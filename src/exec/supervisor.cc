@@ -186,6 +186,14 @@ class Supervision {
       prepared->secret_values.push_back(std::move(known));
     scrubber_ = Scrubber(std::move(prepared->secret_values));
     environment_ = std::move(prepared->environment);
+    if (job_.goal) {
+      auto goal_vars = hand_goal_over(env_, *job_.goal);
+      if (!goal_vars) return goal_vars.error();
+      for (EnvVar& pair : *goal_vars) {
+        std::erase_if(environment_, [&](const EnvVar& old) { return old.first == pair.first; });
+        environment_.push_back(std::move(pair));
+      }
+    }
     return Ok{};
   }
 
@@ -195,7 +203,8 @@ class Supervision {
   }
 
   // What to start: the command as given, or the agent CLI with its prompt.
-  static Result<AgentInvocation> invocation_of(const Target& target) {
+  // An agent's prompt ends with its goal's section, when the work is a turn.
+  Result<AgentInvocation> invocation_of(const Target& target) const {
     if (!target.agent) return AgentInvocation{target_argv(target), std::nullopt};
     std::string prompt = target.agent->prompt;
     if (!target.agent->prompt_file.empty()) {
@@ -206,6 +215,7 @@ class Supervision {
       }
       prompt = std::move(**file);
     }
+    if (job_.goal) prompt += job_.goal->prompt_section;
     return build_agent_invocation(*target.agent, prompt);
   }
 
@@ -418,10 +428,10 @@ class Supervision {
     return conclude(outcome);
   }
   Status conclude(const RunOutcome& outcome) {
-    if (job_.outputs_path.empty()) return keeper_.finish(outcome);
-    RunOutcome with_outputs = outcome;
-    with_outputs.outputs_json = read_outputs(with_outputs);
-    return keeper_.finish(with_outputs);
+    RunOutcome finished = outcome;
+    if (!job_.outputs_path.empty()) finished.outputs_json = read_outputs(finished);
+    if (job_.goal) take_goal_update(*job_.goal, job_.target, scrubber_, finished);
+    return keeper_.finish(finished);
   }
 
   // A step's values (docs/workflows.md, "Passing values between steps"): the
@@ -543,7 +553,10 @@ Status supervise(Store& store, ClaimLedger& ledger, const SuperviseRequest& requ
   auto loop = store.get_loop((*run)->loop_id);
   if (!loop) return loop.error();
   if (!loop->has_value()) return not_found_error("the loop of run " + request.run_id + " is gone");
-  const SupervisedJob job = loop_run_job(request, **loop, **run);
+  SupervisedJob job = loop_run_job(request, **loop, **run);
+  auto goal = store.goal_of_work(job.claim, wall_clock_now());
+  if (!goal) return goal.error();
+  if (*goal) job.goal = goal_handoff(**goal, job.dir, job.attempt);
   const JobSetup setup = [&](const std::vector<EnvVar>& inherited) -> Result<JobEnvironment> {
     auto secrets = read_loop_secrets(request.home, (*loop)->id);
     if (!secrets) return secrets.error();

@@ -27,6 +27,7 @@
 #include "core/result.h"
 #include "exec/claim_keeper.h"
 #include "exec/env.h"
+#include "exec/goal_handoff.h"
 #include "store/store.h"
 
 namespace orrery {
@@ -55,6 +56,8 @@ struct SupervisedJob {
   std::string cooldown_account;  // an agent target's usage-limit account
   // A step's ORRERY_OUTPUT file, read into the outcome's outputs (empty: none).
   std::string outputs_path;
+  // The goal this work is a turn of (exec/goal_handoff.h); empty: none.
+  std::optional<GoalHandoff> goal;
 };
 
 // The target's whole environment and the secret values scrubbed verbatim.

@@ -44,7 +44,7 @@ struct RunOutcome {
   std::string stdout_tail;
   std::string stderr_tail;
   Usage usage;
-  bool usage_limited = false;  // the provider's limit stopped it (docs/execution.md)
+  bool usage_limited = false;                 // the provider's limit stopped it (docs/execution.md)
   std::optional<TimeMs> usage_limited_until;  // when its account's cooldown ends
   // A step attempt's outputs, a JSON object of strings (docs/workflows.md,
   // "Values between steps"); a loop run has none.
@@ -55,6 +55,7 @@ struct RunOutcome {
   std::string goal_id;
   std::string goal_node;
   std::optional<std::string> goal_update;
+  std::string goal_update_error;  // why the update could not be read (empty: it could)
 };
 
 class ClaimLedger {

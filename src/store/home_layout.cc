@@ -28,6 +28,14 @@ std::string RunDirectory::step_output(int attempt) const {
   return joined(path_, "output." + std::to_string(attempt));
 }
 
+std::string RunDirectory::goal_document(int attempt) const {
+  return joined(path_, "goal." + std::to_string(attempt) + ".json");
+}
+
+std::string RunDirectory::goal_update(int attempt) const {
+  return joined(path_, "goal-update." + std::to_string(attempt) + ".json");
+}
+
 std::string RunDirectory::rotated_log(std::string_view log) { return std::string(log) + ".1"; }
 
 HomeLayout::HomeLayout(std::string_view home) {

@@ -33,6 +33,11 @@ class RunDirectory {
   // A step attempt's ORRERY_STEPS and ORRERY_OUTPUT files.
   std::string step_values(int attempt) const;
   std::string step_output(int attempt) const;
+  // A goal's turn (docs/goals.md): ORRERY_GOAL, the goal and its plan as the
+  // attempt was given them, and ORRERY_GOAL_UPDATE, where it may write its
+  // update.
+  std::string goal_document(int attempt) const;
+  std::string goal_update(int attempt) const;
 
   // The older part of a log after a rotation: <log>.1 (a path or a name).
   static std::string rotated_log(std::string_view log);

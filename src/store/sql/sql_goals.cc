@@ -264,6 +264,7 @@ Status SqlStore::account_goal_turn(const Claim& claim, const RunOutcome& outcome
   input.limited_until = outcome.usage_limited_until;
   input.given_node = outcome.goal_node;
   input.update = outcome.goal_update;
+  input.update_error = outcome.goal_update_error;
   input.now = now;
   TurnSettlement settled = settle_turn(before, input);
   GoalTurn turn = std::move(settled.turn);

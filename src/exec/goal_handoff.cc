@@ -1,0 +1,61 @@
+#include "exec/goal_handoff.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/agent_message.h"
+#include "core/goal_json.h"
+#include "core/goal_prompt.h"
+#include "core/goal_update.h"
+#include "store/home_layout.h"
+#include "store/regular_file.h"
+
+namespace orrery {
+
+GoalHandoff goal_handoff(const Goal& goal, const std::string& dir, int attempt) {
+  GoalHandoff handoff;
+  handoff.goal_id = goal.id;
+  handoff.node = node_to_work_on(goal);
+  handoff.document = goal_json(goal);
+  handoff.prompt_section = goal_prompt_section(goal);
+  handoff.document_path = RunDirectory(dir).goal_document(attempt);
+  handoff.update_path = RunDirectory(dir).goal_update(attempt);
+  return handoff;
+}
+
+Result<std::vector<EnvVar>> hand_goal_over(Env& env, const GoalHandoff& handoff) {
+  if (::unlink(handoff.update_path.c_str()) != 0 && errno != ENOENT) {
+    return internal_error("cannot remove the stale goal update " + handoff.update_path + ": " +
+                          std::strerror(errno));
+  }
+  if (auto written = write_file_atomically(env, handoff.document_path, handoff.document, 0600);
+      !written) {
+    return written.error();
+  }
+  return std::vector<EnvVar>{{"ORRERY_GOAL", handoff.document_path},
+                             {"ORRERY_GOAL_UPDATE", handoff.update_path},
+                             {"ORRERY_GOAL_ID", handoff.goal_id}};
+}
+
+void take_goal_update(const GoalHandoff& handoff, const Target& target, const Scrubber& scrubber,
+                      RunOutcome& outcome) {
+  outcome.goal_id = handoff.goal_id;
+  outcome.goal_node = handoff.node;
+  // One byte over the limit is enough for the parser to refuse it, saying so.
+  auto file = read_regular_file(handoff.update_path, std::int64_t(kMaxGoalUpdateBytes) + 1);
+  if (!file) {
+    outcome.goal_update_error = "ORRERY_GOAL_UPDATE: " + file.error().message;
+    return;
+  }
+  if (file->has_value()) {
+    outcome.goal_update = scrubber.scrub(**file);
+    return;
+  }
+  if (!target.agent) return;
+  auto block = goal_update_in_message(final_message(target.agent->provider, outcome.stdout_tail));
+  if (block) outcome.goal_update = scrubber.scrub(*block);
+}
+
+}  // namespace orrery
