@@ -51,6 +51,14 @@ Result<TickReport> run_tick(Store& store, ProcessControl& processes, const TickS
           " expired (past expires_at)");
     }
   }
+  // Before planning: a goal whose usage-limit cooldown ended is active again,
+  // so the loop's next run is its turn (docs/goals.md, "Usage limits").
+  auto reopened = store.reopen_cooled_goals(times.now, settings.fence);
+  if (!reopened) return reopened.error();
+  if (*reopened > 0) {
+    log(std::to_string(*reopened) + (*reopened == 1 ? " goal" : " goals") +
+        " active again: the usage-limit cooldown ended");
+  }
   auto cooldowns = read_cooldowns(store, times.now);
   if (!cooldowns) return cooldowns.error();
   auto settled = settle_runs(store, *cooldowns, times.now, settings.fence, log);

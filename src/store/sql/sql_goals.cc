@@ -223,6 +223,16 @@ Result<std::optional<Goal>> SqlStore::goal_of_work(const Claim& claim, TimeMs no
 Result<int> SqlStore::reopen_cooled_goals(TimeMs caller_now, const Fence& fence) {
   auto clocked = clock(caller_now);
   if (!clocked) return clocked.error();
+  // Read first: a tick with no goal to reopen takes no write lock.
+  {
+    auto due = db_->prepare(
+        "SELECT 1 FROM goals WHERE status = 'usage_limited' AND limited_until <= ?1 LIMIT 1");
+    if (!due) return due.error();
+    (*due)->bind(1, *clocked);
+    auto row = (*due)->step();
+    if (!row) return row.error();
+    if (!*row) return 0;
+  }
   auto transaction = sql::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
   if (auto fenced = check_fence_at(fence, *clocked); !fenced) return fenced.error();
