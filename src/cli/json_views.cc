@@ -99,6 +99,8 @@ nlohmann::json loop_json(const Loop& loop) {
           {"log_limit_bytes", loop.log_limit_bytes},
           {"feed_route_id",
            loop.feed_route_id.empty() ? nlohmann::json() : nlohmann::json(loop.feed_route_id)},
+          {"paused_by_goal",
+           loop.paused_by_goal.empty() ? nlohmann::json() : nlohmann::json(loop.paused_by_goal)},
           {"expires_at", optional_time(loop.expires_at)},
           {"missed_count", loop.missed_count},
           {"created_at", format_time(loop.created_at)},
