@@ -144,12 +144,17 @@ TurnSettlement settle_turn(const Goal& goal, const TurnInput& input) {
 
   Goal next = goal;
   std::optional<GoalUpdate> update;
+  const bool open = goal.status == GoalStatus::kActive || goal.status == GoalStatus::kUsageLimited;
   if (!input.update_error.empty()) {
     turn.update_error = input.update_error;
   } else if (input.update) {
     turn.update_json = *input.update;
     auto parsed = parse_goal_update(*input.update);
-    auto applied = parsed ? apply_update(goal, *parsed) : Result<Goal>(parsed.error());
+    auto applied = !parsed ? Result<Goal>(parsed.error())
+                   : open  ? apply_update(goal, *parsed)
+                           : Result<Goal>(conflict_error(
+                                 std::string("the goal was ") + goal_status_name(goal.status) +
+                                 " when the turn ended: its update was not applied"));
     if (applied) {
       update = std::move(*parsed);
       next = std::move(*applied);
@@ -168,7 +173,6 @@ TurnSettlement settle_turn(const Goal& goal, const TurnInput& input) {
       node->status = NodeStatus::kBlocked;
     }
   }
-  const bool open = goal.status == GoalStatus::kActive || goal.status == GoalStatus::kUsageLimited;
   if (open) {
     next.limited_until.reset();
     decide_status(next, goal, update, input, settled);

@@ -8,8 +8,9 @@
 //   bad field, a plan with a cycle or a missing node, an unknown node) is
 //   recorded on the turn with its error and changes nothing;
 // - a node over its own budget is blocked;
-// - only an open goal (active, or usage_limited) changes status; a goal
-//   paused, blocked or final meanwhile keeps it (its tokens still count);
+// - only an open goal (active, or usage_limited) takes an update and changes
+//   status; a goal paused, blocked or final meanwhile keeps its plan and
+//   status (its tokens still count; the update is recorded, refused);
 // - an update saying complete, with no node pending or active (or with
 //   "force", which cancels them) completes the goal — the work is done, so
 //   this wins over every limit below; one saying complete with nodes left is

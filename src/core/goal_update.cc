@@ -232,7 +232,6 @@ Result<GoalUpdate> parse_goal_update(std::string_view text) {
 }
 
 std::optional<std::string> goal_update_in_message(std::string_view message) {
-  std::optional<std::string> malformed;
   const std::vector<std::string_view> blocks = json_fences(message);
   for (auto block = blocks.rbegin(); block != blocks.rend(); ++block) {
     if (block->find("\"goal\"") == std::string_view::npos) continue;
@@ -242,9 +241,12 @@ std::optional<std::string> goal_update_in_message(std::string_view message) {
       // Valid JSON without a "goal" key (one inside, or in a string) is no update.
       if (tree) continue;
     }
-    if (!malformed) malformed = std::string(*block);
+    // The agent's last word on the goal is malformed: it is the update, and
+    // its error is recorded, rather than an earlier block (an echo of the
+    // prompt's example, a draft) applied in its place.
+    return std::string(*block);
   }
-  return malformed;
+  return std::nullopt;
 }
 
 Result<std::vector<PlanNode>> parse_plan_document(std::string_view text) {

@@ -42,9 +42,10 @@ struct GoalUpdate {
 Result<GoalUpdate> parse_goal_update(std::string_view text);
 
 // The update an agent left in its final message: the text of the last
-// fenced ```json block holding a JSON object with a "goal" key, else the last
-// such block that names "goal" but is not valid JSON (so that its error is
-// recorded), else nothing.
+// fenced ```json block that names "goal" and is either a JSON object with a
+// "goal" key or not valid JSON (then its error is recorded: an earlier block
+// is not applied in its place); blocks whose valid JSON has no "goal" key are
+// passed over; nothing when no block qualifies.
 std::optional<std::string> goal_update_in_message(std::string_view message);
 
 // A plan file of `goal create --plan` and `goal plan --set`: a JSON or YAML

@@ -14,6 +14,7 @@
 #include "core/text.h"
 #include "core/workflow_progress.h"
 #include "exec/clock.h"
+#include "exec/goal_handoff.h"
 #include "exec/process_control.h"
 #include "exec/process_identity.h"
 #include "exec/recovery.h"
@@ -22,6 +23,7 @@
 #include "exec/supervisor_start.h"
 #include "exec/wake.h"
 #include "store/data_dir.h"
+#include "store/home_layout.h"
 
 namespace orrery {
 namespace {
@@ -123,6 +125,8 @@ class Driver {
     if (progress->finish) {
       advance.finish = progress->finish;
       advance.error = progress->error;
+      take_workflow_goal_update(HomeLayout(options_.location.home).workflow_run(fence_.run_id),
+                                advance.goal_update, advance.goal_update_error);
     }
     if (!advance.steps.empty() || !advance.events.empty() || advance.finish) {
       if (auto written = store_.advance_workflow_run(fence_, advance, now); !written)

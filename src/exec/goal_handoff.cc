@@ -25,8 +25,15 @@ GoalHandoff goal_handoff(const Goal& goal, const std::string& dir, int attempt) 
   return handoff;
 }
 
+GoalHandoff workflow_goal_handoff(const Goal& goal, const std::string& run_dir) {
+  GoalHandoff handoff = goal_handoff(goal, run_dir, 1);
+  handoff.is_turn = false;
+  return handoff;
+}
+
 Result<std::vector<EnvVar>> hand_goal_over(Env& env, const GoalHandoff& handoff) {
-  if (::unlink(handoff.update_path.c_str()) != 0 && errno != ENOENT) {
+  // A step of a workflow goal keeps what an earlier step wrote.
+  if (handoff.is_turn && ::unlink(handoff.update_path.c_str()) != 0 && errno != ENOENT) {
     return internal_error("cannot remove the stale goal update " + handoff.update_path + ": " +
                           std::strerror(errno));
   }
@@ -41,6 +48,7 @@ Result<std::vector<EnvVar>> hand_goal_over(Env& env, const GoalHandoff& handoff)
 
 void take_goal_update(const GoalHandoff& handoff, const Target& target, const Scrubber& scrubber,
                       RunOutcome& outcome) {
+  if (!handoff.is_turn) return;
   outcome.goal_id = handoff.goal_id;
   outcome.goal_node = handoff.node;
   // One byte over the limit is enough for the parser to refuse it, saying so.
@@ -56,6 +64,17 @@ void take_goal_update(const GoalHandoff& handoff, const Target& target, const Sc
   if (!target.agent) return;
   auto block = goal_update_in_message(final_message(target.agent->provider, outcome.stdout_tail));
   if (block) outcome.goal_update = scrubber.scrub(*block);
+}
+
+void take_workflow_goal_update(const std::string& run_dir, std::optional<std::string>& update,
+                               std::string& error) {
+  const std::string path = RunDirectory(run_dir).goal_update(1);
+  auto file = read_regular_file(path, std::int64_t(kMaxGoalUpdateBytes) + 1);
+  if (!file) {
+    error = "ORRERY_GOAL_UPDATE: " + file.error().message;
+  } else if (file->has_value()) {
+    update = Scrubber().scrub(**file);
+  }
 }
 
 }  // namespace orrery

@@ -29,9 +29,15 @@ struct GoalHandoff {
   std::string prompt_section;  // appended to an agent's prompt (empty under drive off)
   std::string document_path;   // ORRERY_GOAL
   std::string update_path;     // ORRERY_GOAL_UPDATE
+  // Whether this work is the turn: a step of a workflow whose goal it is not
+  // its own works towards the goal, but the turn is the whole workflow run,
+  // whose files (in the run's directory) every step shares.
+  bool is_turn = true;
 };
 
 GoalHandoff goal_handoff(const Goal& goal, const std::string& dir, int attempt);
+// A workflow goal's handoff to a step of `run_dir`'s run.
+GoalHandoff workflow_goal_handoff(const Goal& goal, const std::string& run_dir);
 
 // Writes the goal's file and removes a stale update; the variables to add
 // to the target's environment.
@@ -41,5 +47,10 @@ Result<std::vector<EnvVar>> hand_goal_over(Env& env, const GoalHandoff& handoff)
 // its node; a file that cannot be read is an update that fails, naming why.
 void take_goal_update(const GoalHandoff& handoff, const Target& target, const Scrubber& scrubber,
                       RunOutcome& outcome);
+
+// The update a finished workflow run's steps left for its workflow's goal
+// (the file of workflow_goal_handoff), scrubbed, or why it could not be read.
+void take_workflow_goal_update(const std::string& run_dir, std::optional<std::string>& update,
+                               std::string& error);
 
 }  // namespace orrery

@@ -121,7 +121,12 @@ Status supervise_step(Store& store, const StepSuperviseRequest& request, Env& en
   SupervisedJob job = step_job(request, *context);
   auto goal = store.goal_of_work(job.claim, wall_clock_now());
   if (!goal) return goal.error();
-  if (*goal) job.goal = goal_handoff(**goal, job.dir, job.attempt);
+  if (*goal && (*goal)->target.type == GoalTargetType::kWorkflow) {
+    job.goal = workflow_goal_handoff(
+        **goal, HomeLayout(request.home).workflow_run(context->attempt.run_id));
+  } else if (*goal) {
+    job.goal = goal_handoff(**goal, job.dir, job.attempt);
+  }
   const std::string steps_path = RunDirectory(job.dir).step_values(job.attempt);
   const WorkflowRun& run = context->run;
   const JobSetup setup = [&](const std::vector<EnvVar>& inherited) -> Result<JobEnvironment> {

@@ -65,6 +65,10 @@ struct WorkflowAdvance {
   // The run's terminal status; its terminal event is the last of `events`.
   std::optional<WorkflowRunStatus> finish;
   std::string error;  // with finish
+  // With finish: the update the run left for its workflow's goal
+  // (docs/goals.md), or why it could not be read.
+  std::optional<std::string> goal_update;
+  std::string goal_update_error;
 };
 
 // The claim an attempt is held by: its dispatch id, claimant and token.

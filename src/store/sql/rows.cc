@@ -453,9 +453,14 @@ const std::vector<RunColumn> kRunColumns = {
 
 // The columns of a loop's schedule state (ScheduleState); the columns
 // neither of the state nor of the bookkeeping are its configuration.
-const std::set<std::string_view> kStateColumns = {
-    "status",           "archived",    "archived_from_status", "next_run_at", "retry_scheduled_for",
-    "series_resume_at", "missed_count", "paused_by_goal"};
+const std::set<std::string_view> kStateColumns = {"status",
+                                                  "archived",
+                                                  "archived_from_status",
+                                                  "next_run_at",
+                                                  "retry_scheduled_for",
+                                                  "series_resume_at",
+                                                  "missed_count",
+                                                  "paused_by_goal"};
 const std::set<std::string_view> kBookkeepingColumns = {"id", "created_at", "updated_at",
                                                         "config_version", "state_version"};
 

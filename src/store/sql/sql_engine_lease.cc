@@ -192,6 +192,9 @@ Status SqlStore::advance_workflow_run(const EngineFence& fence, const WorkflowAd
   }
   if (auto status = (*update)->run(); !status) return status;
   if (db_->changes() != 1) return conflict_error("engine lease lost");
+  if (advance.finish) {
+    if (auto turn = account_workflow_turn(fence.run_id, advance, now); !turn) return turn;
+  }
   return (*transaction)->commit();
 }
 

@@ -212,11 +212,26 @@ Result<std::optional<Goal>> SqlStore::goal_of_work(const Claim& claim, TimeMs no
   auto work = work_of(*db_, claim);
   if (!work) return work.error();
   if (work->target_key.empty()) return std::optional<Goal>{};
-  auto open = open_goal_of(*db_, work->target_key, "");
-  if (!open) return open.error();
-  if (!open->has_value()) return open;
-  const Goal& goal = **open;
-  if (goal.status == GoalStatus::kActive || cooldown_over(goal, now)) return open;
+  // A step attempt is a turn of its step's goal; without one, it works
+  // towards its workflow's goal (whose turn is the whole run).
+  std::vector<std::string> keys{work->target_key};
+  if (claim.kind == WorkKind::kStepAttempt) {
+    auto name = db_->prepare("SELECT workflow_name FROM workflow_runs WHERE id = ?1");
+    if (!name) return name.error();
+    (*name)->bind(1, work->ids.workflow_run_id);
+    auto row = (*name)->step();
+    if (!row) return row.error();
+    if (*row)
+      keys.push_back(goal_target_key({GoalTargetType::kWorkflow, "", "", (*name)->text(0), ""}));
+  }
+  for (const std::string& key : keys) {
+    auto open = open_goal_of(*db_, key, "");
+    if (!open) return open.error();
+    if (!open->has_value()) continue;
+    const Goal& goal = **open;
+    if (goal.status == GoalStatus::kActive || cooldown_over(goal, now)) return open;
+    return std::optional<Goal>{};
+  }
   return std::optional<Goal>{};
 }
 
@@ -252,19 +267,6 @@ Status SqlStore::account_goal_turn(const Claim& claim, const RunOutcome& outcome
   auto work = work_of(*db_, claim);
   if (!work) return work.error();
   if (work->target_key.empty()) return Ok{};
-  const std::string lock(db_->row_lock(sql::RowLock::kUpdate));
-  auto goal = outcome.goal_id.empty()
-                  ? open_goal_of(*db_, work->target_key, lock)
-                  : first_goal(*db_, "WHERE id = ?1" + lock,
-                               [&](sql::Statement& s) { s.bind(1, outcome.goal_id); });
-  if (!goal) return goal.error();
-  if (!goal->has_value()) return Ok{};
-  const Goal& before = **goal;
-  // Work that ended without its supervisor's word was a turn only if its
-  // goal was one a turn is given.
-  if (outcome.goal_id.empty() && before.status != GoalStatus::kActive &&
-      !cooldown_over(before, now))
-    return Ok{};
   TurnInput input;
   input.run_status = outcome.status;
   input.tokens = outcome.usage.input_tokens.value_or(0);
@@ -276,16 +278,61 @@ Status SqlStore::account_goal_turn(const Claim& claim, const RunOutcome& outcome
   input.update = outcome.goal_update;
   input.update_error = outcome.goal_update_error;
   input.now = now;
+  return record_turn(work->target_key, outcome.goal_id, input, work->ids, claim.id);
+}
+
+Status SqlStore::account_workflow_turn(const std::string& run_id, const WorkflowAdvance& advance,
+                                       TimeMs now) {
+  auto run = db_->prepare(
+      "SELECT r.workflow_name, r.loop_run_id, (SELECT COALESCE(SUM(COALESCE(a.input_tokens, 0) + "
+      "COALESCE(a.output_tokens, 0)), 0) FROM workflow_attempts a WHERE a.run_id = r.id) "
+      "FROM workflow_runs r WHERE r.id = ?1");
+  if (!run) return run.error();
+  (*run)->bind(1, run_id);
+  auto row = (*run)->step();
+  if (!row) return row.error();
+  if (!*row) return Ok{};
+  GoalTurn ids;
+  ids.workflow_run_id = run_id;
+  ids.loop_run_id = (*run)->text(1);
+  TurnInput input;
+  input.run_status = *advance.finish == WorkflowRunStatus::kSucceeded   ? RunStatus::kSucceeded
+                     : *advance.finish == WorkflowRunStatus::kCancelled ? RunStatus::kCancelled
+                                                                        : RunStatus::kFailed;
+  input.tokens = (*run)->int64(2);
+  input.update = advance.goal_update;
+  input.update_error = advance.goal_update_error;
+  input.now = now;
+  const std::string key = goal_target_key({GoalTargetType::kWorkflow, "", "", (*run)->text(0), ""});
+  return record_turn(key, "", input, ids, run_id);
+}
+
+// The turn of the goal named (or, with no name, of the target's open goal
+// while a turn is given to it), written once per piece of work.
+Status SqlStore::record_turn(const std::string& target_key, const std::string& goal_id,
+                             TurnInput input, const GoalTurn& ids, const std::string& work_id) {
+  const std::string lock(db_->row_lock(sql::RowLock::kUpdate));
+  auto goal = goal_id.empty() ? open_goal_of(*db_, target_key, lock)
+                              : first_goal(*db_, "WHERE id = ?1" + lock,
+                                           [&](sql::Statement& s) { s.bind(1, goal_id); });
+  if (!goal) return goal.error();
+  if (!goal->has_value()) return Ok{};
+  const Goal& before = **goal;
+  // Work that ended without its supervisor's word was a turn only if its
+  // goal was one a turn is given.
+  if (goal_id.empty() && before.status != GoalStatus::kActive && !cooldown_over(before, input.now))
+    return Ok{};
+  if (input.given_node.empty() && goal_id.empty()) input.given_node = node_to_work_on(before);
   TurnSettlement settled = settle_turn(before, input);
   GoalTurn turn = std::move(settled.turn);
-  turn.loop_run_id = work->ids.loop_run_id;
-  turn.workflow_run_id = work->ids.workflow_run_id;
-  turn.step_id = work->ids.step_id;
-  turn.dispatch_id = work->ids.dispatch_id;
-  if (auto inserted = sql::insert_turn(*db_, turn, claim.id); !inserted) return inserted;
+  turn.loop_run_id = ids.loop_run_id;
+  turn.workflow_run_id = ids.workflow_run_id;
+  turn.step_id = ids.step_id;
+  turn.dispatch_id = ids.dispatch_id;
+  if (auto inserted = sql::insert_turn(*db_, turn, work_id); !inserted) return inserted;
   if (db_->changes() != 1) return Ok{};  // already counted: a turn is counted once
   if (auto written = write_goal(*db_, settled.goal); !written) return written;
-  return follow_goal_status(before, settled.goal, now);
+  return follow_goal_status(before, settled.goal, input.now);
 }
 
 Status SqlStore::follow_goal_status(const Goal& before, const Goal& after, TimeMs now) {

@@ -253,6 +253,12 @@ class SqlStore : public Store {
   // target's loop (paused when it stops the target, resumed when it is
   // active again and had paused the loop).
   Status follow_goal_status(const Goal& before, const Goal& after, TimeMs now);
+  // Within advance_workflow_run's transaction, when the run finishes: the
+  // turn of its workflow's goal, its tokens those of all its attempts.
+  Status account_workflow_turn(const std::string& run_id, const WorkflowAdvance& advance,
+                               TimeMs now);
+  Status record_turn(const std::string& target_key, const std::string& goal_id, TurnInput input,
+                     const GoalTurn& ids, const std::string& work_id);
   Result<std::optional<DaemonLease>> read_daemon_lease(std::string_view lock);
   // Inside a write transaction: the lease row, locked for update.
   Result<std::optional<DaemonLease>> locked_daemon_lease();
