@@ -290,7 +290,7 @@ Result<int> list_goals_command(const GoalArgs& args, const Context& context) {
     rows.push_back({goal.id.substr(0, 12), goal_status_name(goal.status), target_text(goal),
                     budget_bar(goal.tokens_used, goal.token_budget), std::to_string(goal.turns),
                     std::to_string(rollup.complete) + "/" + std::to_string(rollup.total),
-                    visible(goal.objective.substr(0, 60))});
+                    visible(shortened(goal.objective, 60))});
   }
   print_table(*context.out, {"ID", "STATUS", "TARGET", "BUDGET", "TURNS", "PLAN", "OBJECTIVE"},
               rows);
@@ -332,7 +332,7 @@ Result<int> goal_turns_command(const GoalArgs& args, const Context& context) {
     rows.push_back({std::to_string(turn.turn) + (turn.spent ? "" : " (not spent)"),
                     run.substr(0, 12), run_status_name(turn.run_status),
                     turn.node_key.empty() ? "-" : turn.node_key, format_count(turn.tokens_used),
-                    goal_status_name(turn.status), visible(note.substr(0, 80))});
+                    goal_status_name(turn.status), visible(shortened(note, 80))});
   }
   print_table(*context.out, {"TURN", "RUN", "RUN STATUS", "NODE", "TOKENS", "GOAL", "NOTE"}, rows);
   return kExitOk;

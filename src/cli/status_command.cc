@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "cli/goal_commands.h"
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/store_access.h"
@@ -41,7 +42,11 @@ struct Snapshot {
   std::vector<RunnerRecord> runners;
   std::vector<Route> routes;                // by name
   std::map<std::string, ItemCounts> items;  // by route id
+  std::vector<Goal> goals;                  // open ones, newest first, at most kGoalsShown
 };
+
+// At most this many open goals are listed; `orrery goal ls` lists them all.
+constexpr size_t kGoalsShown = 20;
 
 // At most this many routes are listed; `orrery route ls` lists them all.
 constexpr size_t kRoutesShown = 50;
@@ -118,6 +123,14 @@ Result<Snapshot> read_snapshot(Store& store, TimeMs now) {
   auto items = store.count_items_by_route();
   if (!items) return items.error();
   snapshot.items = std::move(*items);
+  GoalFilter recent;
+  recent.limit = 500;
+  auto goals = store.list_goals(recent);
+  if (!goals) return goals.error();
+  for (Goal& goal : *goals) {
+    if (!is_terminal(goal.status) && snapshot.goals.size() < kGoalsShown)
+      snapshot.goals.push_back(std::move(goal));
+  }
   return snapshot;
 }
 
@@ -179,7 +192,22 @@ nlohmann::json status_json(const Snapshot& snapshot, TimeMs now) {
                                            ? std::map<ItemStatus, std::int64_t>{}
                                            : counts->second.by_status));
   }
+  nlohmann::json goals = nlohmann::json::array();
+  for (const Goal& goal : snapshot.goals) {
+    goals.push_back({{"id", goal.id},
+                     {"status", goal_status_name(goal.status)},
+                     {"status_reason", goal.status_reason},
+                     {"target_type", goal_target_type_name(goal.target.type)},
+                     {"loop_id", goal.target.loop_id},
+                     {"workflow_name", goal.target.workflow_name},
+                     {"step_id", goal.target.step_id},
+                     {"token_budget", goal.token_budget ? nlohmann::json(*goal.token_budget)
+                                                        : nlohmann::json(nullptr)},
+                     {"tokens_used", goal.tokens_used},
+                     {"turns", goal.turns}});
+  }
   return {{"daemon", daemon_json(snapshot, now)},
+          {"goals", goals},
           {"runners", runners},
           {"routes", routes},
           {"loops", loops},
@@ -298,6 +326,14 @@ void print_status(const Context& context, const Snapshot& snapshot) {
                           " running, last seen " + format_relative(runner.last_seen_at, now));
   }
   add_route_rows(snapshot, rows);
+  if (snapshot.goals.empty()) rows.emplace_back("goals", "none open");
+  for (size_t i = 0; i < snapshot.goals.size(); ++i) {
+    const Goal& goal = snapshot.goals[i];
+    rows.emplace_back(i == 0 ? "goals" : "", goal.id.substr(0, 12) + " " +
+                                                 goal_status_name(goal.status) + ", " +
+                                                 budget_bar(goal.tokens_used, goal.token_budget) +
+                                                 ": " + visible(shortened(goal.objective, 50)));
+  }
   if (snapshot.cooldowns.empty()) rows.emplace_back("cooldowns", "none");
   for (size_t i = 0; i < snapshot.cooldowns.size(); ++i) {
     rows.emplace_back(i == 0 ? "cooldowns" : "", cooldown_text(snapshot.cooldowns[i], now));

@@ -285,4 +285,14 @@ std::string json_quote(std::string_view text) {
   return out + "\"";
 }
 
+std::string shortened(std::string_view text, size_t code_points) {
+  size_t at = 0;
+  for (size_t counted = 0; at < text.size() && counted < code_points; ++counted) {
+    ++at;
+    while (at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) ++at;
+  }
+  if (at >= text.size()) return std::string(text);
+  return std::string(text.substr(0, at)) + "\u2026";
+}
+
 }  // namespace orrery

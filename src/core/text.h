@@ -56,6 +56,10 @@ size_t display_width(std::string_view text);
 // (storable_text).
 std::string json_quote(std::string_view text);
 
+// At most `code_points` code points of the text, cut at a code point
+// boundary, with "…" appended when something was cut.
+std::string shortened(std::string_view text, size_t code_points);
+
 // Valid UTF-8, else a usage error naming `field`.
 Status check_utf8(std::string_view text, std::string_view field);
 

@@ -264,3 +264,22 @@ TEST(TerminalText, DisplayWidthCountsCodePoints) {
 
 }  // namespace
 }  // namespace orrery
+
+namespace orrery {
+namespace {
+
+TEST(Shortened, CutsAtCodePointBoundariesAndMarksTheCut) {
+  EXPECT_EQ(shortened("abc", 3), "abc");
+  EXPECT_EQ(shortened("abcd", 3), "abc\u2026");
+  EXPECT_EQ(shortened("", 0), "");
+  // One code point of each width: nothing is cut inside one.
+  const std::string mixed = "a\u00e9\u20ac\U0001F600z";
+  for (size_t n = 0; n <= 5; ++n) {
+    const std::string cut = shortened(mixed, n);
+    EXPECT_TRUE(is_valid_utf8(cut)) << n;
+    EXPECT_EQ(count_code_points(cut), n == 5 ? 5 : n + 1) << n;  // the ellipsis counts one
+  }
+}
+
+}  // namespace
+}  // namespace orrery
