@@ -360,6 +360,7 @@ void add_goal_commands(CLI::App& app, GoalArgs& a, Command& command) {
   create->add_option("--plan", a.plan_file, "an initial plan: a JSON or YAML list of nodes");
   CLI::App* ls = add_args_command(goal, "ls", "List goals", a, command, list_goals_command);
   ls->add_option("--status", a.status, "only goals of this status");
+  ls->add_option("--loop", a.loop, "only the goals of this loop");
   add_number(
       ls, "--limit", [&a](int n) { a.limit = n; }, "at most N goals, newest first (default 100)");
   CLI::App* show = add_args_command(goal, "show", "Show a goal, its plan and its budget", a,

@@ -264,6 +264,11 @@ Result<int> list_goals_command(const GoalArgs& args, const Context& context) {
   auto opened = open_store_to_read(context);
   if (!opened) return opened.error();
   GoalFilter filter;
+  if (!args.loop.empty()) {
+    auto loop = opened->store->resolve_loop(args.loop);
+    if (!loop) return loop.error();
+    filter.loop_id = loop->id;
+  }
   if (!args.status.empty()) {
     auto status = parse_goal_status(args.status);
     if (!status) return usage_error("--status: " + status.error().message);

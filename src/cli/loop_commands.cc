@@ -389,19 +389,6 @@ Result<int> list_loops(const ListArgs& args, const Context& context) {
   return kExitOk;
 }
 
-// The goal a loop serves, its newest (docs/goals.md): {id, status,
-// status_reason, token_budget, tokens_used, turns}, or null.
-nlohmann::json loop_goal_json(const std::optional<Goal>& goal) {
-  if (!goal) return nullptr;
-  return {{"id", goal->id},
-          {"status", goal_status_name(goal->status)},
-          {"status_reason", goal->status_reason},
-          {"token_budget",
-           goal->token_budget ? nlohmann::json(*goal->token_budget) : nlohmann::json(nullptr)},
-          {"tokens_used", goal->tokens_used},
-          {"turns", goal->turns}};
-}
-
 Result<int> show_loop(const LoopArgs& args, const Context& context) {
   auto opened = open_store_to_read(context);
   if (!opened) return opened.error();
@@ -410,18 +397,15 @@ Result<int> show_loop(const LoopArgs& args, const Context& context) {
   GoalFilter newest;
   newest.loop_id = loop->id;
   newest.limit = 1;
-  auto goals = opened->store->list_goals(newest);
+  auto goals = context.globals.json ? Result<std::vector<Goal>>(std::vector<Goal>{})
+                                    : opened->store->list_goals(newest);
   if (!goals) return goals.error();
   std::optional<Goal> goal;
   if (!goals->empty()) goal = goals->front();
-  if (context.globals.json) {
-    nlohmann::json document = loop_json(*loop);
-    document["goal"] = loop_goal_json(goal);
-    *context.out << json_text(document) << '\n';
-    return kExitOk;
-  }
+  // The document stays the loop document every loop command prints; its
+  // goal is `goal ls --loop L` (docs/goals.md).
   print_loop_document(context, *loop, *opened->store);
-  if (goal) {
+  if (goal && !context.globals.json) {
     std::string line = goal->id.substr(0, 12) + " " + goal_status_name(goal->status) + ", " +
                        budget_bar(goal->tokens_used, goal->token_budget) + ", " +
                        std::to_string(goal->turns) + " turns";
