@@ -178,7 +178,7 @@ TEST(GoalJson, LimitedUntilAndErrors) {
 TEST(GoalJson, InvalidTextIsReplaced) {
   Goal goal = sample_goal();
   goal.objective = "bad \xff byte";
-  goal.last_summary = "\xc0";
+  goal.last_summary = std::string("\xc0");
   const std::string text = goal_json(goal);
   const json document = json::parse(text);
   EXPECT_TRUE(document["objective"].is_string());
@@ -190,7 +190,7 @@ GoalTurn sample_turn() {
   turn.turn = 4;
   turn.spent = true;
   turn.loop_run_id = "R1";
-  turn.node_key = "b";
+  turn.node_key = std::string("b");
   turn.run_status = RunStatus::kSucceeded;
   turn.status = GoalStatus::kActive;
   turn.tokens_used = 1'234;
@@ -259,7 +259,7 @@ TEST(GoalTurnJson, EvidenceOfEveryKind) {
   }
   // Hostile stored text still gives a document.
   GoalTurn turn = sample_turn();
-  turn.evidence_json = "\xff";
+  turn.evidence_json = std::string("\xff");
   turn.update_json = "{\"goal\": \"\xfe\"}";
   EXPECT_TRUE(json::parse(turn_json(turn)).is_object());
 }

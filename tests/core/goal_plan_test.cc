@@ -10,6 +10,14 @@
 namespace orrery {
 namespace {
 
+// prefix + number, appended (GCC 12 -O3 misreads "literal" + std::to_string as
+// an overlapping copy, -Wrestrict).
+std::string keyed(const char* prefix, long long number) {
+  std::string key(prefix);
+  key += std::to_string(number);
+  return key;
+}
+
 PlanNode node(const std::string& key, std::vector<std::string> depends_on = {},
               NodeStatus status = NodeStatus::kPending) {
   PlanNode node;
@@ -43,9 +51,7 @@ std::string cycle_node(const std::string& message) {
 std::vector<PlanNode> chain(size_t count) {
   std::vector<PlanNode> nodes;
   for (size_t index = 0; index < count; ++index) {
-    nodes.push_back(index == 0
-                        ? node("n0")
-                        : node("n" + std::to_string(index), {"n" + std::to_string(index - 1)}));
+    nodes.push_back(index == 0 ? node("n0") : node(keyed("n", index), {keyed("n", index - 1)}));
   }
   return plan(nodes);
 }
@@ -105,8 +111,8 @@ TEST(PlanValidation, LongCyclesNameANodeOnTheCycle) {
       std::vector<PlanNode> nodes;
       std::vector<std::string> on_cycle;
       for (size_t index = 0; index < length; ++index) {
-        on_cycle.push_back("c" + std::to_string(index));
-        nodes.push_back(node(on_cycle.back(), {"c" + std::to_string((index + 1) % length)}));
+        on_cycle.push_back(keyed("c", index));
+        nodes.push_back(node(on_cycle.back(), {keyed("c", (index + 1) % length)}));
       }
       // A tail into the cycle, and nodes beside it.
       nodes.push_back(node("tail0", {"c0"}));
@@ -139,7 +145,7 @@ TEST(PlanValidation, AChainOf500NodesIsAcceptedWithoutRecursion) {
 TEST(PlanValidation, AtMost500Nodes) {
   std::vector<PlanNode> nodes;
   for (size_t index = 0; index <= kMaxPlanNodes; ++index) {
-    nodes.push_back(node("k" + std::to_string(index)));
+    nodes.push_back(node(keyed("k", index)));
   }
   auto valid = validate_plan(plan(nodes));
   ASSERT_FALSE(valid);
@@ -271,7 +277,7 @@ TEST(PlanReady, GeneratedPlansFollowTheRule) {
     const size_t count = 1 + random() % 30;
     std::vector<PlanNode> nodes;
     for (size_t index = 0; index < count; ++index) {
-      PlanNode next = node("k" + std::to_string(random() % 1000) + "_" + std::to_string(index));
+      PlanNode next = node(keyed("k", random() % 1000) + keyed("_", index));
       next.status = statuses[random() % std::size(statuses)];
       next.priority = std::int64_t(random() % 5) - 2;
       next.sequence = std::int64_t(random() % 4);
@@ -405,7 +411,7 @@ TEST(PlanMerge, InvalidProposalsAreRefused) {
   // 500 proposed beside a complete node are more than a plan holds.
   std::vector<PlanNode> many;
   for (size_t index = 0; index < kMaxPlanNodes; ++index) {
-    many.push_back(node("m" + std::to_string(index)));
+    many.push_back(node(keyed("m", index)));
   }
   EXPECT_TRUE(merge_proposed_plan({}, many));
   EXPECT_FALSE(merge_proposed_plan(current, many));
