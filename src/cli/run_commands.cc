@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "cli/goal_commands.h"
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/run_document.h"
@@ -321,6 +322,19 @@ Result<int> list_runs(const RunsArgs& args, const Context& context) {
   }
   print_table(*context.out, {"ID", "LOOP", "SLOT", "ATTEMPT", "STATUS"}, rows);
   if (more > 0) *context.out << format_count(more) << " more: " << next_page << '\n';
+  if (filter.loop_id) {  // the goal these runs are turns of (docs/goals.md)
+    GoalFilter newest;
+    newest.loop_id = *filter.loop_id;
+    newest.limit = 1;
+    auto goals = opened->store->list_goals(newest);
+    if (!goals) return goals.error();
+    if (!goals->empty()) {
+      const Goal& goal = goals->front();
+      *context.out << "goal " << goal.id.substr(0, 12) << " " << goal_status_name(goal.status)
+                   << ", " << budget_bar(goal.tokens_used, goal.token_budget) << ", " << goal.turns
+                   << " turns (orrery goal turns " << goal.id.substr(0, 12) << ")\n";
+    }
+  }
   return kExitOk;
 }
 

@@ -162,6 +162,11 @@ TEST_P(GoalFormats, AThreeNodePlanIsDrivenToCompleteOverThreeTurnsAndTheLoopPaus
   EXPECT_EQ(done["rollup"]["complete"], 3);
   for (const json& node : done["plan"]) EXPECT_EQ(node["tokens_used"], 100) << node;
   EXPECT_EQ(loop_status(), "paused");
+  // `show` and `runs` of the loop name the goal it served.
+  for (const Args& view : {Args{"show", "agent"}, Args{"runs", "agent"}}) {
+    const RunResult shown = orrery(view);
+    EXPECT_TRUE(contains(shown.out, id.substr(0, 12) + " complete")) << shown.out;
+  }
   const json recorded = turns(id);
   ASSERT_EQ(recorded.size(), 3u);
   for (int turn = 0; turn < 3; ++turn) {
