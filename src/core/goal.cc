@@ -36,6 +36,26 @@ constexpr NameTable<GoalTargetType, 3> kTargetTypes{{
     {GoalTargetType::kStep, "step"},
 }};
 
+// Whether the text shows anything: a code point other than white space
+// (ASCII and Unicode's spaces) and invisible format characters (zero-width
+// spaces and joiners, directional marks, the byte order mark). Valid UTF-8.
+bool has_visible_character(std::string_view text) {
+  for (size_t at = 0; at < text.size();) {
+    const unsigned char lead = static_cast<unsigned char>(text[at]);
+    const size_t length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+    std::uint32_t code = length == 1 ? lead : lead & (0x7F >> length);
+    for (size_t i = 1; i < length && at + i < text.size(); ++i)
+      code = (code << 6) | (static_cast<unsigned char>(text[at + i]) & 0x3F);
+    at += length;
+    const bool invisible =
+        code == ' ' || code == '\n' || code == '\t' || code == 0xA0 ||
+        (code >= 0x2000 && code <= 0x200F) || (code >= 0x2028 && code <= 0x202F) ||
+        (code >= 0x205F && code <= 0x2064) || code == 0x3000 || code == 0xFEFF || code == 0x180E;
+    if (!invisible) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 const char* goal_status_name(GoalStatus status) { return enum_name(status, kGoalStatuses); }
@@ -84,8 +104,18 @@ Status check_goal_transition(const Goal& goal, GoalStatus to) {
 
 Result<std::string> check_objective(std::string_view text) {
   if (auto utf8 = check_utf8(text, "the objective"); !utf8) return utf8.error();
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // a file's byte order mark
   const std::string objective(trim(text));
-  if (objective.empty()) return usage_error("the objective is empty: say what the goal is");
+  for (unsigned char c : objective) {
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+      return usage_error("the objective contains the control character " +
+                         visible(std::string(1, char(c))) +
+                         "; text, newlines and tabs are accepted");
+    }
+  }
+  if (!has_visible_character(objective)) {
+    return usage_error("the objective is empty: say what the goal is");
+  }
   const size_t characters = count_code_points(objective);
   if (characters > kMaxObjectiveCharacters) {
     return usage_error("the objective has " + std::to_string(characters) + " characters; at most " +
@@ -107,7 +137,7 @@ Result<Goal> change_budget(Goal goal, std::int64_t budget, TimeMs now) {
   if (goal.status == GoalStatus::kBudgetLimited && budget > goal.tokens_used) {
     goal.status = GoalStatus::kActive;
     goal.status_reason = "budget raised to " + std::to_string(budget) + " tokens";
-  } else if (goal.status != GoalStatus::kBudgetLimited && budget <= goal.tokens_used) {
+  } else if (budget <= goal.tokens_used) {
     goal.status = GoalStatus::kBudgetLimited;
     goal.status_reason = "the budget of " + std::to_string(budget) + " tokens is used up (" +
                          std::to_string(goal.tokens_used) + " used)";

@@ -17,9 +17,13 @@ Error not_allowed(const Goal& goal, const std::string& action) {
 
 Status check_not_final(const Goal& goal, const char* action) {
   if (!is_terminal(goal.status)) return Ok{};
-  auto refused = check_goal_transition(goal, GoalStatus::kActive);
-  return Error{ErrorCode::kConflict,
-               std::string("cannot ") + action + ": " + refused.error().message};
+  std::string message = std::string("cannot ") + action + ": goal " + goal.id + " is " +
+                        goal_status_name(goal.status) + ", which is final";
+  if (goal.status == GoalStatus::kBudgetLimited) {
+    message += " (raising its budget with `orrery goal budget " + goal.id +
+               " --add TOKENS` makes it active again)";
+  }
+  return conflict_error(message);
 }
 
 }  // namespace

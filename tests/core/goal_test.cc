@@ -222,3 +222,26 @@ TEST(GoalObjective, InvalidUtf8IsRefused) {
 
 }  // namespace
 }  // namespace orrery
+
+namespace orrery {
+namespace {
+
+TEST(GoalObjective, ControlCharactersAndInvisibleTextAreRefusedNewlinesAndTabsKept) {
+  for (int c = 0; c < 0x20; ++c) {
+    const std::string text = std::string("fix ") + char(c) + " it";
+    auto checked = check_objective(text);
+    EXPECT_EQ(checked.ok(), c == '\n' || c == '\t') << c;
+  }
+  EXPECT_FALSE(check_objective("fix \x7f it").ok());
+  for (const char* invisible : {"\u00a0\u2003", "\u200b", "\xEF\xBB\xBF", "\u2060 \u3000"}) {
+    auto checked = check_objective(invisible);
+    ASSERT_FALSE(checked.ok()) << invisible;
+    EXPECT_NE(checked.error().message.find("empty"), std::string::npos);
+  }
+  EXPECT_EQ(*check_objective("\xEF\xBB\xBF"
+                             "fix it\n"),
+            "fix it");  // a file's byte order mark
+}
+
+}  // namespace
+}  // namespace orrery

@@ -249,3 +249,47 @@ INSTANTIATE_TEST_SUITE_P(Backends, GoalsStore, backends(), backend_name);
 
 }  // namespace
 }  // namespace orrery
+
+namespace orrery {
+namespace {
+
+using namespace conformance;  // NOLINT(google-build-using-namespace)
+
+class GoalsReopening : public WorkflowConformance {};
+
+TEST_P(GoalsReopening, ARaisedBudgetCannotReopenAGoalWhoseTargetHasAnotherOpenOne) {
+  const Loop loop = add_loop("agent");
+  Goal first;
+  first.objective = "first";
+  first.target.loop_id = loop.id;
+  first.token_budget = 100;
+  first = ok_value(store_->create_goal(first, kNow));
+  const ClaimedRun run = claim(loop, kNow + kMinute);
+  RunOutcome spent;
+  spent.status = RunStatus::kSucceeded;
+  spent.usage.output_tokens = 500;
+  spent.goal_id = first.id;
+  ASSERT_TRUE(store_->finish_claim(run.claim, spent, kNow + 2000).ok());
+  ASSERT_EQ(ok_value(store_->get_goal(first.id)).value_or(Goal{}).status,
+            GoalStatus::kBudgetLimited);
+  // A new goal on the loop the first one paused runs it again.
+  Goal second;
+  second.objective = "second";
+  second.target.loop_id = loop.id;
+  second = ok_value(store_->create_goal(second, kNow + 3000));
+  EXPECT_EQ(ok_value(store_->get_loop(loop.id)).value_or(Loop{}).status, LoopStatus::kActive);
+  auto reopened = store_->change_goal(
+      first.id, [](Goal g) { return change_budget(std::move(g), 10'000, kNow + 4000); },
+      kNow + 4000);
+  ASSERT_FALSE(reopened.ok());
+  EXPECT_EQ(reopened.error().code, ErrorCode::kConflict);
+  EXPECT_NE(reopened.error().message.find(second.id), std::string::npos)
+      << reopened.error().message;
+  EXPECT_EQ(ok_value(store_->get_goal(first.id)).value_or(Goal{}).status,
+            GoalStatus::kBudgetLimited);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, GoalsReopening, backends(), backend_name);
+
+}  // namespace
+}  // namespace orrery

@@ -79,10 +79,13 @@ Status write_goal(sql::Connection& db, const Goal& goal) {
   return Ok{};
 }
 
+// The target's row, share-locked until the commit: a loop deleted at the same
+// time either waits for the new goal (and cancels it) or is gone first.
 Status check_target_exists(sql::Connection& db, const GoalTarget& target) {
   const bool loop = target.type == GoalTargetType::kLoop;
-  auto query = db.prepare(loop ? "SELECT 1 FROM loops WHERE id = ?1"
-                               : "SELECT 1 FROM workflows WHERE id = ?1");
+  const std::string lock(db.row_lock(sql::RowLock::kShare));
+  auto query = db.prepare(loop ? "SELECT 1 FROM loops WHERE id = ?1" + lock
+                               : "SELECT 1 FROM workflows WHERE id = ?1" + lock);
   if (!query) return query.error();
   (*query)->bind(1, loop ? target.loop_id : target.workflow_id);
   auto row = (*query)->step();
@@ -133,8 +136,31 @@ Result<Goal> SqlStore::create_goal(const Goal& given, TimeMs caller_now) {
     return conflict_error(target_phrase(goal.target) + " already has an open goal" + which +
                           "; cancel it first (orrery goal cancel)");
   }
+  if (auto taken = take_over_loop(goal, *clocked); !taken) return taken.error();
   if (auto committed = (*transaction)->commit(); !committed) return committed.error();
   return goal;
+}
+
+// Within create_goal's transaction: a loop an earlier goal paused (that goal
+// finished, or paused and cancelled since) runs for the new goal — it was
+// stopped for the old goal's sake alone.
+Status SqlStore::take_over_loop(const Goal& goal, TimeMs now) {
+  if (goal.target.type != GoalTargetType::kLoop) return Ok{};
+  auto loops =
+      query_loops(std::string("SELECT ") + sql::loop_select_list() + " FROM loops WHERE id = ?1" +
+                      std::string(db_->row_lock(sql::RowLock::kUpdate)),
+                  [&](sql::Statement& s) { s.bind(1, goal.target.loop_id); });
+  if (!loops) return loops.error();
+  if (loops->empty()) return Ok{};
+  const Loop& loop = loops->front();
+  if (loop.paused_by_goal.empty() || loop.archived || loop.status != LoopStatus::kPaused)
+    return Ok{};
+  auto resumed = resume_loop(loop, now);
+  if (!resumed) return resumed.error();
+  auto written = write_loop_part(*resumed, sql::LoopPart::kState, now);
+  if (!written) return written.error();
+  if (!*written) return conflict_error("loop " + loop.name + " changed meanwhile; try again");
+  return notify_daemons();
 }
 
 Result<std::optional<Goal>> SqlStore::get_goal(const std::string& id) {
@@ -200,6 +226,16 @@ Result<Goal> SqlStore::change_goal(const std::string& id, const GoalEdit& edit, 
   auto after = edit(**before);
   if (!after) return after.error();
   after->updated_at = *clocked;
+  if (is_terminal((*before)->status) && !is_terminal(after->status)) {
+    auto open = open_goal_of(*db_, goal_target_key(after->target), "");
+    if (!open) return open.error();
+    if (open->has_value() && (*open)->id != after->id) {
+      return conflict_error(
+          "goal " + after->id + " cannot become " + goal_status_name(after->status) + ": " +
+          target_phrase(after->target) + " has another open goal, " + (*open)->id + " (" +
+          goal_status_name((*open)->status) + "); cancel it first (orrery goal cancel)");
+    }
+  }
   if (auto written = write_goal(*db_, *after); !written) return written.error();
   if (auto followed = follow_goal_status(**before, *after, *clocked); !followed)
     return followed.error();

@@ -253,6 +253,7 @@ class SqlStore : public Store {
   // target's loop (paused when it stops the target, resumed when it is
   // active again and had paused the loop).
   Status follow_goal_status(const Goal& before, const Goal& after, TimeMs now);
+  Status take_over_loop(const Goal& goal, TimeMs now);
   // Within advance_workflow_run's transaction, when the run finishes: the
   // turn of its workflow's goal, its tokens those of all its attempts.
   Status account_workflow_turn(const std::string& run_id, const WorkflowAdvance& advance,
