@@ -25,6 +25,7 @@
 #include "core/loop.h"
 #include "core/result.h"
 #include "core/run.h"
+#include "core/step_worktree.h"
 #include "core/time.h"
 
 namespace orrery {
@@ -50,7 +51,8 @@ struct WorkflowStep {
   // The provider account profile the step's usage limits count against
   // (empty: the target's own account, core/loop.h cooldown_account).
   std::string account;
-  int retries = 0;  // attempts after the first, 0..kMaxStepRetries
+  int retries = 0;        // attempts after the first, 0..kMaxStepRetries
+  StepWorktree worktree;  // docs/workers.md: off unless the step asks for one
   friend bool operator==(const WorkflowStep&, const WorkflowStep&) = default;
 };
 

@@ -10,7 +10,9 @@
 #include "core/duration.h"
 #include "core/limits.h"
 #include "core/loop_spec.h"
+#include "core/spec_fields.h"
 #include "core/spec_tree.h"
+#include "core/step_worktree_spec.h"
 #include "core/text.h"
 #include "core/workflow_graph.h"
 
@@ -18,129 +20,6 @@ namespace orrery {
 namespace {
 
 using nlohmann::json;
-
-// What a value is, for "expected …, got …" messages.
-std::string described(const json& value) {
-  switch (value.type()) {
-    case json::value_t::null:
-      return "null";
-    case json::value_t::boolean:
-      return value.get<bool>() ? "true" : "false";
-    case json::value_t::string:
-      return "the text '" + visible(value.get_ref<const std::string&>()) + "'";
-    case json::value_t::array:
-      return "a list";
-    case json::value_t::object:
-      return "an object";
-    default:
-      return "the number " + value.dump();
-  }
-}
-
-Error wrong_type(const std::string& where, const std::string& expected, const json& value) {
-  std::string hint;
-  if (value.is_number() && expected.find("text") != std::string::npos) {
-    hint = " (in YAML, quote it: '" + value.dump() + "')";
-  }
-  return usage_error(where + ": expected " + expected + ", got " + described(value) + hint);
-}
-
-// Absent and null are "not given".
-const json* field(const json& object, const char* key) {
-  const auto found = object.find(key);
-  if (found == object.end() || found->is_null()) return nullptr;
-  return &*found;
-}
-
-// A bounded edit distance, for "did you mean" on a mistyped key.
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-// Every key of the object is one of `accepted`: a typo is never ignored.
-Status check_keys(const json& object, std::initializer_list<const char*> accepted,
-                  const std::string& where) {
-  for (const auto& [key, value] : object.items()) {
-    std::string list;
-    std::string closest;
-    bool known = false;
-    for (const char* name : accepted) {
-      known = known || key == name;
-      list += (list.empty() ? "" : ", ") + std::string(name);
-      if (key.size() <= 64) {
-        const size_t distance = edit_distance(key, name);
-        if (distance <= 2 && distance * 3 <= std::string_view(name).size()) closest = name;
-      }
-    }
-    if (known) continue;
-    return usage_error(where + (where.empty() ? "" : ": ") + "unknown key '" + visible(key) + "'" +
-                       (closest.empty() ? "" : " (did you mean '" + closest + "'?)") +
-                       "; accepted: " + list);
-  }
-  return Ok{};
-}
-
-// Text: valid UTF-8 without NUL (stored text, docs/storage.md).
-Result<std::string> text_value(const json& value, const std::string& where) {
-  if (!value.is_string()) return wrong_type(where, "text", value);
-  const std::string& text = value.get_ref<const std::string&>();
-  if (auto valid = check_utf8(text, where); !valid) return valid.error();
-  if (text.find('\0') != std::string::npos) {
-    return usage_error(where + ": the text contains a NUL character");
-  }
-  return text;
-}
-
-// An optional text field: "" when absent or null.
-Result<std::string> text_field(const json& object, const char* key, const std::string& where) {
-  const json* value = field(object, key);
-  if (!value) return std::string();
-  return text_value(*value, where + key);
-}
-
-Result<std::vector<std::string>> text_list(const json& object, const char* key,
-                                           const std::string& where) {
-  std::vector<std::string> texts;
-  const json* value = field(object, key);
-  if (!value) return texts;
-  if (!value->is_array()) return wrong_type(where + key, "a list of text", *value);
-  for (size_t i = 0; i < value->size(); ++i) {
-    auto text = text_value((*value)[i], where + key + "[" + std::to_string(i) + "]");
-    if (!text) return text.error();
-    texts.push_back(std::move(*text));
-  }
-  return texts;
-}
-
-Status check_length(const std::string& text, size_t maximum, const std::string& where) {
-  const size_t characters = count_code_points(text);
-  if (characters <= maximum) return Ok{};
-  return usage_error(where + ": " + std::to_string(characters) + " characters; at most " +
-                     std::to_string(maximum) + " are allowed");
-}
-
-// A path made absolute against base_dir.
-Status absolutize(std::string& path, const std::string& base_dir, const std::string& where) {
-  if (path.empty()) return Ok{};
-  std::string absolute = absolute_path(base_dir, path);
-  if (absolute.empty()) {
-    return usage_error(where + ": '" + visible(path) +
-                       "' is relative and there is no directory to resolve it against");
-  }
-  path = std::move(absolute);
-  return Ok{};
-}
 
 Result<std::vector<EnvVar>> env_field(const json& target, const std::string& where) {
   std::vector<EnvVar> env;
@@ -462,10 +341,12 @@ Result<WorkflowStep> build_step(const json& given, const std::string& id, size_t
                                 const std::unordered_map<std::string, size_t>& index,
                                 const std::string& base_dir) {
   const std::string where = step_where(id, position);
-  if (auto keys = check_keys(given,
-                             {"id", "target", "depends_on", "continue_on_failure", "timeout",
-                              "timeout_ms", "retries", "account"},
-                             where.substr(0, where.size() - 2));
+  if (auto keys =
+          check_keys(given,
+                     {"id", "target", "depends_on", "continue_on_failure", "timeout", "timeout_ms",
+                      "retries", "account", "worktree", "repo", "base", "commit", "allowed_files",
+                      "merge", "verify", "target_branch", "merge_strategy"},
+                     where.substr(0, where.size() - 2));
       !keys) {
     return keys.error();
   }
@@ -491,6 +372,9 @@ Result<WorkflowStep> build_step(const json& given, const std::string& id, size_t
   auto account = step_account(given, step.target, where);
   if (!account) return account.error();
   step.account = std::move(*account);
+  auto worktree = parse_step_worktree(given, id, base_dir, where);
+  if (!worktree) return worktree.error();
+  step.worktree = std::move(*worktree);
   return step;
 }
 
@@ -673,6 +557,7 @@ std::string encode_workflow_spec(const WorkflowSpec& spec) {
              {"retries", step.retries}};
     if (step.timeout_ms) out["timeout_ms"] = *step.timeout_ms;
     put_text(out, "account", step.account);
+    put_step_worktree(out, step.worktree);
     steps.push_back(std::move(out));
   }
   json out{{"format", kSpecFormat}, {"name", spec.name}, {"steps", std::move(steps)}};
@@ -710,6 +595,7 @@ std::string workflow_steps_json(const WorkflowSpec& spec) {
                      {"timeout_ms", step.timeout_ms ? json(*step.timeout_ms) : json(nullptr)},
                      {"retries", step.retries},
                      {"account", nullable(step.account)}});
+    put_step_worktree(steps.back(), step.worktree);
   }
   return steps.dump();
 }

@@ -12,6 +12,7 @@
 #include "store/goal_book.h"
 #include "store/item_queue.h"
 #include "store/loop_catalog.h"
+#include "store/merge_queue.h"
 #include "store/process_probe.h"
 #include "store/route_catalog.h"
 #include "store/run_feeds.h"
@@ -19,6 +20,7 @@
 #include "store/runner_registry.h"
 #include "store/slot_claims.h"
 #include "store/store_notices.h"
+#include "store/worker_book.h"
 #include "store/workflow_catalog.h"
 #include "store/workflow_engine.h"
 #include "store/workflow_runs.h"
@@ -40,6 +42,8 @@ class Store : public LoopCatalog,
               public ItemQueue,
               public Admission,
               public RunFeeds,
-              public GoalBook {};
+              public GoalBook,
+              public WorkerBook,
+              public MergeQueue {};
 
 }  // namespace orrery

@@ -587,6 +587,104 @@ CREATE TABLE goal_turns (
 CREATE INDEX goal_turns_goal ON goal_turns(goal_id, created_at, turn);
 )sql";
 
+constexpr const char* kVersion13 = R"sql(
+-- Workers and the merge queue (docs/workers.md). A worker is one step's git
+-- worktree and branch; its every change of state is appended to
+-- worker_events, which refuses UPDATE and DELETE. A merge entry brings a
+-- reported worker's branch onto a target branch; queue_configs hold each
+-- repository's settings, queue_leases the one driver of each queue.
+CREATE TABLE workers (
+  id TEXT COLLATE "C" PRIMARY KEY,
+  workflow_run_id TEXT COLLATE "C" NOT NULL,
+  step_id TEXT COLLATE "C" NOT NULL,
+  repo TEXT COLLATE "C" NOT NULL,
+  branch TEXT COLLATE "C" NOT NULL,
+  worktree_path TEXT COLLATE "C" NOT NULL UNIQUE,
+  host TEXT COLLATE "C" NOT NULL,
+  state TEXT COLLATE "C" NOT NULL CHECK (state IN ('planned', 'leased', 'starting', 'running',
+    'reported', 'verifying', 'merge_ready', 'merged', 'hold', 'failed', 'cancelled')),
+  base_revision TEXT COLLATE "C" NOT NULL,
+  base_branch TEXT COLLATE "C" NOT NULL DEFAULT '',
+  final_revision TEXT COLLATE "C" NOT NULL DEFAULT '',
+  lease_owner TEXT COLLATE "C" NOT NULL DEFAULT '',
+  lease_expires_at BIGINT,
+  heartbeat_at BIGINT,
+  hold_reason TEXT COLLATE "C" NOT NULL DEFAULT '',
+  failure_reason TEXT COLLATE "C" NOT NULL DEFAULT '',
+  changed_files_json TEXT COLLATE "C" NOT NULL DEFAULT '[]',
+  allowed_files_json TEXT COLLATE "C" NOT NULL DEFAULT '[]',
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  finished_at BIGINT,
+  UNIQUE (workflow_run_id, step_id),
+  CHECK ((state IN ('merged', 'failed', 'cancelled')) = (finished_at IS NOT NULL))
+);
+CREATE INDEX workers_state ON workers(state, updated_at, id);
+CREATE INDEX workers_repo ON workers(repo, state, updated_at);
+CREATE INDEX workers_lease ON workers(lease_expires_at)
+  WHERE state IN ('leased', 'starting', 'running', 'verifying', 'merge_ready');
+CREATE TABLE worker_events (
+  worker_id TEXT COLLATE "C" NOT NULL,
+  sequence BIGINT NOT NULL,
+  from_state TEXT COLLATE "C" NOT NULL DEFAULT '',
+  to_state TEXT COLLATE "C" NOT NULL,
+  reason TEXT COLLATE "C" NOT NULL DEFAULT '',
+  payload_json TEXT COLLATE "C" NOT NULL DEFAULT '{}',
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (worker_id, sequence)
+);
+CREATE FUNCTION orrery_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION '% is append-only', TG_TABLE_NAME USING ERRCODE = 'restrict_violation';
+END;
+$$;
+CREATE TRIGGER worker_events_append_only BEFORE UPDATE OR DELETE ON worker_events
+  FOR EACH ROW EXECUTE FUNCTION orrery_append_only();
+CREATE TRIGGER worker_events_no_truncate BEFORE TRUNCATE ON worker_events
+  FOR EACH STATEMENT EXECUTE FUNCTION orrery_append_only();
+CREATE TABLE merge_entries (
+  id TEXT COLLATE "C" PRIMARY KEY,
+  worker_id TEXT COLLATE "C" NOT NULL UNIQUE,
+  repo TEXT COLLATE "C" NOT NULL,
+  target TEXT COLLATE "C" NOT NULL,
+  state TEXT COLLATE "C" NOT NULL CHECK (state IN ('waiting', 'ready', 'merged', 'conflict', 'rejected')),
+  priority BIGINT NOT NULL DEFAULT 0,
+  base_revision TEXT COLLATE "C" NOT NULL,
+  parent_revision TEXT COLLATE "C" NOT NULL DEFAULT '',
+  candidate_revision TEXT COLLATE "C" NOT NULL,
+  merge_commit TEXT COLLATE "C" NOT NULL DEFAULT '',
+  verify_command TEXT COLLATE "C" NOT NULL DEFAULT '',
+  verify_exit_code BIGINT,
+  verify_duration_ms BIGINT,
+  verify_output_tail TEXT COLLATE "C" NOT NULL DEFAULT '',
+  verified_tree TEXT COLLATE "C" NOT NULL DEFAULT '',
+  reason TEXT COLLATE "C" NOT NULL DEFAULT '',
+  conflict_files_json TEXT COLLATE "C" NOT NULL DEFAULT '[]',
+  driver TEXT COLLATE "C" NOT NULL DEFAULT '',
+  lease_expires_at BIGINT,
+  queued_at BIGINT NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  finished_at BIGINT
+);
+CREATE INDEX merge_entries_queue ON merge_entries(repo, target, state, priority, queued_at, id);
+CREATE INDEX merge_entries_open ON merge_entries(state, queued_at) WHERE state IN ('waiting', 'ready');
+CREATE TABLE queue_configs (
+  repo TEXT COLLATE "C" PRIMARY KEY,
+  target TEXT COLLATE "C" NOT NULL DEFAULT '',
+  verify TEXT COLLATE "C" NOT NULL DEFAULT '',
+  strategy TEXT COLLATE "C" NOT NULL DEFAULT 'rebase',
+  updated_at BIGINT NOT NULL
+);
+CREATE TABLE queue_leases (
+  repo TEXT COLLATE "C" NOT NULL,
+  target TEXT COLLATE "C" NOT NULL,
+  driver TEXT COLLATE "C" NOT NULL DEFAULT '',
+  lease_expires_at BIGINT,
+  PRIMARY KEY (repo, target)
+);
+)sql";
+
 // From PostgreSQL 10 the number is major * 10000 + minor (110005 is 11.5);
 // before, major * 10000 + minor * 100 + patch (90624 is 9.6.24).
 std::string server_version_text(int version) {
@@ -614,6 +712,7 @@ const std::vector<Migration>& migrations() {
       {10, "feeds: a loop's succeeded runs enqueue work items on a route", kVersion10},
       {11, "the admission queue read by status, and queued items covered", kVersion11},
       {12, "goals: objectives with token budgets, their plans and turns", kVersion12},
+      {13, "workers in git worktrees, their events and the merge queue", kVersion13},
 
   };
   return list;

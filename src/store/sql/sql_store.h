@@ -180,6 +180,27 @@ class SqlStore : public Store {
   Result<std::optional<Goal>> goal_of_work(const Claim& claim, TimeMs now) override;
   Result<int> reopen_cooled_goals(TimeMs now, const Fence& fence) override;
 
+  Result<Worker> create_worker(const Worker& worker, TimeMs now) override;
+  Result<std::optional<Worker>> get_worker(const std::string& id) override;
+  Result<std::optional<Worker>> find_worker(const std::string& workflow_run_id,
+                                            const std::string& step_id) override;
+  Result<Worker> resolve_worker(const std::string& text) override;
+  Result<std::vector<Worker>> list_workers(const WorkerFilter& filter) override;
+  Result<std::vector<WorkerEvent>> worker_events(const std::string& id) override;
+  Result<Worker> change_worker(const WorkerChange& change, TimeMs now) override;
+  Status heartbeat_worker(const std::string& id, const std::string& owner, DurationMs lease_ms,
+                          TimeMs now) override;
+
+  Status configure_queue(const QueueConfig& config, TimeMs now) override;
+  Result<std::optional<QueueConfig>> queue_config(const std::string& repo) override;
+  Result<MergeEntry> enqueue_merge(const MergeEntry& entry, TimeMs now) override;
+  Result<MergeEntry> resolve_merge_entry(const std::string& text) override;
+  Result<std::vector<MergeEntry>> list_merge_entries(const MergeFilter& filter) override;
+  Result<MergeEntry> change_merge_entry(const MergeChange& change, TimeMs now) override;
+  Result<bool> lease_queue(const QueueKey& queue, const std::string& driver, DurationMs lease_ms,
+                           TimeMs now) override;
+  Result<std::vector<QueueKey>> queues_with_work(TimeMs now) override;
+
   sql::Connection& connection() { return *db_; }
 
  private:
@@ -253,6 +274,8 @@ class SqlStore : public Store {
   // target's loop (paused when it stops the target, resumed when it is
   // active again and had paused the loop).
   Status follow_goal_status(const Goal& before, const Goal& after, TimeMs now);
+  // Within an open transaction: change_worker's guarded change and its event.
+  Result<Worker> change_worker_in_transaction(const WorkerChange& change, TimeMs now);
   Status take_over_loop(const Goal& goal, TimeMs now);
   // Within advance_workflow_run's transaction, when the run finishes: the
   // turn of its workflow's goal, its tokens those of all its attempts.

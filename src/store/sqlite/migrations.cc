@@ -482,6 +482,103 @@ CREATE TABLE goal_turns (
 CREATE INDEX goal_turns_goal ON goal_turns(goal_id, created_at, turn);
 )sql";
 
+constexpr const char* kWorkers = R"sql(
+-- Workers and the merge queue (docs/workers.md). A worker is one step's git
+-- worktree and branch; its every change of state is appended to
+-- worker_events, which refuses UPDATE and DELETE. A merge entry brings a
+-- reported worker's branch onto a target branch; queue_configs hold each
+-- repository's settings, queue_leases the one driver of each queue.
+CREATE TABLE workers (
+  id TEXT PRIMARY KEY,
+  workflow_run_id TEXT NOT NULL,
+  step_id TEXT NOT NULL,
+  repo TEXT NOT NULL,
+  branch TEXT NOT NULL,
+  worktree_path TEXT NOT NULL UNIQUE,
+  host TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('planned', 'leased', 'starting', 'running',
+    'reported', 'verifying', 'merge_ready', 'merged', 'hold', 'failed', 'cancelled')),
+  base_revision TEXT NOT NULL,
+  base_branch TEXT NOT NULL DEFAULT '',
+  final_revision TEXT NOT NULL DEFAULT '',
+  lease_owner TEXT NOT NULL DEFAULT '',
+  lease_expires_at INTEGER,
+  heartbeat_at INTEGER,
+  hold_reason TEXT NOT NULL DEFAULT '',
+  failure_reason TEXT NOT NULL DEFAULT '',
+  changed_files_json TEXT NOT NULL DEFAULT '[]',
+  allowed_files_json TEXT NOT NULL DEFAULT '[]',
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  finished_at INTEGER,
+  UNIQUE (workflow_run_id, step_id),
+  CHECK ((state IN ('merged', 'failed', 'cancelled')) = (finished_at IS NOT NULL))
+);
+CREATE INDEX workers_state ON workers(state, updated_at, id);
+CREATE INDEX workers_repo ON workers(repo, state, updated_at);
+CREATE INDEX workers_lease ON workers(lease_expires_at)
+  WHERE state IN ('leased', 'starting', 'running', 'verifying', 'merge_ready');
+CREATE TABLE worker_events (
+  worker_id TEXT NOT NULL,
+  sequence INTEGER NOT NULL,
+  from_state TEXT NOT NULL DEFAULT '',
+  to_state TEXT NOT NULL,
+  reason TEXT NOT NULL DEFAULT '',
+  payload_json TEXT NOT NULL DEFAULT '{}',
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (worker_id, sequence)
+);
+CREATE TRIGGER worker_events_no_update BEFORE UPDATE ON worker_events
+BEGIN
+  SELECT RAISE(ABORT, 'worker_events is append-only');
+END;
+CREATE TRIGGER worker_events_no_delete BEFORE DELETE ON worker_events
+BEGIN
+  SELECT RAISE(ABORT, 'worker_events is append-only');
+END;
+CREATE TABLE merge_entries (
+  id TEXT PRIMARY KEY,
+  worker_id TEXT NOT NULL UNIQUE,
+  repo TEXT NOT NULL,
+  target TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('waiting', 'ready', 'merged', 'conflict', 'rejected')),
+  priority INTEGER NOT NULL DEFAULT 0,
+  base_revision TEXT NOT NULL,
+  parent_revision TEXT NOT NULL DEFAULT '',
+  candidate_revision TEXT NOT NULL,
+  merge_commit TEXT NOT NULL DEFAULT '',
+  verify_command TEXT NOT NULL DEFAULT '',
+  verify_exit_code INTEGER,
+  verify_duration_ms INTEGER,
+  verify_output_tail TEXT NOT NULL DEFAULT '',
+  verified_tree TEXT NOT NULL DEFAULT '',
+  reason TEXT NOT NULL DEFAULT '',
+  conflict_files_json TEXT NOT NULL DEFAULT '[]',
+  driver TEXT NOT NULL DEFAULT '',
+  lease_expires_at INTEGER,
+  queued_at INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  finished_at INTEGER
+);
+CREATE INDEX merge_entries_queue ON merge_entries(repo, target, state, priority, queued_at, id);
+CREATE INDEX merge_entries_open ON merge_entries(state, queued_at) WHERE state IN ('waiting', 'ready');
+CREATE TABLE queue_configs (
+  repo TEXT PRIMARY KEY,
+  target TEXT NOT NULL DEFAULT '',
+  verify TEXT NOT NULL DEFAULT '',
+  strategy TEXT NOT NULL DEFAULT 'rebase',
+  updated_at INTEGER NOT NULL
+);
+CREATE TABLE queue_leases (
+  repo TEXT NOT NULL,
+  target TEXT NOT NULL,
+  driver TEXT NOT NULL DEFAULT '',
+  lease_expires_at INTEGER,
+  PRIMARY KEY (repo, target)
+);
+)sql";
+
 // The schema version and whether the file holds any table, read together
 // (one statement, one snapshot: another process's migration cannot fall
 // between the two).
@@ -560,6 +657,7 @@ const std::vector<Migration>& migrations() {
       {10, "feeds: a loop's succeeded runs enqueue work items on a route", kFeeds},
       {11, "the admission queue read by status, and queued items covered", kQueueIndexes},
       {12, "goals: objectives with token budgets, their plans and turns", kGoals},
+      {13, "workers in git worktrees, their events and the merge queue", kWorkers},
 
   };
   return list;
