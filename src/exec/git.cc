@@ -1,0 +1,310 @@
+#include "exec/git.h"
+
+#include <algorithm>
+
+#include "core/text.h"
+
+namespace orrery {
+namespace {
+
+constexpr DurationMs kGitTimeoutMs = 10 * 60 * 1000;
+
+// Variables that point git at another repository, index or configuration.
+constexpr const char* kRemoved[] = {"GIT_DIR",
+                                    "GIT_WORK_TREE",
+                                    "GIT_INDEX_FILE",
+                                    "GIT_OBJECT_DIRECTORY",
+                                    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+                                    "GIT_COMMON_DIR",
+                                    "GIT_NAMESPACE",
+                                    "GIT_CEILING_DIRECTORIES",
+                                    "GIT_PREFIX",
+                                    "GIT_EDITOR",
+                                    "GIT_SEQUENCE_EDITOR"};
+
+// The last non-empty line of git's output, for a message.
+std::string last_line(const std::string& text) {
+  const std::string_view trimmed = trim(text);
+  const size_t newline = trimmed.rfind('\n');
+  return std::string(newline == std::string_view::npos ? trimmed : trimmed.substr(newline + 1));
+}
+
+std::vector<std::string> split_nul(const std::string& text) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\0', start);
+    if (end == std::string::npos) end = text.size();
+    if (end > start) parts.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return parts;
+}
+
+std::string first_line(const std::string& text) {
+  const size_t newline = text.find('\n');
+  return text.substr(0, newline);
+}
+
+}  // namespace
+
+std::vector<EnvVar> git_environment(const std::vector<EnvVar>& base) {
+  std::vector<EnvVar> env;
+  for (const EnvVar& pair : base) {
+    const bool removed = std::any_of(std::begin(kRemoved), std::end(kRemoved),
+                                     [&](const char* name) { return pair.first == name; });
+    if (!removed && pair.first != "LC_ALL" && pair.first != "GIT_TERMINAL_PROMPT") {
+      env.push_back(pair);
+    }
+  }
+  env.push_back({"LC_ALL", "C"});
+  env.push_back({"GIT_TERMINAL_PROMPT", "0"});
+  env.push_back({"GIT_EDITOR", "true"});
+  env.push_back({"GIT_SEQUENCE_EDITOR", "true"});
+  return env;
+}
+
+Git::Git(CommandRunner& commands, std::vector<EnvVar> env)
+    : commands_(commands), env_(git_environment(env)) {}
+
+Result<CommandResult> Git::git(const std::string& dir, std::vector<std::string> args) {
+  std::vector<std::string> argv{"git", "-c", "core.hooksPath=/dev/null", "-C", dir};
+  argv.insert(argv.end(), args.begin(), args.end());
+  CommandRequest request;
+  request.argv = std::move(argv);
+  request.env = env_;
+  request.cwd = "/";
+  request.timeout_ms = kGitTimeoutMs;
+  auto result = commands_.run(request);
+  if (!result) return result.error();
+  if (result->timed_out) {
+    return unavailable_error("git " + (args.empty() ? std::string() : args.front()) + " in " + dir +
+                             " did not end within 10 minutes");
+  }
+  return result;
+}
+
+// A command that must succeed; its stdout's first line.
+Result<std::string> Git::git_line(const std::string& dir, std::vector<std::string> args) {
+  const std::string what = "git " + args.front();
+  auto result = git(dir, std::move(args));
+  if (!result) return result.error();
+  if (!result->succeeded()) {
+    return internal_error(what + " in " + dir + " failed: " + visible(last_line(result->tail)));
+  }
+  return first_line(result->stdout_text);
+}
+
+// The repository's own identity when it has one, else orrery's; never a
+// signing prompt.
+Result<std::vector<std::string>> Git::identity_args(const std::string& dir) {
+  std::vector<std::string> args{"-c", "commit.gpgsign=false"};
+  for (const char* key : {"user.name", "user.email"}) {
+    auto result = git(dir, {"config", "--get", key});
+    if (!result) return result.error();
+    if (result->succeeded() && !trim(result->stdout_text).empty()) continue;
+    args.push_back("-c");
+    args.push_back(std::string(key) +
+                   (std::string(key) == "user.name" ? "=orrery" : "=orrery@localhost"));
+  }
+  return args;
+}
+
+Result<std::optional<std::string>> Git::toplevel(const std::string& dir) {
+  auto result = git(dir, {"rev-parse", "--show-toplevel"});
+  if (!result) return result.error();
+  if (!result->succeeded()) return std::optional<std::string>{};
+  return std::optional<std::string>{first_line(result->stdout_text)};
+}
+
+Result<std::string> Git::commit_of(const std::string& repo, const std::string& revision) {
+  auto result =
+      git(repo, {"rev-parse", "--verify", "--quiet", "--end-of-options", revision + "^{commit}"});
+  if (!result) return result.error();
+  if (!result->succeeded()) {
+    return not_found_error("'" + visible(revision) + "' names no commit in " + repo);
+  }
+  return first_line(result->stdout_text);
+}
+
+Result<std::string> Git::tree_of(const std::string& repo, const std::string& commit) {
+  return git_line(repo, {"rev-parse", "--verify", "--end-of-options", commit + "^{tree}"});
+}
+
+Result<std::string> Git::current_branch(const std::string& dir) {
+  auto result = git(dir, {"symbolic-ref", "--quiet", "--short", "HEAD"});
+  if (!result) return result.error();
+  if (!result->succeeded()) return std::string();
+  return first_line(result->stdout_text);
+}
+
+Result<std::optional<std::string>> Git::checkout_of(const std::string& repo,
+                                                    const std::string& branch) {
+  auto result = git(repo, {"worktree", "list", "--porcelain", "-z"});
+  if (!result) return result.error();
+  if (!result->succeeded()) {
+    return internal_error("git worktree list in " + repo +
+                          " failed: " + visible(last_line(result->tail)));
+  }
+  std::string path;
+  for (const std::string& line : split_nul(result->stdout_text)) {
+    if (line.rfind("worktree ", 0) == 0) path = line.substr(9);
+    if (line == "branch refs/heads/" + branch) return std::optional<std::string>{path};
+  }
+  return std::optional<std::string>{};
+}
+
+Result<bool> Git::dirty(const std::string& checkout) {
+  auto result = git(checkout, {"status", "--porcelain", "--untracked-files=no", "-z"});
+  if (!result) return result.error();
+  if (!result->succeeded()) {
+    return internal_error("git status in " + checkout +
+                          " failed: " + visible(last_line(result->tail)));
+  }
+  return !result->stdout_text.empty();
+}
+
+Status Git::add_worktree(const std::string& repo, const std::string& path,
+                         const std::string& branch, const std::string& base) {
+  auto added = git_line(repo, {"worktree", "add", "--quiet", "-b", branch, "--", path, base});
+  if (!added) return added.error();
+  return Ok{};
+}
+
+Status Git::add_detached_worktree(const std::string& repo, const std::string& path,
+                                  const std::string& commit) {
+  auto added = git_line(repo, {"worktree", "add", "--quiet", "--detach", "--", path, commit});
+  if (!added) return added.error();
+  return Ok{};
+}
+
+Status Git::remove_worktree(const std::string& repo, const std::string& path) {
+  auto removed = git(repo, {"worktree", "remove", "--force", "--force", "--", path});
+  if (!removed) return removed.error();
+  auto pruned = git_line(repo, {"worktree", "prune"});
+  if (!pruned) return pruned.error();
+  return Ok{};
+}
+
+Result<bool> Git::branch_exists(const std::string& repo, const std::string& branch) {
+  auto result =
+      git(repo, {"show-ref", "--verify", "--quiet", "--end-of-options", "refs/heads/" + branch});
+  if (!result) return result.error();
+  return result->succeeded();
+}
+
+Status Git::delete_branch(const std::string& repo, const std::string& branch) {
+  auto exists = branch_exists(repo, branch);
+  if (!exists) return exists.error();
+  if (!*exists) return Ok{};
+  auto deleted = git_line(repo, {"branch", "--quiet", "-D", "--", branch});
+  if (!deleted) return deleted.error();
+  return Ok{};
+}
+
+Result<bool> Git::commit_all(const std::string& worktree, const std::string& message) {
+  auto status = git(worktree, {"status", "--porcelain", "-z"});
+  if (!status) return status.error();
+  if (!status->succeeded()) {
+    return internal_error("git status in " + worktree +
+                          " failed: " + visible(last_line(status->tail)));
+  }
+  if (status->stdout_text.empty()) return false;
+  if (auto added = git_line(worktree, {"add", "--all"}); !added) return added.error();
+  auto identity = identity_args(worktree);
+  if (!identity) return identity.error();
+  std::vector<std::string> args = *identity;
+  args.insert(args.end(), {"commit", "--quiet", "--no-verify", "-m", message});
+  auto committed = git_line(worktree, args);
+  if (!committed) return committed.error();
+  return true;
+}
+
+Result<std::vector<std::string>> Git::changed_files(const std::string& repo,
+                                                    const std::string& from,
+                                                    const std::string& to) {
+  auto result = git(repo, {"diff", "--name-only", "-z", "--no-renames", from, to, "--"});
+  if (!result) return result.error();
+  if (!result->succeeded()) {
+    return internal_error("git diff in " + repo + " failed: " + visible(last_line(result->tail)));
+  }
+  std::vector<std::string> files = split_nul(result->stdout_text);
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+Result<bool> Git::is_ancestor(const std::string& repo, const std::string& ancestor,
+                              const std::string& commit) {
+  auto result = git(repo, {"merge-base", "--is-ancestor", ancestor, commit});
+  if (!result) return result.error();
+  if (result->exit_code == 0) return true;
+  if (result->exit_code == 1) return false;
+  return internal_error("git merge-base in " + repo +
+                        " failed: " + visible(last_line(result->tail)));
+}
+
+Result<Combined> Git::combine(const std::string& scratch, const std::string& tip,
+                              const std::string& base, const std::string& candidate,
+                              MergeStrategy strategy, const std::string& message) {
+  auto identity_read = identity_args(scratch);
+  if (!identity_read) return identity_read.error();
+  const std::vector<std::string>& identity = *identity_read;
+  std::vector<std::string> args = identity;
+  switch (strategy) {
+    case MergeStrategy::kRebase:
+      // The candidate's own commits (those after its base) replayed on the tip.
+      if (auto moved = git_line(scratch, {"checkout", "--quiet", "--detach", candidate}); !moved)
+        return moved.error();
+      args.insert(args.end(), {"rebase", "--quiet", "--onto", tip, base});
+      break;
+    case MergeStrategy::kMerge:
+      args.insert(args.end(),
+                  {"merge", "--quiet", "--no-ff", "--no-edit", "-m", message, candidate});
+      break;
+    case MergeStrategy::kSquash:
+      args.insert(args.end(), {"merge", "--quiet", "--squash", candidate});
+      break;
+  }
+  auto result = git(scratch, args);
+  if (!result) return result.error();
+  Combined combined;
+  if (!result->succeeded()) {
+    auto unmerged = git(scratch, {"diff", "--name-only", "-z", "--diff-filter=U"});
+    if (!unmerged) return unmerged.error();
+    combined.conflict_files = split_nul(unmerged->stdout_text);
+    std::sort(combined.conflict_files.begin(), combined.conflict_files.end());
+    if (combined.conflict_files.empty()) {
+      return internal_error("putting " + candidate + " on " + tip +
+                            " failed: " + visible(last_line(result->tail)));
+    }
+    combined.conflict = true;
+    return combined;
+  }
+  if (strategy == MergeStrategy::kSquash) {
+    std::vector<std::string> commit = identity;
+    commit.insert(commit.end(),
+                  {"commit", "--quiet", "--no-verify", "--allow-empty", "-m", message});
+    if (auto made = git_line(scratch, commit); !made) return made.error();
+  }
+  auto head = git_line(scratch, {"rev-parse", "HEAD"});
+  if (!head) return head.error();
+  combined.commit = *head;
+  return combined;
+}
+
+Result<bool> Git::swap_branch(const std::string& repo, const std::string& branch,
+                              const std::string& new_commit, const std::string& old_commit) {
+  auto result = git(repo, {"update-ref", "-m", "orrery: merge queue", "refs/heads/" + branch,
+                           new_commit, old_commit});
+  if (!result) return result.error();
+  return result->succeeded();
+}
+
+Result<bool> Git::fast_forward_checkout(const std::string& checkout,
+                                        const std::string& new_commit) {
+  auto result = git(checkout, {"merge", "--quiet", "--ff-only", new_commit});
+  if (!result) return result.error();
+  return result->succeeded();
+}
+
+}  // namespace orrery
