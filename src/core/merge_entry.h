@@ -52,7 +52,8 @@ struct MergeEntry {
   std::string target;  // the target branch, e.g. main
   MergeState state = MergeState::kWaiting;
   int priority = 0;
-  std::string base_revision;       // the worker's base
+  std::optional<MergeStrategy> strategy;  // the step's; none: the queue's
+  std::string base_revision;              // the worker's base
   std::string parent_revision;     // the tip the candidate was put on
   std::string candidate_revision;  // the worker's final revision
   std::string merge_commit;        // what the target became (merged)

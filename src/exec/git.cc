@@ -166,7 +166,11 @@ Result<bool> Git::dirty(const std::string& checkout) {
 
 Status Git::add_worktree(const std::string& repo, const std::string& path,
                          const std::string& branch, const std::string& base) {
-  auto added = git_line(repo, {"worktree", "add", "--quiet", "-b", branch, "--", path, base});
+  auto exists = branch_exists(repo, branch);
+  if (!exists) return exists.error();
+  auto added = *exists ? git_line(repo, {"worktree", "add", "--quiet", "--", path, branch})
+                       : git_line(repo, {"worktree", "add", "--quiet", "-b", branch, "--", path,
+                                         base});
   if (!added) return added.error();
   return Ok{};
 }

@@ -47,6 +47,7 @@ class Git {
   // Whether tracked files of a checkout have uncommitted changes.
   Result<bool> dirty(const std::string& checkout);
 
+  // A worktree on `branch`, which is made from `base` unless it exists.
   Status add_worktree(const std::string& repo, const std::string& path, const std::string& branch,
                       const std::string& base);
   Status add_detached_worktree(const std::string& repo, const std::string& path,

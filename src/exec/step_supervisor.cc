@@ -9,6 +9,8 @@
 #include "core/step_values.h"
 #include "exec/clock.h"
 #include "exec/supervisor.h"
+#include "exec/wake.h"
+#include "exec/worker_run.h"
 #include "store/data_dir.h"
 #include "store/home_layout.h"
 
@@ -113,6 +115,23 @@ Result<std::vector<EnvVar>> item_environment(Store& store, const std::string& ho
   return vars;
 }
 
+// The attempt's worker, when its step runs in a worktree (docs/workers.md).
+WorkerAttempt worker_attempt(const StepSuperviseRequest& request, const StepContext& context,
+                             const SupervisedJob& job) {
+  WorkerAttempt attempt;
+  attempt.home = request.home;
+  attempt.workflow_name = context.run.workflow_name;
+  attempt.run_id = context.attempt.run_id;
+  attempt.step_id = context.attempt.step_id;
+  attempt.dispatch_id = context.attempt.dispatch_id;
+  attempt.attempt = job.attempt;
+  attempt.max_attempts = context.step.retries + 1;
+  attempt.lease_ms = job.lease_ms;
+  attempt.host = context.attempt.host;
+  attempt.settings = context.step.worktree;
+  return attempt;
+}
+
 }  // namespace
 
 Status supervise_step(Store& store, const StepSuperviseRequest& request, Env& env) {
@@ -129,11 +148,29 @@ Status supervise_step(Store& store, const StepSuperviseRequest& request, Env& en
   }
   const std::string steps_path = RunDirectory(job.dir).step_values(job.attempt);
   const WorkflowRun& run = context->run;
+  std::optional<Git> git;
+  std::optional<WorkerRun> worker;
+  if (uses_worktree(context->step.worktree)) {
+    job.on_beat = [&]() -> Status { return worker ? worker->heartbeat(wall_clock_now()) : Ok{}; };
+    job.before_finish = [&](RunOutcome& outcome) {
+      if (!worker) return;
+      worker->finish(outcome, wall_clock_now());
+      if (worker->enqueued()) notify_daemon(request.home);  // the daemon drives the queue
+    };
+  }
   const JobSetup setup = [&](const std::vector<EnvVar>& inherited) -> Result<JobEnvironment> {
     if (auto written = write_step_files(env, job, *context, steps_path); !written)
       return written.error();
     JobEnvironment prepared;
     prepared.environment = inherited;
+    if (uses_worktree(context->step.worktree)) {
+      git.emplace(system_commands(), inherited);
+      worker.emplace(store, store, *git, worker_attempt(request, *context, job));
+      auto cwd = worker->prepare(job.target.cwd, wall_clock_now());
+      if (!cwd) return cwd.error();
+      prepared.cwd = *cwd;
+      prepared.note = worker->note();
+    }
     std::vector<EnvVar> own{
         {"ORRERY_HOME", request.home},
         {"ORRERY_WORKFLOW_ID", run.workflow_id},

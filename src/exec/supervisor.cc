@@ -137,10 +137,12 @@ class Supervision {
   Status run() {
     if (const int signal = signals_.take()) return conclude(cancelled_by(signal));
     if (auto prepared = prepare(); !prepared) return conclude_failed(prepared.error().message);
-    auto invocation = invocation_of(job_.target);
+    Target placed = job_.target;
+    placed.cwd = cwd_;  // an agent is told its directory too
+    auto invocation = invocation_of(placed);
     if (!invocation) return conclude_failed(invocation.error().message);
     auto spawned =
-        spawn_in_group(invocation->argv, environment_, job_.target.cwd, invocation->stdin_text);
+        spawn_in_group(invocation->argv, environment_, cwd_, invocation->stdin_text);
     if (!spawned) return conclude_failed(spawned.error().message);
     // The record exists before the target can run (docs/execution.md).
     SpawnedProcess held = *spawned;
@@ -151,7 +153,7 @@ class Supervision {
       child_ = -1;
       return conclude_failed("cannot record the target process: " + recorded.error().message);
     }
-    if (auto released = release(held, job_.target.cwd, invocation->argv[0]); !released) {
+    if (auto released = release(held, cwd_, invocation->argv[0]); !released) {
       child_ = -1;
       return conclude_failed(released.error().message);
     }
@@ -186,6 +188,8 @@ class Supervision {
       prepared->secret_values.push_back(std::move(known));
     scrubber_ = Scrubber(std::move(prepared->secret_values));
     environment_ = std::move(prepared->environment);
+    if (!prepared->cwd.empty()) cwd_ = std::move(prepared->cwd);
+    if (!prepared->note.empty()) err_.write_out("orrery: " + prepared->note + "\n");
     if (job_.goal) {
       auto goal_vars = hand_goal_over(env_, *job_.goal);
       if (!goal_vars) return goal_vars.error();
@@ -263,6 +267,8 @@ class Supervision {
     if (beat == ClaimKeeper::Beat::kLost) claim_lost_ = keeper_.lost_reason();
     if (beat == ClaimKeeper::Beat::kLost || beat == ClaimKeeper::Beat::kExpired) {
       stop({RunStatus::kFailed, keeper_.lost_reason().message});
+    } else if (beat == ClaimKeeper::Beat::kRenewed && job_.on_beat) {
+      if (auto beat_ok = job_.on_beat(); !beat_ok) stop({RunStatus::kFailed, beat_ok.error().message});
     }
   }
 
@@ -431,6 +437,10 @@ class Supervision {
     RunOutcome finished = outcome;
     if (!job_.outputs_path.empty()) finished.outputs_json = read_outputs(finished);
     if (job_.goal) take_goal_update(*job_.goal, job_.target, scrubber_, finished);
+    if (job_.before_finish) {
+      job_.before_finish(finished);
+      finished.error = scrubber_.scrub(finished.error);
+    }
     return keeper_.finish(finished);
   }
 
@@ -462,6 +472,7 @@ class Supervision {
   OutputStream out_;
   OutputStream err_;
   std::vector<EnvVar> environment_;
+  std::string cwd_ = job_.target.cwd;  // the target's, or its worktree
   pid_t child_ = -1;
   int pidfd_ = -1;
   bool reaped_ = false;

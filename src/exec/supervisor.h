@@ -58,12 +58,22 @@ struct SupervisedJob {
   std::string outputs_path;
   // The goal this work is a turn of (exec/goal_handoff.h); empty: none.
   std::optional<GoalHandoff> goal;
+  // What the job does beside its target (a step's worker, exec/worker_run.h):
+  // on_beat with every renewal of the claim (an error stops the target,
+  // failed with its message); before_finish on the outcome about to be
+  // written (it may change it).
+  std::function<Status()> on_beat;
+  std::function<void(RunOutcome&)> before_finish;
 };
 
-// The target's whole environment and the secret values scrubbed verbatim.
+// The target's whole environment and the secret values scrubbed verbatim;
+// the directory it runs in when not the target's own (a worktree), and a
+// note written to the start of its stderr log.
 struct JobEnvironment {
   std::vector<EnvVar> environment;
   std::vector<std::string> secret_values;
+  std::string cwd;
+  std::string note;
 };
 
 // Prepares the environment from the supervisor's own, once the logs are

@@ -71,6 +71,16 @@ std::string HomeLayout::item_file(const std::string& run_id) const {
   return joined(workflow_run(run_id), "item.json");
 }
 
+std::string HomeLayout::worktrees() const { return below("worktrees"); }
+
+std::string HomeLayout::worktree(const std::string& run_id, const std::string& step_id) const {
+  return joined(worktrees(), run_id + "/" + step_id);
+}
+
+std::string HomeLayout::queue_scratch(const std::string& entry_id) const {
+  return joined(worktrees(), "queue/" + entry_id);
+}
+
 std::string HomeLayout::driver_log(const std::string& run_id) const {
   return joined(workflow_run(run_id), "driver.log");
 }

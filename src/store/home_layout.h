@@ -65,6 +65,11 @@ class HomeLayout {
   RunDirectory step(const std::string& run_id, const std::string& step_id) const;
   // The daemon's wake-up socket.
   std::string daemon_socket() const;
+  // worktrees/: a step's worker (docs/workers.md) and the merge queue's
+  // scratch checkouts (worktrees/queue/<entry>).
+  std::string worktrees() const;
+  std::string worktree(const std::string& run_id, const std::string& step_id) const;
+  std::string queue_scratch(const std::string& entry_id) const;
   static constexpr const char* kDaemonSocketName = "daemon.sock";
 
   // Paths relative to a home, for messages about another host's home.

@@ -649,6 +649,7 @@ CREATE TABLE merge_entries (
   target TEXT COLLATE "C" NOT NULL,
   state TEXT COLLATE "C" NOT NULL CHECK (state IN ('waiting', 'ready', 'merged', 'conflict', 'rejected')),
   priority BIGINT NOT NULL DEFAULT 0,
+  strategy TEXT COLLATE "C" NOT NULL DEFAULT '',
   base_revision TEXT COLLATE "C" NOT NULL,
   parent_revision TEXT COLLATE "C" NOT NULL DEFAULT '',
   candidate_revision TEXT COLLATE "C" NOT NULL,

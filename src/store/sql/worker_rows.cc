@@ -11,7 +11,7 @@ constexpr const char* kWorkerColumns =
     "failure_reason, changed_files_json, allowed_files_json, created_at, updated_at, finished_at";
 
 constexpr const char* kEntryColumns =
-    "id, worker_id, repo, target, state, priority, base_revision, parent_revision, "
+    "id, worker_id, repo, target, state, priority, strategy, base_revision, parent_revision, "
     "candidate_revision, merge_commit, verify_command, verify_exit_code, verify_duration_ms, "
     "verify_output_tail, verified_tree, reason, conflict_files_json, driver, lease_expires_at, "
     "queued_at, created_at, updated_at, finished_at";
@@ -61,23 +61,28 @@ Result<MergeEntry> read_entry(const Statement& row) {
   if (!state) return damaged("queue entry", entry.id, state.error().message);
   entry.state = *state;
   entry.priority = int(row.int64(5));
-  entry.base_revision = row.text(6);
-  entry.parent_revision = row.text(7);
-  entry.candidate_revision = row.text(8);
-  entry.merge_commit = row.text(9);
-  entry.verify.command = row.text(10);
-  if (auto code = row.optional_int64(11)) entry.verify.exit_code = int(*code);
-  entry.verify.duration_ms = row.optional_int64(12);
-  entry.verify.output_tail = row.text(13);
-  entry.verify.tree = row.text(14);
-  entry.reason = row.text(15);
-  entry.conflict_files_json = row.text(16);
-  entry.driver = row.text(17);
-  entry.lease_expires_at = row.optional_int64(18);
-  entry.queued_at = row.int64(19);
-  entry.created_at = row.int64(20);
-  entry.updated_at = row.int64(21);
-  entry.finished_at = row.optional_int64(22);
+  if (!row.text(6).empty()) {
+    auto strategy = parse_merge_strategy(row.text(6));
+    if (!strategy) return damaged("queue entry", entry.id, strategy.error().message);
+    entry.strategy = *strategy;
+  }
+  entry.base_revision = row.text(7);
+  entry.parent_revision = row.text(8);
+  entry.candidate_revision = row.text(9);
+  entry.merge_commit = row.text(10);
+  entry.verify.command = row.text(11);
+  if (auto code = row.optional_int64(12)) entry.verify.exit_code = int(*code);
+  entry.verify.duration_ms = row.optional_int64(13);
+  entry.verify.output_tail = row.text(14);
+  entry.verify.tree = row.text(15);
+  entry.reason = row.text(16);
+  entry.conflict_files_json = row.text(17);
+  entry.driver = row.text(18);
+  entry.lease_expires_at = row.optional_int64(19);
+  entry.queued_at = row.int64(20);
+  entry.created_at = row.int64(21);
+  entry.updated_at = row.int64(22);
+  entry.finished_at = row.optional_int64(23);
   return entry;
 }
 
@@ -205,7 +210,7 @@ Status insert_merge_entry(Connection& db, const MergeEntry& e) {
   text += kEntryColumns;
   text +=
       ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-      "?18, ?19, ?20, ?21, ?22, ?23) ON CONFLICT DO NOTHING";
+      "?18, ?19, ?20, ?21, ?22, ?23, ?24) ON CONFLICT DO NOTHING";
   auto insert = db.prepare(text);
   if (!insert) return insert.error();
   (*insert)
@@ -215,23 +220,24 @@ Status insert_merge_entry(Connection& db, const MergeEntry& e) {
       .bind(4, e.target)
       .bind(5, merge_state_name(e.state))
       .bind(6, e.priority)
-      .bind(7, e.base_revision)
-      .bind(8, e.parent_revision)
-      .bind(9, e.candidate_revision)
-      .bind(10, e.merge_commit)
-      .bind(11, e.verify.command)
-      .bind(12, e.verify.exit_code)
-      .bind(13, e.verify.duration_ms)
-      .bind(14, e.verify.output_tail)
-      .bind(15, e.verify.tree)
-      .bind(16, e.reason)
-      .bind(17, e.conflict_files_json)
-      .bind(18, e.driver)
-      .bind(19, e.lease_expires_at)
-      .bind(20, e.queued_at)
-      .bind(21, e.created_at)
-      .bind(22, e.updated_at)
-      .bind(23, e.finished_at);
+      .bind(7, e.strategy ? merge_strategy_name(*e.strategy) : "")
+      .bind(8, e.base_revision)
+      .bind(9, e.parent_revision)
+      .bind(10, e.candidate_revision)
+      .bind(11, e.merge_commit)
+      .bind(12, e.verify.command)
+      .bind(13, e.verify.exit_code)
+      .bind(14, e.verify.duration_ms)
+      .bind(15, e.verify.output_tail)
+      .bind(16, e.verify.tree)
+      .bind(17, e.reason)
+      .bind(18, e.conflict_files_json)
+      .bind(19, e.driver)
+      .bind(20, e.lease_expires_at)
+      .bind(21, e.queued_at)
+      .bind(22, e.created_at)
+      .bind(23, e.updated_at)
+      .bind(24, e.finished_at);
   return (*insert)->run();
 }
 

@@ -543,6 +543,7 @@ CREATE TABLE merge_entries (
   target TEXT NOT NULL,
   state TEXT NOT NULL CHECK (state IN ('waiting', 'ready', 'merged', 'conflict', 'rejected')),
   priority INTEGER NOT NULL DEFAULT 0,
+  strategy TEXT NOT NULL DEFAULT '',
   base_revision TEXT NOT NULL,
   parent_revision TEXT NOT NULL DEFAULT '',
   candidate_revision TEXT NOT NULL,

@@ -1,0 +1,276 @@
+#include "exec/worker_run.h"
+
+#include <sys/stat.h>
+
+#include "core/git_names.h"
+#include "core/path_glob.h"
+#include "core/text.h"
+#include "store/data_dir.h"
+#include "store/home_layout.h"
+
+namespace orrery {
+namespace {
+
+bool is_directory(const std::string& path) {
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+}
+
+std::string parent_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos || slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string joined_list(const std::vector<std::string>& items, size_t shown) {
+  std::string text;
+  for (size_t i = 0; i < items.size() && i < shown; ++i) text += (i ? ", " : "") + items[i];
+  if (items.size() > shown) text += " and " + std::to_string(items.size() - shown) + " more";
+  return text;
+}
+
+}  // namespace
+
+std::string place_in_worktree(const std::string& dir, const std::string& top,
+                              const std::string& worktree) {
+  if (dir == top) return worktree;
+  if (dir.size() > top.size() && dir.compare(0, top.size(), top) == 0 && dir[top.size()] == '/')
+    return worktree + dir.substr(top.size());
+  return worktree;
+}
+
+WorkerRun::WorkerRun(WorkerBook& workers, MergeQueue& queue, Git& git, WorkerAttempt attempt)
+    : workers_(workers), queue_(queue), git_(git), attempt_(std::move(attempt)) {}
+
+Result<std::string> WorkerRun::prepare(const std::string& step_cwd, TimeMs now) {
+  const StepWorktree& settings = attempt_.settings;
+  const std::string dir = settings.repo.empty() ? step_cwd : settings.repo;
+  auto top = git_.toplevel(dir);
+  if (!top) return top.error();
+  auto existing = workers_.find_worker(attempt_.run_id, attempt_.step_id);
+  if (!existing) return existing.error();
+  if (!existing->has_value() && !top->has_value()) {
+    if (settings.mode == WorktreeMode::kRequired) {
+      return usage_error("worktree: required, but " + dir +
+                         " is not in a git repository; give the step a repo: inside one, or "
+                         "worktree: auto to run it in the directory itself");
+    }
+    note_ = dir + " is not in a git repository; with worktree: auto the step runs there";
+    return step_cwd;
+  }
+  Worker worker;
+  if (existing->has_value()) {
+    worker = **existing;
+  } else {
+    auto made = find_or_create(**top, now);
+    if (!made) return made.error();
+    worker = std::move(*made);
+  }
+  if (auto leased = lease(worker, now); !leased) return leased.error();
+  if (auto ready = ready_worktree(); !ready) {
+    hold("the worktree could not be made: " + ready.error().message, now);
+    return ready.error();
+  }
+  if (auto running = move(WorkerState::kRunning, "", now); !running) return running.error();
+  return place_in_worktree(dir, worker_->repo, worker_->worktree_path);
+}
+
+Result<Worker> WorkerRun::find_or_create(const std::string& top, TimeMs now) {
+  const StepWorktree& settings = attempt_.settings;
+  const std::string revision = settings.base.empty() ? "HEAD" : settings.base;
+  auto base = git_.commit_of(top, revision);
+  if (!base) {
+    return Error{base.error().code, "base '" + visible(revision) + "': " + base.error().message};
+  }
+  std::string base_branch;
+  if (settings.base.empty()) {
+    auto branch = git_.current_branch(top);
+    if (!branch) return branch.error();
+    base_branch = *branch;
+  } else if (check_branch_name(settings.base, "base").ok()) {
+    auto exists = git_.branch_exists(top, settings.base);
+    if (!exists) return exists.error();
+    if (*exists) base_branch = settings.base;
+  }
+  Worker worker;
+  worker.workflow_run_id = attempt_.run_id;
+  worker.step_id = attempt_.step_id;
+  worker.repo = top;
+  worker.branch = worker_branch(attempt_.run_id, attempt_.step_id);
+  worker.worktree_path = HomeLayout(attempt_.home).worktree(attempt_.run_id, attempt_.step_id);
+  worker.host = attempt_.host;
+  worker.base_revision = *base;
+  worker.base_branch = base_branch;
+  worker.allowed_files = settings.allowed_files;
+  return workers_.create_worker(worker, now);
+}
+
+// Takes the worker for this attempt: from planned or hold (an earlier
+// attempt's), or from leased (`worker resume` leased it for the next one).
+Status WorkerRun::lease(Worker& worker, TimeMs now) {
+  const std::string who = "worker " + worker.id;
+  switch (worker.state) {
+    case WorkerState::kPlanned:
+    case WorkerState::kHold:
+    case WorkerState::kLeased:
+      break;
+    case WorkerState::kStarting:
+    case WorkerState::kRunning:
+      return conflict_error(who + " is " + worker_state_name(worker.state) + ", held by " +
+                            worker.lease_owner + "; once its lease expires it is put on hold, " +
+                            "then orrery worker resume " + worker.id + " runs the step again");
+    case WorkerState::kReported:
+    case WorkerState::kVerifying:
+    case WorkerState::kMergeReady:
+    case WorkerState::kMerged:
+      return conflict_error(who + " has reported its work already (" +
+                            worker_state_name(worker.state) + ")");
+    case WorkerState::kFailed:
+    case WorkerState::kCancelled:
+      return conflict_error(who + " is " + worker_state_name(worker.state) +
+                            (worker.state == WorkerState::kCancelled ? " (discarded)" : "") +
+                            "; the step has no worktree to run in");
+  }
+  worker_ = worker;
+  if (worker.state != WorkerState::kLeased) {
+    if (auto leased = move(WorkerState::kLeased, "attempt " + std::to_string(attempt_.attempt), now);
+        !leased)
+      return leased;
+  }
+  return move(WorkerState::kStarting, "", now);
+}
+
+Status WorkerRun::move(WorkerState to, const std::string& reason, TimeMs now) {
+  WorkerChange change;
+  change.worker_id = worker_->id;
+  change.from = worker_->state;
+  change.to = to;
+  change.expected_owner = worker_->lease_owner;
+  change.lease_owner = attempt_.dispatch_id;
+  change.lease_ms = attempt_.lease_ms;
+  change.reason = reason;
+  change.payload_json = "{\"dispatch_id\":" + json_quote(attempt_.dispatch_id) + "}";
+  auto changed = workers_.change_worker(change, now);
+  if (!changed) return changed.error();
+  worker_ = std::move(*changed);
+  return Ok{};
+}
+
+// The worktree as an earlier attempt left it, or a new one on the worker's
+// branch (made from the base, or the branch itself when it exists).
+Status WorkerRun::ready_worktree() {
+  const Worker& worker = *worker_;
+  if (is_directory(worker.worktree_path)) {
+    auto inside = git_.toplevel(worker.worktree_path);
+    if (!inside) return inside.error();
+    if (inside->value_or("") == worker.worktree_path) return Ok{};
+    return internal_error(worker.worktree_path +
+                          " exists but is not the worker's worktree; move it away");
+  }
+  if (auto made = prepare_data_dir(parent_of(worker.worktree_path)); !made) return made;
+  return git_.add_worktree(worker.repo, worker.worktree_path, worker.branch, worker.base_revision);
+}
+
+Status WorkerRun::heartbeat(TimeMs now) {
+  if (!worker_ || worker_->state != WorkerState::kRunning) return Ok{};
+  return workers_.heartbeat_worker(worker_->id, attempt_.dispatch_id, attempt_.lease_ms, now);
+}
+
+void WorkerRun::hold(const std::string& reason, TimeMs now) {
+  if (!worker_ || !legal_worker_transition(worker_->state, WorkerState::kHold)) return;
+  (void)move(WorkerState::kHold, reason, now);  // a hold that fails: the lease runs out instead
+}
+
+void WorkerRun::finish(RunOutcome& outcome, TimeMs now) {
+  if (!worker_ || worker_->state != WorkerState::kRunning) return;
+  if (outcome.status == RunStatus::kSucceeded) {
+    report(outcome, now);
+    return;
+  }
+  const bool retries = attempt_.attempt < attempt_.max_attempts;
+  std::string reason = "attempt " + std::to_string(attempt_.attempt) + " " +
+                       run_status_name(outcome.status) +
+                       (outcome.error.empty() ? "" : ": " + outcome.error);
+  reason += retries ? "; the next attempt resumes it"
+                    : "; orrery worker resume " + worker_->id + " reports what it holds, " +
+                          "orrery worker discard " + worker_->id + " removes it";
+  hold(reason, now);
+}
+
+void WorkerRun::report(RunOutcome& outcome, TimeMs now) {
+  const Worker& worker = *worker_;
+  const auto fail = [&](const std::string& why) {
+    hold(why, now);
+    outcome.status = RunStatus::kFailed;
+    outcome.error = why + " (worker " + worker.id + " is on hold)";
+  };
+  if (attempt_.settings.commit == CommitMode::kAuto) {
+    const std::string message = "orrery: workflow " + attempt_.workflow_name + ", run " +
+                                attempt_.run_id.substr(0, 12) + ", step " + attempt_.step_id;
+    if (auto committed = git_.commit_all(worker.worktree_path, message); !committed)
+      return fail("what the step left could not be committed: " + committed.error().message);
+  }
+  auto head = git_.commit_of(worker.worktree_path, "HEAD");
+  if (!head) return fail("the worktree's HEAD cannot be read: " + head.error().message);
+  auto changed = git_.changed_files(worker.repo, worker.base_revision, *head);
+  if (!changed) return fail("the changed files cannot be listed: " + changed.error().message);
+  if (!worker.allowed_files.empty()) {
+    const std::vector<std::string> outside = files_outside(worker.allowed_files, *changed);
+    if (!outside.empty())
+      return fail("changed files outside allowed_files: " + joined_list(outside, 20));
+  }
+  WorkerChange change;
+  change.worker_id = worker.id;
+  change.from = WorkerState::kRunning;
+  change.to = WorkerState::kReported;
+  change.expected_owner = attempt_.dispatch_id;
+  change.final_revision = *head;
+  change.changed_files = *changed;
+  change.reason = std::to_string(changed->size()) + " files changed";
+  auto reported = workers_.change_worker(change, now);
+  if (!reported) {
+    outcome.status = RunStatus::kFailed;
+    outcome.error = "worker " + worker.id + " could not be reported: " + reported.error().message;
+    return;
+  }
+  worker_ = std::move(*reported);
+  if (attempt_.settings.merge == MergeMode::kQueue) enqueue(now);
+}
+
+void WorkerRun::enqueue(TimeMs now) {
+  auto entry = merge_entry_for(queue_, *worker_, attempt_.settings);
+  if (!entry) {
+    hold(entry.error().message, now);
+    return;
+  }
+  auto queued = queue_.enqueue_merge(*entry, now);
+  if (!queued) {
+    hold("it could not enter the merge queue: " + queued.error().message, now);
+    return;
+  }
+  enqueued_ = true;
+}
+
+Result<MergeEntry> merge_entry_for(MergeQueue& queue, const Worker& worker,
+                                   const StepWorktree& settings) {
+  auto config = queue.queue_config(worker.repo);
+  if (!config) return config.error();
+  std::string target = settings.target_branch;
+  if (target.empty() && config->has_value()) target = (*config)->target;
+  if (target.empty()) target = worker.base_branch;
+  if (target.empty()) {
+    return usage_error("no target branch for the merge queue: the base was not a branch; set "
+                       "target_branch on the step or orrery queue config " +
+                       worker.repo + " --target BRANCH");
+  }
+  MergeEntry entry;
+  entry.worker_id = worker.id;
+  entry.repo = worker.repo;
+  entry.target = target;
+  entry.base_revision = worker.base_revision;
+  entry.candidate_revision = worker.final_revision;
+  entry.verify.command = settings.verify;
+  entry.strategy = settings.strategy;
+  return entry;
+}
+
+}  // namespace orrery
