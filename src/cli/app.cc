@@ -25,6 +25,7 @@
 #include "cli/schedule_commands.h"
 #include "cli/service_command.h"
 #include "cli/status_command.h"
+#include "cli/worker_commands.h"
 #include "cli/workflow_commands.h"
 #include "core/exit_codes.h"
 #include "core/text.h"
@@ -61,6 +62,7 @@ struct Arguments {
   RouteArgs route;
   ItemArgs item;
   GoalArgs goal;
+  WorkerArgs worker;
   std::string log_step;  // logs --step
 };
 
@@ -392,6 +394,61 @@ void add_goal_commands(CLI::App& app, GoalArgs& a, Command& command) {
   }
 }
 
+void add_worker_commands(CLI::App& app, WorkerArgs& a, Command& command) {
+  CLI::App* worker = app.add_subcommand(
+      "worker", "Work with workers: workflow steps in their own git worktrees (docs/workers.md)");
+  CLI::App* ls = add_args_command(worker, "ls", "List workers, newest first", a, command,
+                                  list_workers_command);
+  ls->add_option("--state", a.state, "only workers in this state (e.g. hold)");
+  ls->add_option("--repo", a.repo, "only the workers of this repository");
+  CLI::App* show = add_args_command(worker, "show", "Show a worker and its events", a, command,
+                                    show_worker_command);
+  CLI::App* resume = add_args_command(
+      worker, "resume", "Resume a held worker: its step runs again, or it is reported again", a,
+      command, resume_worker_command);
+  CLI::App* discard =
+      add_args_command(worker, "discard", "Cancel a worker and remove its worktree and branch", a,
+                       command, discard_worker_command);
+  CLI::App* enqueue =
+      add_args_command(worker, "enqueue", "Put a reported worker in the merge queue", a, command,
+                       enqueue_worker_command);
+  for (CLI::App* sub : {show, resume, discard, enqueue}) {
+    sub->add_option("W", a.id, "worker id or id prefix")->required();
+  }
+
+  CLI::App* queue =
+      app.add_subcommand("queue", "Work with the merge queue: verified merges, one at a time");
+  CLI::App* qls =
+      add_args_command(queue, "ls", "List queue entries", a, command, list_queue_command);
+  qls->add_option("REPO", a.repo, "only the entries of this repository");
+  qls->add_option("--state", a.state, "only entries in this state");
+  CLI::App* qshow = add_args_command(queue, "show", "Show a queue entry and its verification", a,
+                                     command, show_entry_command);
+  CLI::App* config = add_args_command(
+      queue, "config", "Show or set a repository's queue: target, verification, strategy", a,
+      command, queue_config_command);
+  config->add_option("REPO", a.repo, "a directory in the repository")->required();
+  config->add_option("--target", a.target,
+                     "the target branch (default: each worker's base branch)");
+  config->add_option("--verify", a.verify,
+                     "the command that must exit 0 before a merge, or 'none' on purpose");
+  config->add_option("--strategy", a.strategy, "rebase (default), merge or squash");
+  CLI::App* retry = add_args_command(queue, "retry", "Put a conflict or rejected entry back", a,
+                                     command, retry_entry_command);
+  CLI::App* drop = add_args_command(queue, "drop", "Take a waiting or conflict entry out", a,
+                                    command, drop_entry_command);
+  for (CLI::App* sub : {qshow, retry, drop}) {
+    sub->add_option("ENTRY", a.id, "queue entry id or id prefix")->required();
+  }
+
+  CLI::App* drive = add_args_command(&app, "drive-queue", "", a, command,
+                                     drive_queue_command);  // internal
+  drive->group("");
+  drive->add_option("REPO", a.repo)->required();
+  drive->add_option("--target", a.target)->required();
+  drive->add_option("--token-fd", a.token_fd)->required();
+}
+
 void add_item_commands(CLI::App& app, ItemArgs& a, Command& command) {
   CLI::App* enqueue = add_args_command(
       &app, "enqueue", "Add a work item to a route (or refresh it)", a, command, enqueue_command);
@@ -635,6 +692,7 @@ int run(int argc, char** argv) {
   add_route_commands(app, args.route, command);
   add_item_commands(app, args.item, command);
   add_goal_commands(app, args.goal, command);
+  add_worker_commands(app, args.worker, command);
   one_command_per_level(app);
 
   const std::vector<std::string> arguments(argv + std::min(argc, 1), argv + argc);

@@ -21,6 +21,7 @@
 #include "engine/feeding.h"
 #include "engine/lease_failure.h"
 #include "engine/notice_watch.h"
+#include "engine/queue_drivers.h"
 #include "engine/replace_stop.h"
 #include "engine/sd_notify.h"
 #include "engine/suspend_detector.h"
@@ -171,6 +172,7 @@ class Daemon {
         std::to_string(lease_.generation) + ", ttl " + format_duration(options_.lease_ttl_ms) +
         ", pid " + std::to_string(self_.pid) + ")");
     start_workflow_drivers();
+    queues_due_ = true;
   }
 
   // This daemon's row among the runners (docs/daemon.md, "Runners"): what
@@ -223,6 +225,7 @@ class Daemon {
         if (auto retaken = retake_lease_after_suspend(); !retaken) return retaken;
         if (auto beat = heartbeat_if_due(); !beat) return beat;
         if (auto ticked = tick(); !ticked) return ticked;
+        if (queues_due_) start_queue_drivers();
       } else {
         runner_heartbeat_if_due();
         take_lease_when_free();
@@ -337,7 +340,16 @@ class Daemon {
     heartbeat_runner(now());
     look_for_work();
     start_workflow_drivers();
+    queues_due_ = true;
     return Ok{};
+  }
+
+  // Merge queues with work get a driver (engine/queue_drivers.h).
+  void start_queue_drivers() {
+    queues_due_ = false;
+    if (options_.once) return;
+    queue_drivers_.start_missing(store_, now(), clock_.steady_now(),
+                                 [this](const std::string& line) { log(line); });
   }
 
   // Workflow runs whose driver died get a new one (docs/workflows.md).
@@ -679,6 +691,7 @@ class Daemon {
       if (listener_ && fd == listener_->fd()) listener_->drain();
       notices_.readable(fd);
       admission_due_ = true;  // a command or another process changed something
+      queues_due_ = true;
     }
     for (pid_t pid : events.exited) note_exit(pid);
     if (events.clock_stepped) log("the wall clock was set; looking again");
@@ -754,6 +767,8 @@ class Daemon {
   std::vector<Launched> exited_runs_;         // whose supervisor exited
   DaemonResult result_;
   WorkflowDriverStarter drivers_{options_.location};
+  QueueDriverStarter queue_drivers_{options_.location};
+  bool queues_due_ = true;
 
   // Runners (docs/daemon.md, "Runners"): on a shared database only.
   bool scheduling_ = true;     // holds the lease; else a runner only

@@ -4,6 +4,7 @@
 #include "engine/planning.h"
 #include "engine/settling.h"
 #include "exec/recovery.h"
+#include "exec/worker_recovery.h"
 
 namespace orrery {
 namespace {
@@ -42,6 +43,13 @@ Result<TickReport> run_tick(Store& store, ProcessControl& processes, const TickS
                                   RecoveryOptions{}, settings.fence);
     if (!recovered) return recovered.error();
     log_recovery(*recovered, log);
+    // Workers of steps whose supervisor is gone wait on hold (docs/workers.md).
+    auto held = hold_stranded_workers(store, processes, times.now);
+    if (!held) return held.error();
+    if (*held > 0) {
+      log(std::to_string(*held) + (*held == 1 ? " worker" : " workers") +
+          " put on hold: their step's supervisor is gone (orrery worker ls --state hold)");
+    }
   }
   if (steps.expire) {
     auto expired = store.expire_loops(times.now, settings.fence);

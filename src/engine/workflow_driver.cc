@@ -22,6 +22,7 @@
 #include "exec/store_watch.h"
 #include "exec/supervisor_start.h"
 #include "exec/wake.h"
+#include "exec/worker_recovery.h"
 #include "store/data_dir.h"
 #include "store/home_layout.h"
 
@@ -135,6 +136,11 @@ class Driver {
     }
     if (advance.finish) return true;
     for (const StepAttempt& orphan : orphans) {
+      if (!cancel && uses_worktree(spec_step(orphan.step_id).worktree)) {
+        auto allowed = worker_lets_go(orphan, now);
+        if (!allowed) return allowed.error();
+        if (!*allowed) continue;  // its worker waits on hold for a person
+      }
       if (auto reclaimed = reclaim(orphan, cancel); !reclaimed) return reclaimed.error();
     }
     auto cooling = cooling_accounts(progress->ready, now);
@@ -166,6 +172,28 @@ class Driver {
     if (!cooldowns) return cooldowns.error();
     for (const Cooldown& cooldown : *cooldowns) accounts.insert(cooldown.account);
     return accounts;
+  }
+
+  // Whether a step in a worktree whose attempt's supervisor died may run
+  // again (docs/workers.md, "Leases and hold"): not while its worker is held
+  // — stranded workers are put on hold first — until `worker resume` leases
+  // it for the next attempt.
+  Result<bool> worker_lets_go(const StepAttempt& orphan, TimeMs now) {
+    auto found = store_.find_worker(orphan.run_id, orphan.step_id);
+    if (!found) return found.error();
+    if (!found->has_value()) return true;  // it died before it made one
+    auto worker = hold_if_stranded(store_, processes_, **found, now);
+    if (!worker) return worker.error();
+    switch (worker->state) {
+      case WorkerState::kLeased:
+        return worker->lease_owner.rfind(kResumeOwnerPrefix, 0) == 0;
+      case WorkerState::kStarting:
+      case WorkerState::kRunning:
+      case WorkerState::kHold:
+        return false;
+      default:
+        return true;
+    }
   }
 
   bool on_this_host(const StepAttempt& attempt) const {

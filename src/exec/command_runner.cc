@@ -96,6 +96,17 @@ class SystemCommands final : public CommandRunner {
 
 }  // namespace
 
+std::vector<EnvVar> process_environment() {
+  std::vector<EnvVar> env;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string text(*entry);
+    const size_t equals = text.find('=');
+    if (equals != std::string::npos)
+      env.emplace_back(text.substr(0, equals), text.substr(equals + 1));
+  }
+  return env;
+}
+
 CommandRunner& system_commands() {
   static SystemCommands commands;
   return commands;

@@ -50,4 +50,7 @@ class CommandRunner {
 
 CommandRunner& system_commands();
 
+// This process's environment, as pairs.
+std::vector<EnvVar> process_environment();
+
 }  // namespace orrery

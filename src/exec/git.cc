@@ -168,9 +168,9 @@ Status Git::add_worktree(const std::string& repo, const std::string& path,
                          const std::string& branch, const std::string& base) {
   auto exists = branch_exists(repo, branch);
   if (!exists) return exists.error();
-  auto added = *exists ? git_line(repo, {"worktree", "add", "--quiet", "--", path, branch})
-                       : git_line(repo, {"worktree", "add", "--quiet", "-b", branch, "--", path,
-                                         base});
+  auto added = *exists
+                   ? git_line(repo, {"worktree", "add", "--quiet", "--", path, branch})
+                   : git_line(repo, {"worktree", "add", "--quiet", "-b", branch, "--", path, base});
   if (!added) return added.error();
   return Ok{};
 }
@@ -235,6 +235,11 @@ Result<std::vector<std::string>> Git::changed_files(const std::string& repo,
   std::vector<std::string> files = split_nul(result->stdout_text);
   std::sort(files.begin(), files.end());
   return files;
+}
+
+Result<std::string> Git::merge_base(const std::string& repo, const std::string& a,
+                                    const std::string& b) {
+  return git_line(repo, {"merge-base", a, b});
 }
 
 Result<bool> Git::is_ancestor(const std::string& repo, const std::string& ancestor,

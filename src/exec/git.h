@@ -65,6 +65,9 @@ class Git {
   // The files changed between two commits, sorted.
   Result<std::vector<std::string>> changed_files(const std::string& repo, const std::string& from,
                                                  const std::string& to);
+  // The best common ancestor of two commits.
+  Result<std::string> merge_base(const std::string& repo, const std::string& a,
+                                 const std::string& b);
   // Whether `ancestor` is an ancestor of (or equal to) `commit`.
   Result<bool> is_ancestor(const std::string& repo, const std::string& ancestor,
                            const std::string& commit);

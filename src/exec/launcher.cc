@@ -86,10 +86,9 @@ Result<StartedSupervisor> SupervisorLauncher::exec_supervisor(const WorkLaunch& 
   const Claim& claim = work.claim;
   if (auto made = prepare_data_dir(dir); !made)
     return fail_unstarted(ledger_, claim, made.error(), clock_.wall_now());
-  auto pid =
-      start_supervisor(exec_launch(location_, work_kind_traits(claim.kind).supervisor_command,
-                                   claim.id, claim.token, RunDirectory(dir).supervisor_log(),
-                                          work.detach));
+  auto pid = start_supervisor(
+      exec_launch(location_, work_kind_traits(claim.kind).supervisor_command, claim.id, claim.token,
+                  RunDirectory(dir).supervisor_log(), work.detach));
   if (!pid) return fail_unstarted(ledger_, claim, pid.error(), clock_.wall_now());
   const StartedSupervisor started{*pid, -1, process_start_time(*pid)};
   // Recorded before the supervisor records anything itself, so that one
@@ -115,6 +114,19 @@ Status start_detached_driver(const StoreLocation& location, const std::string& r
   if (auto made = prepare_data_dir(layout.workflow_run(run_id)); !made) return made;
   auto started = start_supervisor(
       exec_launch(location, "drive-workflow", run_id, "", layout.driver_log(run_id), true));
+  if (!started) return started.error();
+  return Ok{};
+}
+
+Status start_detached_queue_driver(const StoreLocation& location, const std::string& repo,
+                                   const std::string& target) {
+  const HomeLayout layout(location.home);
+  const std::string dir = layout.worktrees() + "/queue";
+  if (auto made = prepare_data_dir(dir); !made) return made;
+  SupervisorLaunch launch =
+      exec_launch(location, "drive-queue", repo, "", dir + "/driver.log", true);
+  launch.extra_args = {"--target", target};
+  auto started = start_supervisor(launch);
   if (!started) return started.error();
   return Ok{};
 }

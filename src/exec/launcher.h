@@ -93,4 +93,10 @@ Status start_in_work_log(const std::string& dir);
 // process drives (its output goes to the run's driver.log).
 Status start_detached_driver(const StoreLocation& location, const std::string& run_id);
 
+// Starts `orrery drive-queue REPO --target BRANCH` in a new session, for a
+// merge queue with work and no driver (its output goes to
+// <home>/worktrees/queue/driver.log).
+Status start_detached_queue_driver(const StoreLocation& location, const std::string& repo,
+                                   const std::string& target);
+
 }  // namespace orrery

@@ -27,6 +27,7 @@
 #include "core/usage_limit.h"
 #include "exec/claim_keeper.h"
 #include "exec/clock.h"
+#include "exec/command_runner.h"
 #include "exec/log_file.h"
 #include "exec/process_identity.h"
 #include "exec/spawn.h"
@@ -38,8 +39,6 @@
 #include "store/home_layout.h"
 #include "store/regular_file.h"
 #include "store/secrets.h"
-
-extern char** environ;
 
 namespace orrery {
 namespace {
@@ -67,17 +66,6 @@ Clock::time_point plus(Clock::time_point t, DurationMs ms) {
   const auto room = std::chrono::duration_cast<milliseconds>(Clock::time_point::max() - t);
   if (ms < 0) ms = 0;
   return ms >= room.count() ? Clock::time_point::max() : t + milliseconds(ms);
-}
-
-std::vector<EnvVar> inherited_environment() {
-  std::vector<EnvVar> env;
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    const std::string text(*entry);
-    const size_t equals = text.find('=');
-    if (equals != std::string::npos)
-      env.emplace_back(text.substr(0, equals), text.substr(equals + 1));
-  }
-  return env;
 }
 
 // One output stream: its pipe, its log file, its scrubber and stored tail.
@@ -141,8 +129,7 @@ class Supervision {
     placed.cwd = cwd_;  // an agent is told its directory too
     auto invocation = invocation_of(placed);
     if (!invocation) return conclude_failed(invocation.error().message);
-    auto spawned =
-        spawn_in_group(invocation->argv, environment_, cwd_, invocation->stdin_text);
+    auto spawned = spawn_in_group(invocation->argv, environment_, cwd_, invocation->stdin_text);
     if (!spawned) return conclude_failed(spawned.error().message);
     // The record exists before the target can run (docs/execution.md).
     SpawnedProcess held = *spawned;
@@ -182,7 +169,7 @@ class Supervision {
           return marked;
       }
     }
-    auto prepared = setup_(inherited_environment());
+    auto prepared = setup_(process_environment());
     if (!prepared) return prepared.error();
     for (std::string& known : orrery_known_secrets(prepared->environment))
       prepared->secret_values.push_back(std::move(known));
@@ -268,7 +255,8 @@ class Supervision {
     if (beat == ClaimKeeper::Beat::kLost || beat == ClaimKeeper::Beat::kExpired) {
       stop({RunStatus::kFailed, keeper_.lost_reason().message});
     } else if (beat == ClaimKeeper::Beat::kRenewed && job_.on_beat) {
-      if (auto beat_ok = job_.on_beat(); !beat_ok) stop({RunStatus::kFailed, beat_ok.error().message});
+      if (auto beat_ok = job_.on_beat(); !beat_ok)
+        stop({RunStatus::kFailed, beat_ok.error().message});
     }
   }
 

@@ -84,6 +84,7 @@ Result<pid_t> start_supervisor(const SupervisorLaunch& launch) {
   args.insert(args.end(), launch.global_args.begin(), launch.global_args.end());
   args.insert(args.end(),
               {launch.command, launch.run_id, "--token-fd", std::to_string(token.read)});
+  args.insert(args.end(), launch.extra_args.begin(), launch.extra_args.end());
   std::vector<char*> argv;
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);

@@ -32,6 +32,8 @@ struct SupervisorLaunch {
   // The internal command: supervise (a run), supervise-step (a step's
   // attempt) or drive-workflow (a workflow run's driver; no token).
   std::string command = "supervise";
+  // Arguments after the id (drive-queue: --target BRANCH).
+  std::vector<std::string> extra_args;
 };
 
 // The supervisor's pid once it has exec'd.

@@ -132,7 +132,8 @@ Status WorkerRun::lease(Worker& worker, TimeMs now) {
   }
   worker_ = worker;
   if (worker.state != WorkerState::kLeased) {
-    if (auto leased = move(WorkerState::kLeased, "attempt " + std::to_string(attempt_.attempt), now);
+    if (auto leased =
+            move(WorkerState::kLeased, "attempt " + std::to_string(attempt_.attempt), now);
         !leased)
       return leased;
   }
@@ -196,36 +197,54 @@ void WorkerRun::finish(RunOutcome& outcome, TimeMs now) {
   hold(reason, now);
 }
 
-void WorkerRun::report(RunOutcome& outcome, TimeMs now) {
-  const Worker& worker = *worker_;
-  const auto fail = [&](const std::string& why) {
-    hold(why, now);
-    outcome.status = RunStatus::kFailed;
-    outcome.error = why + " (worker " + worker.id + " is on hold)";
-  };
-  if (attempt_.settings.commit == CommitMode::kAuto) {
-    const std::string message = "orrery: workflow " + attempt_.workflow_name + ", run " +
-                                attempt_.run_id.substr(0, 12) + ", step " + attempt_.step_id;
-    if (auto committed = git_.commit_all(worker.worktree_path, message); !committed)
-      return fail("what the step left could not be committed: " + committed.error().message);
+Result<WorkerResult> inspect_worktree(Git& git, const Worker& worker, const StepWorktree& settings,
+                                      const std::string& message) {
+  if (settings.commit == CommitMode::kAuto) {
+    if (auto committed = git.commit_all(worker.worktree_path, message); !committed) {
+      return Error{committed.error().code,
+                   "what the step left could not be committed: " + committed.error().message};
+    }
   }
-  auto head = git_.commit_of(worker.worktree_path, "HEAD");
-  if (!head) return fail("the worktree's HEAD cannot be read: " + head.error().message);
-  auto changed = git_.changed_files(worker.repo, worker.base_revision, *head);
-  if (!changed) return fail("the changed files cannot be listed: " + changed.error().message);
+  auto head = git.commit_of(worker.worktree_path, "HEAD");
+  if (!head)
+    return Error{head.error().code, "the worktree's HEAD cannot be read: " + head.error().message};
+  auto changed = git.changed_files(worker.repo, worker.base_revision, *head);
+  if (!changed) {
+    return Error{changed.error().code,
+                 "the changed files cannot be listed: " + changed.error().message};
+  }
   if (!worker.allowed_files.empty()) {
     const std::vector<std::string> outside = files_outside(worker.allowed_files, *changed);
     if (!outside.empty())
-      return fail("changed files outside allowed_files: " + joined_list(outside, 20));
+      return conflict_error("changed files outside allowed_files: " + joined_list(outside, 20));
+  }
+  return WorkerResult{*head, *changed};
+}
+
+std::string report_message(const std::string& workflow, const std::string& run_id,
+                           const std::string& step_id) {
+  return "orrery: workflow " + workflow + ", run " + run_id.substr(0, 12) + ", step " + step_id;
+}
+
+void WorkerRun::report(RunOutcome& outcome, TimeMs now) {
+  const Worker& worker = *worker_;
+  auto result =
+      inspect_worktree(git_, worker, attempt_.settings,
+                       report_message(attempt_.workflow_name, attempt_.run_id, attempt_.step_id));
+  if (!result) {
+    hold(result.error().message, now);
+    outcome.status = RunStatus::kFailed;
+    outcome.error = result.error().message + " (worker " + worker.id + " is on hold)";
+    return;
   }
   WorkerChange change;
   change.worker_id = worker.id;
   change.from = WorkerState::kRunning;
   change.to = WorkerState::kReported;
   change.expected_owner = attempt_.dispatch_id;
-  change.final_revision = *head;
-  change.changed_files = *changed;
-  change.reason = std::to_string(changed->size()) + " files changed";
+  change.final_revision = result->head;
+  change.changed_files = result->changed_files;
+  change.reason = std::to_string(result->changed_files.size()) + " files changed";
   auto reported = workers_.change_worker(change, now);
   if (!reported) {
     outcome.status = RunStatus::kFailed;
@@ -258,9 +277,10 @@ Result<MergeEntry> merge_entry_for(MergeQueue& queue, const Worker& worker,
   if (target.empty() && config->has_value()) target = (*config)->target;
   if (target.empty()) target = worker.base_branch;
   if (target.empty()) {
-    return usage_error("no target branch for the merge queue: the base was not a branch; set "
-                       "target_branch on the step or orrery queue config " +
-                       worker.repo + " --target BRANCH");
+    return usage_error(
+        "no target branch for the merge queue: the base was not a branch; set "
+        "target_branch on the step or orrery queue config " +
+        worker.repo + " --target BRANCH");
   }
   MergeEntry entry;
   entry.worker_id = worker.id;

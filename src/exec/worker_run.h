@@ -78,6 +78,19 @@ class WorkerRun {
   bool enqueued_ = false;
 };
 
+// What a worker's worktree holds once its step is done: HEAD (after
+// committing what was left, with commit: auto) and the files changed since
+// the base. A change outside allowed_files is a conflict listing the files.
+struct WorkerResult {
+  std::string head;
+  std::vector<std::string> changed_files;
+};
+Result<WorkerResult> inspect_worktree(Git& git, const Worker& worker, const StepWorktree& settings,
+                                      const std::string& message);
+// The message of orrery's commit of what a step left.
+std::string report_message(const std::string& workflow, const std::string& run_id,
+                           const std::string& step_id);
+
 // The merge queue entry of a reported worker: its target branch is the
 // step's target_branch, else the queue's (`queue config --target`), else the
 // branch its base came from; none of them is an error saying so.

@@ -1,0 +1,353 @@
+#include "engine/merge_driver.h"
+
+#include <filesystem>
+
+#include "core/json_text_list.h"
+#include "core/scrubber.h"
+#include "core/text.h"
+#include "exec/git.h"
+#include "store/data_dir.h"
+#include "store/home_layout.h"
+
+namespace orrery {
+namespace {
+
+std::string short_commit(const std::string& commit) { return commit.substr(0, 12); }
+
+std::string listed(const std::vector<std::string>& items) {
+  std::string text;
+  for (size_t i = 0; i < items.size() && i < 20; ++i) text += (i ? ", " : "") + items[i];
+  if (items.size() > 20) text += " and " + std::to_string(items.size() - 20) + " more";
+  return text;
+}
+
+class QueueDriver {
+ public:
+  QueueDriver(Store& store, const QueueKey& queue, const MergeDriverOptions& options)
+      : store_(store),
+        queue_(queue),
+        options_(options),
+        commands_(options.commands != nullptr ? *options.commands : system_commands()),
+        clock_(options.clock != nullptr ? *options.clock : real_clock()),
+        git_(commands_, options.env) {}
+
+  Result<int> drive() {
+    int ended = 0;
+    while (true) {
+      auto held = store_.lease_queue(queue_, options_.driver, lease_ms(), now());
+      if (!held) return held.error();
+      if (!*held) return ended;  // another driver has it
+      auto next = next_entry();
+      if (!next) return next.error();
+      if (!next->has_value()) break;
+      if (auto done = process(**next); !done) return done.error();
+      ++ended;
+    }
+    (void)store_.lease_queue(queue_, options_.driver, 0, now());
+    return ended;
+  }
+
+ private:
+  TimeMs now() const { return clock_.wall_now(); }
+  DurationMs lease_ms() const { return options_.verify_timeout_ms + 5 * 60 * 1000; }
+
+  // The queue's head: waiting entries in order; a ready one left by a driver
+  // that stopped goes back to waiting first (verified again from scratch).
+  Result<std::optional<MergeEntry>> next_entry() {
+    MergeFilter filter;
+    filter.repo = queue_.repo;
+    filter.limit = 10000;
+    auto entries = store_.list_merge_entries(filter);
+    if (!entries) return entries.error();
+    for (const MergeEntry& entry : *entries) {
+      if (entry.target != queue_.target || entry.state != MergeState::kReady) continue;
+      if (auto back = give_back(entry); !back) return back.error();
+    }
+    entries = store_.list_merge_entries(filter);
+    if (!entries) return entries.error();
+    for (const MergeEntry& entry : *entries) {
+      if (entry.target == queue_.target && entry.state == MergeState::kWaiting)
+        return std::optional<MergeEntry>(entry);
+    }
+    return std::optional<MergeEntry>();
+  }
+
+  Status give_back(const MergeEntry& entry) {
+    MergeChange change;
+    change.entry_id = entry.id;
+    change.from = MergeState::kReady;
+    change.to = MergeState::kWaiting;
+    change.reason = "its driver " + entry.driver + " stopped; it is verified again";
+    auto worker = store_.get_worker(entry.worker_id);
+    if (!worker) return worker.error();
+    if (worker->has_value() && ((*worker)->state == WorkerState::kVerifying ||
+                                (*worker)->state == WorkerState::kMergeReady)) {
+      change.worker = worker_change(**worker, WorkerState::kReported, change.reason);
+    }
+    auto changed = store_.change_merge_entry(change, now());
+    if (!changed) return changed.error();
+    return Ok{};
+  }
+
+  WorkerChange worker_change(const Worker& worker, WorkerState to, const std::string& reason) {
+    WorkerChange change;
+    change.worker_id = worker.id;
+    change.from = worker.state;
+    change.to = to;
+    change.lease_owner = options_.driver;
+    change.lease_ms = lease_ms();
+    change.reason = reason;
+    return change;
+  }
+
+  Status process(const MergeEntry& waiting) {
+    auto worker = store_.get_worker(waiting.worker_id);
+    if (!worker) return worker.error();
+    if (!worker->has_value() || (*worker)->state != WorkerState::kReported) {
+      const std::string state = worker->has_value() ? worker_state_name((*worker)->state) : "gone";
+      return end(waiting, MergeState::kWaiting, MergeState::kRejected,
+                 "its worker is " + state + ", not reported", std::nullopt);
+    }
+    Worker current = **worker;
+    auto config = store_.queue_config(queue_.repo);
+    if (!config) return config.error();
+    std::string verify = waiting.verify.command;
+    if (verify.empty() && config->has_value()) verify = (*config)->verify;
+    if (verify.empty()) {
+      return end(waiting, MergeState::kWaiting, MergeState::kRejected,
+                 "no verification command: a merge is never unverified by default; set verify: on "
+                 "the step or orrery queue config " +
+                     queue_.repo + " --verify CMD (--verify none to merge unverified)",
+                 worker_change(current, WorkerState::kHold, ""));
+    }
+    const MergeStrategy strategy = waiting.strategy.value_or(
+        config->has_value() ? (*config)->strategy : MergeStrategy::kRebase);
+    MergeChange take;
+    take.entry_id = waiting.id;
+    take.from = MergeState::kWaiting;
+    take.to = MergeState::kReady;
+    take.driver = options_.driver;
+    take.worker = worker_change(current, WorkerState::kVerifying, "verifying on " + queue_.target);
+    auto taken = store_.change_merge_entry(take, now());
+    if (!taken) return taken.error();
+    current.state = WorkerState::kVerifying;
+    current.lease_owner = options_.driver;
+    return verify_and_merge(*taken, current, verify, strategy);
+  }
+
+  Status verify_and_merge(const MergeEntry& entry, Worker worker, const std::string& verify,
+                          MergeStrategy strategy) {
+    const std::string scratch = HomeLayout(options_.home).queue_scratch(entry.id);
+    for (int round = 0; round < kMaxTipMoves; ++round) {
+      auto tip = git_.commit_of(queue_.repo, "refs/heads/" + queue_.target);
+      if (!tip) {
+        return end(entry, MergeState::kReady, MergeState::kRejected,
+                   "the target branch " + queue_.target + " cannot be read: " + tip.error().message,
+                   worker_change(worker, WorkerState::kHold, ""));
+      }
+      auto combined = combine_in_scratch(entry, scratch, *tip, strategy);
+      if (!combined) {
+        remove_scratch(scratch);
+        return end(entry, MergeState::kReady, MergeState::kRejected, combined.error().message,
+                   worker_change(worker, WorkerState::kHold, ""));
+      }
+      if (combined->conflict) {
+        remove_scratch(scratch);
+        MergeChange change =
+            ending(entry, MergeState::kConflict,
+                   "conflict with " + queue_.target + " at " + short_commit(*tip) + " in " +
+                       listed(combined->conflict_files) + "; branch " + worker.branch +
+                       " is kept: fix it there, then orrery " + "queue retry " + entry.id);
+        change.parent_revision = *tip;
+        change.conflict_files_json = text_list_json(combined->conflict_files);
+        change.worker = worker_change(worker, WorkerState::kHold, change.reason);
+        return apply(change);
+      }
+      VerifyRecord record = run_verification(verify, scratch, entry, combined->commit);
+      if (record.exit_code != 0) {
+        remove_scratch(scratch);
+        MergeChange change =
+            ending(entry, MergeState::kRejected,
+                   "verification failed (" +
+                       (record.exit_code ? "exit status " + std::to_string(*record.exit_code)
+                                         : std::string("killed or timed out")) +
+                       "): " + verify + "; " + queue_.target + " is untouched, branch " +
+                       worker.branch + " is kept");
+        change.parent_revision = *tip;
+        change.verify = record;
+        change.worker = worker_change(worker, WorkerState::kHold, change.reason);
+        return apply(change);
+      }
+      auto ready = store_.change_worker(
+          worker_change(worker, WorkerState::kMergeReady, "verified on " + short_commit(*tip)),
+          now());
+      if (!ready) return ready.error();
+      worker = *ready;
+      auto moved = move_target(entry, worker, *tip, combined->commit, record);
+      if (!moved) return moved.error();
+      if (*moved) {
+        remove_scratch(scratch);
+        return Ok{};
+      }
+      // The target moved while it was verified: verify again on the new tip.
+      remove_scratch(scratch);
+      auto again = store_.change_worker(
+          worker_change(worker, WorkerState::kVerifying,
+                        queue_.target + " moved from " + short_commit(*tip) +
+                            " during verification; verified again on the new tip"),
+          now());
+      if (!again) return again.error();
+      worker = *again;
+    }
+    return end(entry, MergeState::kReady, MergeState::kRejected,
+               queue_.target + " moved " + std::to_string(kMaxTipMoves) +
+                   " times during verification; orrery queue retry " + entry.id + " tries again",
+               worker_change(worker, WorkerState::kHold, ""));
+  }
+
+  Result<Combined> combine_in_scratch(const MergeEntry& entry, const std::string& scratch,
+                                      const std::string& tip, MergeStrategy strategy) {
+    remove_scratch(scratch);
+    if (auto made = prepare_data_dir(HomeLayout(options_.home).worktrees() + "/queue"); !made)
+      return made.error();
+    if (auto added = git_.add_detached_worktree(queue_.repo, scratch, tip); !added)
+      return added.error();
+    // From where the candidate and the tip part: its base, or later when the
+    // branch was brought up to date by hand.
+    auto base = git_.merge_base(queue_.repo, tip, entry.candidate_revision);
+    if (!base) return base.error();
+    return git_.combine(
+        scratch, tip, *base, entry.candidate_revision, strategy,
+        "orrery: merge queue entry " + entry.id.substr(0, 12) + " onto " + queue_.target);
+  }
+
+  VerifyRecord run_verification(const std::string& verify, const std::string& scratch,
+                                const MergeEntry& entry, const std::string& commit) {
+    VerifyRecord record;
+    record.command = verify;
+    auto tree = git_.tree_of(scratch, commit);
+    record.tree = tree ? *tree : "";
+    if (verify == kVerifyNone) {
+      record.exit_code = 0;
+      record.duration_ms = 0;
+      return record;
+    }
+    CommandRequest request;
+    request.argv = {"/bin/sh", "-c", verify};
+    request.env = git_environment(options_.env);
+    request.env.push_back({"ORRERY_QUEUE_ENTRY", entry.id});
+    request.env.push_back({"ORRERY_QUEUE_REPO", queue_.repo});
+    request.env.push_back({"ORRERY_QUEUE_TARGET", queue_.target});
+    request.env.push_back({"ORRERY_CANDIDATE", commit});
+    request.cwd = scratch;
+    request.timeout_ms = options_.verify_timeout_ms;
+    request.max_stdout = 0;
+    auto result = commands_.run(request);
+    if (!result) {
+      record.output_tail = result.error().message;
+      return record;
+    }
+    if (!result->timed_out && result->signal == 0) record.exit_code = result->exit_code;
+    record.duration_ms = result->duration_ms;
+    record.output_tail = Scrubber().scrub(storable_text(result->tail));
+    if (result->timed_out) record.output_tail += "\n(orrery: the verification timed out)";
+    return record;
+  }
+
+  // Moves the target from `tip` to `commit`; false when it had moved.
+  Result<bool> move_target(const MergeEntry& entry, const Worker& worker, const std::string& tip,
+                           const std::string& commit, const VerifyRecord& record) {
+    auto checkout = git_.checkout_of(queue_.repo, queue_.target);
+    if (!checkout) return checkout.error();
+    bool moved = false;
+    if (checkout->has_value()) {
+      auto dirty = git_.dirty(**checkout);
+      if (!dirty) return dirty.error();
+      if (*dirty) {
+        MergeChange change = ending(
+            entry, MergeState::kRejected,
+            "the checkout " + **checkout + " has uncommitted changes on " + queue_.target +
+                "; orrery never overwrites them: commit or stash them, then orrery queue retry " +
+                entry.id);
+        change.parent_revision = tip;
+        change.verify = record;
+        change.worker = worker_change(worker, WorkerState::kHold, change.reason);
+        if (auto applied = apply(change); !applied) return applied.error();
+        return true;
+      }
+      auto head = git_.commit_of(**checkout, "HEAD");
+      if (!head) return head.error();
+      if (*head == tip) {
+        auto forwarded = git_.fast_forward_checkout(**checkout, commit);
+        if (!forwarded) return forwarded.error();
+        moved = *forwarded;
+      }
+    } else {
+      auto swapped = git_.swap_branch(queue_.repo, queue_.target, commit, tip);
+      if (!swapped) return swapped.error();
+      moved = *swapped;
+    }
+    if (!moved) return false;
+    MergeChange change = ending(entry, MergeState::kMerged,
+                                "merged onto " + queue_.target + " at " + short_commit(commit));
+    change.parent_revision = tip;
+    change.merge_commit = commit;
+    change.verify = record;
+    change.worker = worker_change(worker, WorkerState::kMerged, change.reason);
+    if (auto applied = apply(change); !applied) return applied.error();
+    // The work is on the target now: the worker's worktree and branch go.
+    (void)git_.remove_worktree(queue_.repo, worker.worktree_path);
+    (void)git_.delete_branch(queue_.repo, worker.branch);
+    return true;
+  }
+
+  MergeChange ending(const MergeEntry& entry, MergeState to, const std::string& reason) {
+    MergeChange change;
+    change.entry_id = entry.id;
+    change.from = entry.state;
+    change.to = to;
+    change.driver = options_.driver;
+    change.reason = reason;
+    return change;
+  }
+
+  Status end(const MergeEntry& entry, MergeState from, MergeState to, const std::string& reason,
+             std::optional<WorkerChange> worker) {
+    MergeChange change = ending(entry, to, reason);
+    change.from = from;
+    if (worker) {
+      worker->reason = reason;
+      change.worker = *worker;
+    }
+    return apply(change);
+  }
+
+  Status apply(const MergeChange& change) {
+    auto applied = store_.change_merge_entry(change, now());
+    if (!applied) return applied.error();
+    return Ok{};
+  }
+
+  void remove_scratch(const std::string& scratch) {
+    (void)git_.remove_worktree(queue_.repo, scratch);
+    std::error_code ignored;
+    std::filesystem::remove_all(scratch, ignored);
+  }
+
+  Store& store_;
+  QueueKey queue_;
+  const MergeDriverOptions& options_;
+  CommandRunner& commands_;
+  Clock& clock_;
+  Git git_;
+};
+
+}  // namespace
+
+Result<int> drive_merge_queue(Store& store, const QueueKey& queue,
+                              const MergeDriverOptions& options) {
+  QueueDriver driver(store, queue, options);
+  return driver.drive();
+}
+
+}  // namespace orrery

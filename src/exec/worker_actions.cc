@@ -1,0 +1,215 @@
+#include "exec/worker_actions.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "exec/worker_recovery.h"
+#include "exec/worker_run.h"
+
+namespace orrery {
+namespace {
+
+constexpr DurationMs kResumeLeaseMs = 10 * 60 * 1000;
+
+Result<std::optional<MergeEntry>> entry_of(Store& store, const Worker& worker) {
+  MergeFilter filter;
+  filter.repo = worker.repo;
+  filter.limit = 10000;
+  auto entries = store.list_merge_entries(filter);
+  if (!entries) return entries.error();
+  for (const MergeEntry& entry : *entries) {
+    if (entry.worker_id == worker.id) return std::optional<MergeEntry>(entry);
+  }
+  return std::optional<MergeEntry>();
+}
+
+// hold → reported, with what the worktree holds now.
+Result<WorkerChange> report_change(Git& git, const Worker& worker, const WorkerStep& step) {
+  if (!std::filesystem::is_directory(worker.worktree_path)) {
+    return not_found_error("worker " + worker.id + "'s worktree " + worker.worktree_path +
+                           " is gone; orrery worker discard " + worker.id + " removes the rest");
+  }
+  auto result =
+      inspect_worktree(git, worker, step.spec.worktree,
+                       report_message(step.run.workflow_name, step.run.id, worker.step_id));
+  if (!result) return result.error();
+  WorkerChange change;
+  change.worker_id = worker.id;
+  change.from = WorkerState::kHold;
+  change.to = WorkerState::kReported;
+  change.final_revision = result->head;
+  change.changed_files = result->changed_files;
+  change.reason = "reported again by a person: " + std::to_string(result->changed_files.size()) +
+                  " files changed";
+  return change;
+}
+
+}  // namespace
+
+Result<WorkerStep> step_of(Store& store, const Worker& worker) {
+  auto run = store.get_workflow_run(worker.workflow_run_id);
+  if (!run) return run.error();
+  if (!run->has_value()) {
+    return not_found_error("the workflow run " + worker.workflow_run_id + " of worker " +
+                           worker.id + " is gone");
+  }
+  WorkerStep found;
+  found.run = **run;
+  auto workflow = store.get_workflow(found.run.workflow_id);
+  if (!workflow) return workflow.error();
+  if (!workflow->has_value())
+    return not_found_error("the workflow of worker " + worker.id + " is gone");
+  const auto& steps = (*workflow)->spec.steps;
+  auto spec = std::find_if(steps.begin(), steps.end(),
+                           [&](const WorkflowStep& step) { return step.id == worker.step_id; });
+  if (spec == steps.end()) return not_found_error("the step of worker " + worker.id + " is gone");
+  found.spec = *spec;
+  auto runs = store.list_step_runs(found.run.id);
+  if (!runs) return runs.error();
+  for (const StepRun& step : *runs) {
+    if (step.step_id == worker.step_id) found.step = step;
+  }
+  return found;
+}
+
+Result<Resumed> resume_worker(Store& store, Git& git, const Worker& worker, const std::string& who,
+                              TimeMs now) {
+  if (worker.state != WorkerState::kHold) {
+    return conflict_error("worker " + worker.id + " is " + worker_state_name(worker.state) +
+                          "; only a worker on hold is resumed");
+  }
+  auto step = step_of(store, worker);
+  if (!step) return step.error();
+  if (step->step && step->step->status == StepStatus::kRunning) {
+    WorkerChange change;
+    change.worker_id = worker.id;
+    change.from = WorkerState::kHold;
+    change.to = WorkerState::kLeased;
+    change.lease_owner = std::string(kResumeOwnerPrefix) + who;
+    change.lease_ms = kResumeLeaseMs;
+    change.reason = "resumed by " + who + ": the step runs again in its worktree";
+    auto leased = store.change_worker(change, now);
+    if (!leased) return leased.error();
+    return Resumed::kRunsAgain;
+  }
+  auto entry = entry_of(store, worker);
+  if (!entry) return entry.error();
+  if (entry->has_value() &&
+      ((*entry)->state == MergeState::kConflict || (*entry)->state == MergeState::kRejected)) {
+    auto retried = retry_entry(store, git, **entry, now);
+    if (!retried) return retried.error();
+    return Resumed::kQueued;
+  }
+  auto change = report_change(git, worker, *step);
+  if (!change) return change.error();
+  auto reported = store.change_worker(*change, now);
+  if (!reported) return reported.error();
+  if (step->spec.worktree.merge != MergeMode::kQueue || entry->has_value())
+    return Resumed::kReported;
+  auto queued = enqueue_worker(store, *reported, now);
+  if (!queued) return queued.error();
+  return Resumed::kQueued;
+}
+
+Status discard_worker(Store& store, Git& git, const Worker& worker, TimeMs now) {
+  if (is_leased(worker.state)) {
+    return conflict_error("worker " + worker.id + " is " + worker_state_name(worker.state) +
+                          ", held by " + worker.lease_owner +
+                          "; cancel its workflow run first (orrery workflow cancel " +
+                          worker.workflow_run_id + ")");
+  }
+  auto entry = entry_of(store, worker);
+  if (!entry) return entry.error();
+  if (!is_final(worker.state)) {
+    WorkerChange change;
+    change.worker_id = worker.id;
+    change.from = worker.state;
+    change.to = WorkerState::kCancelled;
+    change.reason = "discarded by a person";
+    const bool open_entry = entry->has_value() && ((*entry)->state == MergeState::kWaiting ||
+                                                   (*entry)->state == MergeState::kConflict);
+    if (open_entry) {
+      MergeChange drop;
+      drop.entry_id = (*entry)->id;
+      drop.from = (*entry)->state;
+      drop.to = MergeState::kRejected;
+      drop.reason = "its worker was discarded";
+      drop.worker = change;
+      if (auto dropped = store.change_merge_entry(drop, now); !dropped) return dropped.error();
+    } else if (auto cancelled = store.change_worker(change, now); !cancelled) {
+      return cancelled.error();
+    }
+  }
+  if (auto removed = git.remove_worktree(worker.repo, worker.worktree_path); !removed)
+    return removed;
+  std::error_code ignored;
+  std::filesystem::remove_all(worker.worktree_path, ignored);
+  return git.delete_branch(worker.repo, worker.branch);
+}
+
+Result<MergeEntry> enqueue_worker(Store& store, const Worker& worker, TimeMs now) {
+  if (worker.state != WorkerState::kReported) {
+    return conflict_error("worker " + worker.id + " is " + worker_state_name(worker.state) +
+                          "; only a reported worker enters the merge queue");
+  }
+  auto step = step_of(store, worker);
+  if (!step) return step.error();
+  auto entry = merge_entry_for(store, worker, step->spec.worktree);
+  if (!entry) return entry.error();
+  return store.enqueue_merge(*entry, now);
+}
+
+Result<MergeEntry> retry_entry(Store& store, Git& git, const MergeEntry& entry, TimeMs now) {
+  if (entry.state != MergeState::kConflict && entry.state != MergeState::kRejected) {
+    return conflict_error("queue entry " + entry.id + " is " + merge_state_name(entry.state) +
+                          "; only a conflict or a rejected entry is retried");
+  }
+  auto worker = store.get_worker(entry.worker_id);
+  if (!worker) return worker.error();
+  if (!worker->has_value()) return not_found_error("the worker of entry " + entry.id + " is gone");
+  MergeChange change;
+  change.entry_id = entry.id;
+  change.from = entry.state;
+  change.to = MergeState::kWaiting;
+  change.reason = "retried by a person";
+  if ((*worker)->state == WorkerState::kHold) {
+    auto step = step_of(store, **worker);
+    if (!step) return step.error();
+    auto report = report_change(git, **worker, *step);
+    if (!report) return report.error();
+    change.worker = *report;
+    change.candidate_revision = report->final_revision;
+  } else if ((*worker)->state == WorkerState::kReported) {
+    change.candidate_revision = (*worker)->final_revision;
+  } else {
+    return conflict_error("the worker of entry " + entry.id + " is " +
+                          worker_state_name((*worker)->state) +
+                          "; it cannot enter the queue again");
+  }
+  return store.change_merge_entry(change, now);
+}
+
+Result<MergeEntry> drop_entry(Store& store, const MergeEntry& entry, TimeMs now) {
+  if (entry.state != MergeState::kWaiting && entry.state != MergeState::kConflict) {
+    return conflict_error("queue entry " + entry.id + " is " + merge_state_name(entry.state) +
+                          "; only a waiting or a conflict entry is dropped");
+  }
+  MergeChange change;
+  change.entry_id = entry.id;
+  change.from = entry.state;
+  change.to = MergeState::kRejected;
+  change.reason = "dropped from the queue by a person";
+  auto worker = store.get_worker(entry.worker_id);
+  if (!worker) return worker.error();
+  if (worker->has_value() && (*worker)->state == WorkerState::kReported) {
+    WorkerChange hold;
+    hold.worker_id = (*worker)->id;
+    hold.from = WorkerState::kReported;
+    hold.to = WorkerState::kHold;
+    hold.reason = change.reason + " (entry " + entry.id + ")";
+    change.worker = hold;
+  }
+  return store.change_merge_entry(change, now);
+}
+
+}  // namespace orrery
