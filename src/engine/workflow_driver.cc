@@ -182,6 +182,9 @@ class Driver {
     auto found = store_.find_worker(orphan.run_id, orphan.step_id);
     if (!found) return found.error();
     if (!found->has_value()) return true;  // it died before it made one
+    // Nothing of the dead attempt goes on changing the worktree a person
+    // is to inspect.
+    if (on_this_host(orphan)) (void)kill_leftover_group(orphan.pgid, orphan.target, processes_);
     auto worker = hold_if_stranded(store_, processes_, **found, now);
     if (!worker) return worker.error();
     switch (worker->state) {

@@ -237,6 +237,23 @@ Result<std::vector<std::string>> Git::changed_files(const std::string& repo,
   return files;
 }
 
+Result<std::vector<std::string>> Git::worktree_changes(const std::string& worktree,
+                                                       const std::string& base) {
+  auto tracked = git(worktree, {"diff", "--name-only", "-z", "--no-renames", base, "--"});
+  if (!tracked) return tracked.error();
+  auto untracked = git(worktree, {"ls-files", "--others", "--exclude-standard", "-z"});
+  if (!untracked) return untracked.error();
+  if (!tracked->succeeded() || !untracked->succeeded()) {
+    return internal_error("the changes in " + worktree + " cannot be listed: " +
+                          visible(last_line(tracked->tail + untracked->tail)));
+  }
+  std::vector<std::string> files = split_nul(tracked->stdout_text);
+  for (std::string& file : split_nul(untracked->stdout_text)) files.push_back(std::move(file));
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  return files;
+}
+
 Result<std::string> Git::merge_base(const std::string& repo, const std::string& a,
                                     const std::string& b) {
   return git_line(repo, {"merge-base", a, b});

@@ -68,6 +68,10 @@ class Git {
   // The best common ancestor of two commits.
   Result<std::string> merge_base(const std::string& repo, const std::string& a,
                                  const std::string& b);
+  // The files a worktree holds changed against `base`: committed, staged,
+  // changed in the working tree or new (untracked, not ignored); sorted.
+  Result<std::vector<std::string>> worktree_changes(const std::string& worktree,
+                                                    const std::string& base);
   // Whether `ancestor` is an ancestor of (or equal to) `commit`.
   Result<bool> is_ancestor(const std::string& repo, const std::string& ancestor,
                            const std::string& commit);

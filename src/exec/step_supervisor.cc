@@ -165,7 +165,7 @@ Status supervise_step(Store& store, const StepSuperviseRequest& request, Env& en
     prepared.environment = inherited;
     if (uses_worktree(context->step.worktree)) {
       git.emplace(system_commands(), inherited);
-      worker.emplace(store, store, *git, worker_attempt(request, *context, job));
+      worker.emplace(store, store, store, *git, worker_attempt(request, *context, job));
       auto cwd = worker->prepare(job.target.cwd, wall_clock_now());
       if (!cwd) return cwd.error();
       prepared.cwd = *cwd;

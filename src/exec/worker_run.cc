@@ -2,6 +2,9 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <iterator>
+
 #include "core/git_names.h"
 #include "core/path_glob.h"
 #include "core/text.h"
@@ -38,8 +41,13 @@ std::string place_in_worktree(const std::string& dir, const std::string& top,
   return worktree;
 }
 
-WorkerRun::WorkerRun(WorkerBook& workers, MergeQueue& queue, Git& git, WorkerAttempt attempt)
-    : workers_(workers), queue_(queue), git_(git), attempt_(std::move(attempt)) {}
+WorkerRun::WorkerRun(WorkerBook& workers, MergeQueue& queue, WorkerOverlaps& overlaps, Git& git,
+                     WorkerAttempt attempt)
+    : workers_(workers),
+      queue_(queue),
+      overlaps_(overlaps),
+      git_(git),
+      attempt_(std::move(attempt)) {}
 
 Result<std::string> WorkerRun::prepare(const std::string& step_cwd, TimeMs now) {
   const StepWorktree& settings = attempt_.settings;
@@ -252,7 +260,43 @@ void WorkerRun::report(RunOutcome& outcome, TimeMs now) {
     return;
   }
   worker_ = std::move(*reported);
+  warn_of_overlaps(result->changed_files, now);
   if (attempt_.settings.merge == MergeMode::kQueue) enqueue(now);
+}
+
+// Before the worker goes to the queue: the other live workers of the
+// repository that changed some of the same files (a running one's changes
+// as its worktree holds them now) are named in both runs' journals. Best
+// effort: a warning that cannot be made does not stop the report.
+void WorkerRun::warn_of_overlaps(const std::vector<std::string>& changed, TimeMs now) {
+  if (changed.empty()) return;
+  WorkerFilter filter;
+  filter.repo = worker_->repo;
+  filter.limit = 1000;
+  auto workers = workers_.list_workers(filter);
+  if (!workers) return;
+  for (const Worker& other : *workers) {
+    if (other.id == worker_->id) continue;
+    std::vector<std::string> theirs;
+    if (other.state == WorkerState::kRunning) {
+      auto now_changed = git_.worktree_changes(other.worktree_path, other.base_revision);
+      if (!now_changed) continue;
+      theirs = std::move(*now_changed);
+    } else if (other.state == WorkerState::kReported || other.state == WorkerState::kVerifying ||
+               other.state == WorkerState::kMergeReady) {
+      theirs = other.changed_files;
+    } else {
+      continue;
+    }
+    std::vector<std::string> both;
+    std::set_intersection(changed.begin(), changed.end(), theirs.begin(), theirs.end(),
+                          std::back_inserter(both));
+    if (both.empty()) continue;
+    WorkerOverlap overlap{worker_->repo,    both,        worker_->workflow_run_id,
+                          worker_->step_id, worker_->id, other.workflow_run_id,
+                          other.step_id,    other.id};
+    (void)overlaps_.note_overlap(overlap, now);
+  }
 }
 
 void WorkerRun::enqueue(TimeMs now) {

@@ -24,6 +24,7 @@
 #include "store/claim_ledger.h"
 #include "store/merge_queue.h"
 #include "store/worker_book.h"
+#include "store/worker_overlaps.h"
 
 namespace orrery {
 
@@ -42,7 +43,8 @@ struct WorkerAttempt {
 
 class WorkerRun {
  public:
-  WorkerRun(WorkerBook& workers, MergeQueue& queue, Git& git, WorkerAttempt attempt);
+  WorkerRun(WorkerBook& workers, MergeQueue& queue, WorkerOverlaps& overlaps, Git& git,
+            WorkerAttempt attempt);
 
   // Leases the worker and readies its worktree; returns the directory the
   // target runs in: `step_cwd` itself when worktree is auto and the
@@ -68,9 +70,11 @@ class WorkerRun {
   void hold(const std::string& reason, TimeMs now);
   void report(RunOutcome& outcome, TimeMs now);
   void enqueue(TimeMs now);
+  void warn_of_overlaps(const std::vector<std::string>& changed, TimeMs now);
 
   WorkerBook& workers_;
   MergeQueue& queue_;
+  WorkerOverlaps& overlaps_;
   Git& git_;
   WorkerAttempt attempt_;
   std::optional<Worker> worker_;  // as this attempt last wrote it

@@ -21,6 +21,7 @@
 #include "store/slot_claims.h"
 #include "store/store_notices.h"
 #include "store/worker_book.h"
+#include "store/worker_overlaps.h"
 #include "store/workflow_catalog.h"
 #include "store/workflow_engine.h"
 #include "store/workflow_runs.h"
@@ -44,6 +45,7 @@ class Store : public LoopCatalog,
               public RunFeeds,
               public GoalBook,
               public WorkerBook,
-              public MergeQueue {};
+              public MergeQueue,
+              public WorkerOverlaps {};
 
 }  // namespace orrery

@@ -201,6 +201,8 @@ class SqlStore : public Store {
                            TimeMs now) override;
   Result<std::vector<QueueKey>> queues_with_work(TimeMs now) override;
 
+  Status note_overlap(const WorkerOverlap& overlap, TimeMs now) override;
+
   sql::Connection& connection() { return *db_; }
 
  private:
