@@ -1,0 +1,264 @@
+// The merge queue's driver (engine/merge_driver.h) over a real SQLite store
+// and real git repositories made here, without the binary: reported workers
+// are made in the store with real branches, and the driver is run in the
+// test's process. A CommandRunner between the driver and the system lets a
+// test act while the verification runs (a person's commit to the target).
+#include "engine/merge_driver.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <functional>
+
+#include "core/git_names.h"
+#include "exec/git.h"
+#include "store/home_layout.h"
+#include "store/sqlite/sqlite_store.h"
+#include "support/fake_clock.h"
+#include "support/fake_probe.h"
+#include "support/temp_dir.h"
+
+namespace orrery {
+namespace {
+
+using testing::FakeClock;
+
+constexpr TimeMs kNow = 1'800'000'000'000;
+const std::vector<EnvVar> kEnv = {{"PATH", "/usr/bin:/bin"}, {"HOME", "/nonexistent"}};
+
+// The system's commands, with a hook run before each verification.
+class HookedCommands final : public CommandRunner {
+ public:
+  Result<CommandResult> run(const CommandRequest& request) override {
+    if (request.argv.size() == 3 && request.argv[0] == "/bin/sh") {
+      ++verifications;
+      if (before_verify) before_verify();
+    }
+    return system_commands().run(request);
+  }
+  std::function<void()> before_verify;
+  int verifications = 0;
+};
+
+class MergeDriverTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto opened = SqliteStore::open({dir_.file("orrery.db"), sqlite::Synchronous::kNormal, 5000,
+                                     std::make_shared<testing::FakeProbe>(), kNow});
+    ASSERT_TRUE(opened.ok());
+    store_ = std::move(*opened);
+    repo_ = dir_.file("repo");
+    sh("git init --quiet -b main " + repo_ + " && git -C " + repo_ +
+       " config user.name P && git -C " + repo_ + " config user.email p@e");
+    write(repo_ + "/README", "one\ntwo\nthree\n");
+    sh("git -C " + repo_ + " add README && git -C " + repo_ + " commit --quiet -m first");
+    base_ = head("main");
+    options_.home = dir_.path();
+    options_.driver = "queue@test";
+    options_.env = kEnv;
+    options_.commands = &commands_;
+    options_.clock = &clock_;
+    QueueConfig config;
+    config.repo = repo_;
+    config.verify = "true";
+    ASSERT_TRUE(store_->configure_queue(config, kNow).ok());
+  }
+
+  static void sh(const std::string& line) { ASSERT_EQ(std::system(line.c_str()), 0) << line; }
+  static void write(const std::string& path, const std::string& text) {
+    std::ofstream(path) << text;
+  }
+  std::string head(const std::string& revision) {
+    auto commit = git_.commit_of(repo_, revision);
+    EXPECT_TRUE(commit.ok());
+    return commit ? *commit : "";
+  }
+
+  // A reported worker whose branch sets `file` to `text`, in the queue.
+  MergeEntry queued(const std::string& step, const std::string& file, const std::string& text,
+                    const std::string& verify = "") {
+    Worker worker;
+    worker.workflow_run_id = "run1";
+    worker.step_id = step;
+    worker.repo = repo_;
+    worker.branch = worker_branch("run1", step);
+    worker.worktree_path = HomeLayout(dir_.path()).worktree("run1", step);
+    worker.host = "h";
+    worker.base_revision = base_;
+    worker.base_branch = "main";
+    Worker made = *store_->create_worker(worker, kNow);
+    EXPECT_TRUE(git_.add_worktree(repo_, made.worktree_path, made.branch, base_).ok());
+    write(made.worktree_path + "/" + file, text);
+    EXPECT_TRUE(git_.commit_all(made.worktree_path, "step " + step).ok());
+    const std::string final_revision = *git_.commit_of(made.worktree_path, "HEAD");
+    for (auto [from, to] : {std::pair{WorkerState::kPlanned, WorkerState::kLeased},
+                            {WorkerState::kLeased, WorkerState::kStarting},
+                            {WorkerState::kStarting, WorkerState::kRunning},
+                            {WorkerState::kRunning, WorkerState::kReported}}) {
+      WorkerChange change;
+      change.worker_id = made.id;
+      change.from = from;
+      change.to = to;
+      change.lease_owner = "run1/" + step + "/1";
+      change.lease_ms = 60'000;
+      if (to == WorkerState::kReported) change.final_revision = final_revision;
+      EXPECT_TRUE(store_->change_worker(change, kNow).ok());
+    }
+    MergeEntry entry;
+    entry.worker_id = made.id;
+    entry.repo = repo_;
+    entry.target = "main";
+    entry.base_revision = base_;
+    entry.candidate_revision = final_revision;
+    entry.verify.command = verify;
+    clock_.advance(1);
+    return *store_->enqueue_merge(entry, clock_.wall_now());
+  }
+
+  MergeEntry entry(const std::string& id) { return *store_->resolve_merge_entry(id); }
+  Worker worker_of(const MergeEntry& entry) { return **store_->get_worker(entry.worker_id); }
+
+  int drive() {
+    auto driven = drive_merge_queue(*store_, {repo_, "main"}, options_);
+    EXPECT_TRUE(driven.ok()) << (driven ? "" : driven.error().message);
+    return driven ? *driven : -1;
+  }
+
+  TempDir dir_;
+  std::unique_ptr<Store> store_;
+  Git git_{system_commands(), kEnv};
+  HookedCommands commands_;
+  FakeClock clock_{kNow};
+  MergeDriverOptions options_;
+  std::string repo_;
+  std::string base_;
+};
+
+TEST_F(MergeDriverTest, EntriesMergeOneAtATimeInOrderEachOnTheLast) {
+  const MergeEntry a = queued("a", "a.txt", "a\n");
+  const MergeEntry b = queued("b", "b.txt", "b\n");
+  EXPECT_EQ(drive(), 2);
+  const MergeEntry first = entry(a.id);
+  const MergeEntry second = entry(b.id);
+  EXPECT_EQ(first.state, MergeState::kMerged);
+  EXPECT_EQ(second.state, MergeState::kMerged);
+  EXPECT_EQ(first.parent_revision, base_);
+  EXPECT_EQ(second.parent_revision, first.merge_commit);  // on top of the first
+  EXPECT_EQ(head("main"), second.merge_commit);
+  EXPECT_EQ(second.verify.command, "true");
+  EXPECT_EQ(second.verify.exit_code, 0);
+  EXPECT_EQ(second.verify.tree, *git_.tree_of(repo_, second.merge_commit));
+  EXPECT_EQ(worker_of(first).state, WorkerState::kMerged);
+  EXPECT_FALSE(std::filesystem::exists(worker_of(first).worktree_path));
+  EXPECT_FALSE(*git_.branch_exists(repo_, worker_of(first).branch));
+  EXPECT_FALSE(std::filesystem::exists(HomeLayout(dir_.path()).queue_scratch(a.id)));
+  // The checkout followed.
+  std::ifstream a_file(repo_ + "/a.txt");
+  EXPECT_TRUE(a_file.good());
+  // The queue's lease is given up once it is empty.
+  EXPECT_TRUE(*store_->lease_queue({repo_, "main"}, "someone-else", 1000, clock_.wall_now()));
+}
+
+TEST_F(MergeDriverTest, AConflictHoldsTheWorkerKeepsItsBranchAndLeavesTheTarget) {
+  const MergeEntry a = queued("a", "README", "one\nA\nthree\n");
+  const MergeEntry b = queued("b", "README", "one\nB\nthree\n");
+  drive();
+  const MergeEntry conflict = entry(b.id);
+  EXPECT_EQ(conflict.state, MergeState::kConflict);
+  EXPECT_EQ(conflict.conflict_files_json, "[\"README\"]");
+  EXPECT_EQ(head("main"), entry(a.id).merge_commit);
+  const Worker held = worker_of(conflict);
+  EXPECT_EQ(held.state, WorkerState::kHold);
+  EXPECT_TRUE(*git_.branch_exists(repo_, held.branch));
+  EXPECT_TRUE(std::filesystem::exists(held.worktree_path));
+}
+
+TEST_F(MergeDriverTest, AFailedVerificationRejectsWithTheOutputAndNoVerifyIsNeverASkip) {
+  const MergeEntry bad = queued("a", "a.txt", "a\n", "echo broken >&2; exit 7");
+  drive();
+  const MergeEntry rejected = entry(bad.id);
+  EXPECT_EQ(rejected.state, MergeState::kRejected);
+  EXPECT_EQ(rejected.verify.exit_code, 7);
+  EXPECT_NE(rejected.verify.output_tail.find("broken"), std::string::npos);
+  EXPECT_EQ(head("main"), base_);
+  EXPECT_EQ(worker_of(rejected).state, WorkerState::kHold);
+  // A queue with no command at all rejects rather than merging.
+  QueueConfig config;
+  config.repo = repo_;
+  ASSERT_TRUE(store_->configure_queue(config, kNow).ok());
+  const MergeEntry unverified = queued("b", "b.txt", "b\n");
+  drive();
+  EXPECT_EQ(entry(unverified.id).state, MergeState::kRejected);
+  EXPECT_EQ(commands_.verifications, 1);
+  EXPECT_EQ(head("main"), base_);
+}
+
+TEST_F(MergeDriverTest, ATipThatMovesDuringVerificationIsVerifiedAgainNeverOverwritten) {
+  const MergeEntry a = queued("a", "a.txt", "a\n");
+  std::string human;
+  commands_.before_verify = [&] {
+    if (!human.empty()) return;
+    write(repo_ + "/human.txt", "human\n");
+    sh("git -C " + repo_ + " add human.txt && git -C " + repo_ + " commit --quiet -m human");
+    human = head("main");
+  };
+  drive();
+  const MergeEntry merged = entry(a.id);
+  EXPECT_EQ(merged.state, MergeState::kMerged);
+  EXPECT_EQ(commands_.verifications, 2);
+  EXPECT_EQ(merged.parent_revision, human);
+  EXPECT_TRUE(*git_.is_ancestor(repo_, human, head("main")));
+}
+
+TEST_F(MergeDriverTest, ATargetNotCheckedOutMovesByCompareAndSwap) {
+  sh("git -C " + repo_ + " checkout --quiet --detach");
+  const MergeEntry a = queued("a", "a.txt", "a\n");
+  drive();
+  EXPECT_EQ(entry(a.id).state, MergeState::kMerged);
+  EXPECT_EQ(head("main"), entry(a.id).merge_commit);
+  EXPECT_EQ(head("HEAD"), base_);  // the detached checkout did not move
+}
+
+TEST_F(MergeDriverTest, EachStrategyMerges) {
+  for (MergeStrategy strategy :
+       {MergeStrategy::kMerge, MergeStrategy::kSquash, MergeStrategy::kRebase}) {
+    QueueConfig config;
+    config.repo = repo_;
+    config.verify = "true";
+    config.strategy = strategy;
+    ASSERT_TRUE(store_->configure_queue(config, kNow).ok());
+    const std::string step = merge_strategy_name(strategy);
+    const MergeEntry e = queued(step, step + ".txt", step + "\n");
+    drive();
+    EXPECT_EQ(entry(e.id).state, MergeState::kMerged) << step << ": " << entry(e.id).reason;
+    std::ifstream file(repo_ + "/" + step + ".txt");
+    EXPECT_TRUE(file.good()) << step;
+  }
+}
+
+TEST_F(MergeDriverTest, AnEntryLeftReadyByAStoppedDriverIsVerifiedAgain) {
+  const MergeEntry a = queued("a", "a.txt", "a\n");
+  // A driver took it and died (its lease runs out).
+  ASSERT_TRUE(*store_->lease_queue({repo_, "main"}, "queue@dead", 1000, clock_.wall_now()));
+  MergeChange take;
+  take.entry_id = a.id;
+  take.from = MergeState::kWaiting;
+  take.to = MergeState::kReady;
+  take.driver = "queue@dead";
+  WorkerChange verifying;
+  verifying.worker_id = a.worker_id;
+  verifying.from = WorkerState::kReported;
+  verifying.to = WorkerState::kVerifying;
+  verifying.lease_owner = "queue@dead";
+  verifying.lease_ms = 1000;
+  take.worker = verifying;
+  ASSERT_TRUE(store_->change_merge_entry(take, clock_.wall_now()).ok());
+  EXPECT_EQ(drive(), 0);  // the dead driver's lease still runs: nothing done
+  EXPECT_EQ(entry(a.id).state, MergeState::kReady);
+  clock_.advance(2000);
+  EXPECT_EQ(drive(), 1);
+  EXPECT_EQ(entry(a.id).state, MergeState::kMerged);
+}
+
+}  // namespace
+}  // namespace orrery
