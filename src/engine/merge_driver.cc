@@ -278,9 +278,23 @@ class QueueDriver {
       auto head = git_.commit_of(**checkout, "HEAD");
       if (!head) return head.error();
       if (*head == tip) {
-        auto forwarded = git_.fast_forward_checkout(**checkout, commit);
-        if (!forwarded) return forwarded.error();
-        moved = *forwarded;
+        auto refused = git_.fast_forward_checkout(**checkout, commit);
+        if (!refused) return refused.error();
+        moved = refused->empty();
+        auto after = git_.commit_of(**checkout, "HEAD");
+        if (!after) return after.error();
+        if (!moved && *after == tip) {  // refused for another reason than a new commit
+          MergeChange change = ending(
+              entry, MergeState::kRejected,
+              "the checkout " + **checkout + " refused the fast-forward (" + visible(*refused) +
+                  "); orrery never overwrites files there: move them, then orrery queue retry " +
+                  entry.id);
+          change.parent_revision = tip;
+          change.verify = record;
+          change.worker = worker_change(worker, WorkerState::kHold, change.reason);
+          if (auto applied = apply(change); !applied) return applied.error();
+          return true;
+        }
       }
     } else {
       auto swapped = git_.swap_branch(queue_.repo, queue_.target, commit, tip);

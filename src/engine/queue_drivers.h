@@ -20,7 +20,7 @@
 
 namespace orrery {
 
-inline constexpr std::chrono::milliseconds kQueueStartGapMs{5000};
+inline constexpr std::chrono::milliseconds kQueueStartGapMs{1000};
 
 class QueueDriverStarter {
  public:

@@ -326,11 +326,13 @@ Result<bool> Git::swap_branch(const std::string& repo, const std::string& branch
   return result->succeeded();
 }
 
-Result<bool> Git::fast_forward_checkout(const std::string& checkout,
-                                        const std::string& new_commit) {
+Result<std::string> Git::fast_forward_checkout(const std::string& checkout,
+                                               const std::string& new_commit) {
   auto result = git(checkout, {"merge", "--quiet", "--ff-only", new_commit});
   if (!result) return result.error();
-  return result->succeeded();
+  if (result->succeeded()) return std::string();
+  const std::string why = last_line(result->tail);
+  return why.empty() ? std::string("git merge --ff-only refused") : why;
 }
 
 }  // namespace orrery

@@ -88,10 +88,11 @@ class Git {
   // moved meanwhile.
   Result<bool> swap_branch(const std::string& repo, const std::string& branch,
                            const std::string& new_commit, const std::string& old_commit);
-  // Fast-forwards a clean checkout on `branch` to `new_commit` (its working
-  // tree and index follow); false when the branch is no longer an ancestor
-  // of new_commit.
-  Result<bool> fast_forward_checkout(const std::string& checkout, const std::string& new_commit);
+  // Fast-forwards a clean checkout to `new_commit` (its working tree and
+  // index follow): "" when done, else why git refused (the branch moved, or
+  // a file there would be overwritten).
+  Result<std::string> fast_forward_checkout(const std::string& checkout,
+                                            const std::string& new_commit);
 
  private:
   Result<CommandResult> git(const std::string& dir, std::vector<std::string> args);

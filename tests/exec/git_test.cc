@@ -146,7 +146,7 @@ TEST_F(GitTest, ACleanCheckoutFastForwardsAndADirtyOneIsSeen) {
   EXPECT_FALSE(ok(git_.dirty(repo_)));
   write(repo_ + "/untracked", "mine\n");  // untracked files do not count
   EXPECT_FALSE(ok(git_.dirty(repo_)));
-  EXPECT_TRUE(ok(git_.fast_forward_checkout(repo_, a)));
+  EXPECT_EQ(ok(git_.fast_forward_checkout(repo_, a)), "");
   EXPECT_EQ(read(repo_ + "/a.txt"), "a\n");
   EXPECT_EQ(read(repo_ + "/untracked"), "mine\n");
   write(repo_ + "/README", "edited by a person\n");
@@ -154,7 +154,7 @@ TEST_F(GitTest, ACleanCheckoutFastForwardsAndADirtyOneIsSeen) {
   // Not a fast-forward (a person committed on main): refused, nothing moves.
   sh("git -C " + repo_ + " commit --quiet -am person");
   const std::string b = worker_commit("b", "b.txt", "b\n");
-  EXPECT_FALSE(ok(git_.fast_forward_checkout(repo_, b)));
+  EXPECT_NE(ok(git_.fast_forward_checkout(repo_, b)), "");
   EXPECT_EQ(read(repo_ + "/README"), "edited by a person\n");
 }
 
