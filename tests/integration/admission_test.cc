@@ -132,10 +132,12 @@ TEST_F(Admission, ItemsAreAdmittedByEffectivePriorityThenAgeAndAgingLiftsAnOldLo
   const std::string log = tmp_ + "/order.log";
   workflow("work", "echo \"$ORRERY_ITEM_KEY\" >> " + log);
   json_of(
-      {"route", "add", "r", "--workflow", "work", "--max-running", "1", "--priority-aging", "1s"});
+      {"route", "add", "r", "--workflow", "work", "--max-running", "1", "--priority-aging", "10s"});
   json_of({"enqueue", "r", "--key", "old-low"});
-  // Ten minutes in the queue: raised by 600 at one a second.
-  exec_sql("UPDATE work_items SET queued_at = queued_at - 600000 WHERE item_key = 'old-low'");
+  // 100 minutes in the queue: raised by 600 at one each 10 s. (A slow rate,
+  // so that a loaded machine's seconds between the commands below do not
+  // lift one item over another.)
+  exec_sql("UPDATE work_items SET queued_at = queued_at - 6000000 WHERE item_key = 'old-low'");
   json_of({"enqueue", "r", "--key", "mid-older", "--priority", "2"});
   json_of({"enqueue", "r", "--key", "high", "--priority", "5"});
   json_of({"enqueue", "r", "--key", "mid-newer", "--priority", "2"});
