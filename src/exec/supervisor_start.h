@@ -33,7 +33,7 @@ struct SupervisorLaunch {
   // attempt) or drive-workflow (a workflow run's driver; no token).
   std::string command = "supervise";
   // Arguments after the id (drive-queue: --target BRANCH).
-  std::vector<std::string> extra_args;
+  std::vector<std::string> extra_args = {};
 };
 
 // The supervisor's pid once it has exec'd.

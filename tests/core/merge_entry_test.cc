@@ -45,7 +45,7 @@ TEST(MergeEntryTest, AVerificationCommandIsNeverEmptyAndIsOneLine) {
   EXPECT_TRUE(check_verify_command("make test", "--verify").ok());
   EXPECT_TRUE(check_verify_command("none", "--verify").ok());
   EXPECT_TRUE(check_verify_command("ctest\t-j2", "--verify").ok());
-  for (const std::string bad :
+  for (const std::string& bad :
        {std::string(), std::string("   "), std::string("\t"), std::string("make\ntest"),
         std::string("make\x1b[2Jtest"), std::string("a\x7f"), std::string("\xff\xfe"),
         std::string(kMaxVerifyCommandBytes + 1, 'x')}) {

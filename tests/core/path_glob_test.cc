@@ -73,7 +73,7 @@ TEST(PathGlobTest, FilesOutsideTheAllowedGlobsAreListedInOrder) {
 
 TEST(PathGlobTest, GlobsAreRelativeInsideTheRepositoryAndPrintable) {
   EXPECT_TRUE(check_glob("src/**", "allowed_files[0]").ok());
-  for (const std::string bad :
+  for (const std::string& bad :
        {std::string(), std::string("/etc/passwd"), std::string("../x"), std::string("a/../../b"),
         std::string("a\nb"), std::string("\xff"), std::string(kMaxGlobBytes + 1, 'a')}) {
     auto refused = check_glob(bad, "allowed_files[0]");

@@ -166,7 +166,9 @@ TEST_F(GitTest, GitIsNotPointedElsewhereByTheEnvironment) {
   for (const EnvVar& pair : env) {
     EXPECT_NE(pair.first, "GIT_DIR");
     EXPECT_NE(pair.first, "GIT_WORK_TREE");
-    if (pair.first == "LC_ALL") EXPECT_EQ(pair.second, "C");
+    if (pair.first == "LC_ALL") {
+      EXPECT_EQ(pair.second, "C");
+    }
   }
   Git pointed(system_commands(), {{"GIT_DIR", "/elsewhere"}, {"PATH", "/usr/bin:/bin"}});
   EXPECT_EQ(pointed.toplevel(repo_).value().value_or(""), repo_);

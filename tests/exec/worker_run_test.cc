@@ -15,6 +15,8 @@
 namespace orrery {
 namespace {
 
+using testing::TempDir;
+
 constexpr TimeMs kNow = 1'800'000'000'000;
 const std::vector<EnvVar> kEnv = {{"PATH", "/usr/bin:/bin"}, {"HOME", "/nonexistent"}};
 

@@ -5,6 +5,7 @@
 // defends, and queue entries that change together with their workers.
 // Every backend must pass it.
 #include "core/json_text_list.h"
+#include "core/text.h"
 #include "store/postgres/pg_connection.h"
 #include "store/sqlite/database.h"
 #include "store/workflow_conformance.h"
@@ -48,6 +49,16 @@ std::vector<S> path_to(S state) {
       return {S::kCancelled};
   }
   return {};
+}
+
+MergeChange change_of(const std::string& id, MergeState from, MergeState to,
+                      const std::string& driver = "") {
+  MergeChange change;
+  change.entry_id = id;
+  change.from = from;
+  change.to = to;
+  change.driver = driver;
+  return change;
 }
 
 class WorkersStore : public StoreConformance {
@@ -112,7 +123,7 @@ class WorkersStore : public StoreConformance {
       EXPECT_TRUE(db.ok());
       return db ? std::move(*db) : nullptr;
     }
-    auto db = PgConnection::open(place_.database->url(), "test", 5000);
+    auto db = postgres::PgConnection::open(place_.database->url(), "test", 5000);
     EXPECT_TRUE(db.ok());
     return db ? std::move(*db) : nullptr;
   }
@@ -271,13 +282,14 @@ TEST_P(WorkersStore, EntriesAreListedByPriorityThenArrivalAndARetryArrivesAgain)
     return ids;
   };
   EXPECT_EQ(order(), (std::vector<std::string>{urgent.id, first.id, second.id}));
-  MergeChange take{first.id, MergeState::kWaiting, MergeState::kReady, "queue-driver"};
+  MergeChange take = change_of(first.id, MergeState::kWaiting, MergeState::kReady, "queue-driver");
   ok_value(store_->change_merge_entry(take, kNow + 3));
-  MergeChange conflict{first.id, MergeState::kReady, MergeState::kConflict, "queue-driver"};
+  MergeChange conflict =
+      change_of(first.id, MergeState::kReady, MergeState::kConflict, "queue-driver");
   conflict.reason = "both changed README";
   conflict.conflict_files_json = text_list_json({"README"});
   ok_value(store_->change_merge_entry(conflict, kNow + 4));
-  MergeChange retry{first.id, MergeState::kConflict, MergeState::kWaiting};
+  MergeChange retry = change_of(first.id, MergeState::kConflict, MergeState::kWaiting);
   const MergeEntry retried = ok_value(store_->change_merge_entry(retry, kNow + 5));
   EXPECT_EQ(retried.queued_at, kNow + 5);
   EXPECT_EQ(retried.conflict_files_json, "[]");
@@ -287,14 +299,14 @@ TEST_P(WorkersStore, EntriesAreListedByPriorityThenArrivalAndARetryArrivesAgain)
 TEST_P(WorkersStore, AnEntryAndItsWorkerChangeTogetherOrNotAtAll) {
   const Worker worker = reported_worker("r1");
   const MergeEntry entry = ok_value(store_->enqueue_merge(entry_for(worker), kNow));
-  MergeChange take{entry.id, MergeState::kWaiting, MergeState::kReady, "driver-a"};
+  MergeChange take = change_of(entry.id, MergeState::kWaiting, MergeState::kReady, "driver-a");
   WorkerChange verifying = change(worker, S::kReported, S::kVerifying);
   verifying.lease_owner = "driver-a";
   take.worker = verifying;
   ok_value(store_->change_merge_entry(take, kNow + 1));
   EXPECT_EQ(ok_value(store_->get_worker(worker.id)).value_or(Worker{}).state, S::kVerifying);
   // A worker change that does not hold undoes the entry's too.
-  MergeChange merged{entry.id, MergeState::kReady, MergeState::kMerged, "driver-a"};
+  MergeChange merged = change_of(entry.id, MergeState::kReady, MergeState::kMerged, "driver-a");
   merged.merge_commit = std::string(40, 'd');
   merged.worker = change(worker, S::kMergeReady, S::kMerged);  // it is verifying, not merge_ready
   auto refused = store_->change_merge_entry(merged, kNow + 2);
@@ -303,7 +315,7 @@ TEST_P(WorkersStore, AnEntryAndItsWorkerChangeTogetherOrNotAtAll) {
   EXPECT_EQ(read.state, MergeState::kReady);
   EXPECT_EQ(read.merge_commit, "");
   // Another driver cannot finish an entry driver-a holds.
-  MergeChange stolen{entry.id, MergeState::kReady, MergeState::kRejected, "driver-b"};
+  MergeChange stolen = change_of(entry.id, MergeState::kReady, MergeState::kRejected, "driver-b");
   EXPECT_FALSE(store_->change_merge_entry(stolen, kNow + 3).ok());
   // Illegal: merged from waiting.
   EXPECT_FALSE(legal_merge_transition(MergeState::kWaiting, MergeState::kMerged));
