@@ -309,7 +309,8 @@ TEST(WorkflowSpec, UnknownKeysAreRefusedNamingTheAcceptedOnes) {
   EXPECT_EQ(error_of(parse_json(one_step(R"("depend_on": ["x"])"))),
             "step 'a' (steps[0]): unknown key 'depend_on' (did you mean 'depends_on'?); "
             "accepted: id, target, depends_on, continue_on_failure, timeout, timeout_ms, "
-            "retries, account");
+            "retries, account, worktree, repo, base, commit, allowed_files, merge, verify, "
+            "target_branch, merge_strategy");
   EXPECT_EQ(error_of(parse_json(R"({"name": "x", "step": []})")),
             "unknown key 'step' (did you mean 'steps'?); accepted: name, description, goal, "
             "steps");
@@ -628,9 +629,11 @@ TEST(WorkflowSpec, DeepNestingIsRefusedWithoutRecursion) {
   }
   // Within the limit, the nesting reaches validation.
   const std::string arrays = std::string(61, '[') + std::string(61, ']');
-  EXPECT_EQ(error_of(parse_json(R"({"name": "x", "steps": [{"id": "a", "x": )" + arrays + "}]}")),
-            "step 'a' (steps[0]): unknown key 'x'; accepted: id, target, depends_on, "
-            "continue_on_failure, timeout, timeout_ms, retries, account");
+  EXPECT_EQ(
+      error_of(parse_json(R"({"name": "x", "steps": [{"id": "a", "x": )" + arrays + "}]}")),
+      "step 'a' (steps[0]): unknown key 'x'; accepted: id, target, depends_on, "
+      "continue_on_failure, timeout, timeout_ms, retries, account, worktree, repo, base, commit, "
+      "allowed_files, merge, verify, target_branch, merge_strategy");
 }
 
 TEST(WorkflowSpec, SizeAndStepLimits) {

@@ -142,8 +142,11 @@ TEST_F(WorkerRunTest, AFailedAttemptHoldsTheWorkerAndTheNextOneContinuesInTheSam
   EXPECT_EQ(*again, cwd);
   EXPECT_TRUE(std::filesystem::exists(cwd + "/left.txt"));
   EXPECT_EQ(the_worker().lease_owner, "0123456789abcdef0123456789abcdef/edit/2");
-  // The first attempt's lease is gone: its heartbeat is refused.
-  EXPECT_FALSE(first->heartbeat(kNow + 11).ok());
+  // The first attempt's lease is gone: a heartbeat in its name is refused.
+  EXPECT_FALSE(store_
+                   ->heartbeat_worker(the_worker().id, "0123456789abcdef0123456789abcdef/edit/1",
+                                      60'000, kNow + 11)
+                   .ok());
 }
 
 TEST_F(WorkerRunTest, ALiveWorkerIsNotTakenByAnotherAttempt) {

@@ -254,7 +254,7 @@ Result<bool> SqlStore::lease_queue(const QueueKey& queue, const std::string& dri
   if (auto status = (*insert)->run(); !status) return status.error();
   auto update = db_->prepare(
       "UPDATE queue_leases SET driver = ?3, lease_expires_at = ?4 WHERE repo = ?1 AND "
-      "target = ?2 AND (driver = ?3 OR driver = '' OR lease_expires_at IS NULL OR "
+      "target = ?2 AND (driver = ?6 OR driver = '' OR lease_expires_at IS NULL OR "
       "lease_expires_at <= ?5)");
   if (!update) return update.error();
   const bool release = lease_ms <= 0;
@@ -263,7 +263,8 @@ Result<bool> SqlStore::lease_queue(const QueueKey& queue, const std::string& dri
       .bind(2, queue.target)
       .bind(3, release ? std::string() : driver)
       .bind(4, release ? std::optional<TimeMs>() : std::optional<TimeMs>(*clocked + lease_ms))
-      .bind(5, *clocked);
+      .bind(5, *clocked)
+      .bind(6, driver);
   if (auto status = (*update)->run(); !status) return status.error();
   const bool held = db_->changes() == 1;
   if (auto committed = (*transaction)->commit(); !committed) return committed.error();
