@@ -49,7 +49,15 @@ class QueueDriver {
 
  private:
   TimeMs now() const { return clock_.wall_now(); }
-  DurationMs lease_ms() const { return options_.verify_timeout_ms + 5 * 60 * 1000; }
+  DurationMs lease_ms() const { return kQueueLeaseMs; }
+
+  // The queue's lease and the worker's, renewed while an entry is worked on
+  // (every lease/3 during its verification). A renewal that fails is
+  // noticed by the guarded writes that follow.
+  void renew(const Worker& worker) {
+    (void)store_.lease_queue(queue_, options_.driver, lease_ms(), now());
+    (void)store_.heartbeat_worker(worker.id, options_.driver, lease_ms(), now());
+  }
 
   // The queue's head: waiting entries in order; a ready one left by a driver
   // that stopped goes back to waiting first (verified again from scratch).
@@ -139,6 +147,7 @@ class QueueDriver {
                           MergeStrategy strategy) {
     const std::string scratch = HomeLayout(options_.home).queue_scratch(entry.id);
     for (int round = 0; round < kMaxTipMoves; ++round) {
+      renew(worker);
       auto tip = git_.commit_of(queue_.repo, "refs/heads/" + queue_.target);
       if (!tip) {
         return end(entry, MergeState::kReady, MergeState::kRejected,
@@ -163,7 +172,8 @@ class QueueDriver {
         change.worker = worker_change(worker, WorkerState::kHold, change.reason);
         return apply(change);
       }
-      VerifyRecord record = run_verification(verify, scratch, entry, combined->commit);
+      VerifyRecord record = run_verification(verify, scratch, entry, worker, combined->commit);
+      renew(worker);
       if (record.exit_code != 0) {
         remove_scratch(scratch);
         MergeChange change =
@@ -222,7 +232,8 @@ class QueueDriver {
   }
 
   VerifyRecord run_verification(const std::string& verify, const std::string& scratch,
-                                const MergeEntry& entry, const std::string& commit) {
+                                const MergeEntry& entry, const Worker& worker,
+                                const std::string& commit) {
     VerifyRecord record;
     record.command = verify;
     auto tree = git_.tree_of(scratch, commit);
@@ -242,6 +253,8 @@ class QueueDriver {
     request.cwd = scratch;
     request.timeout_ms = options_.verify_timeout_ms;
     request.max_stdout = 0;
+    request.on_tick = [&] { renew(worker); };
+    request.tick_ms = lease_ms() / 3;
     auto result = commands_.run(request);
     if (!result) {
       record.output_tail = result.error().message;

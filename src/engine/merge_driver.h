@@ -29,6 +29,9 @@ namespace orrery {
 
 inline constexpr DurationMs kVerifyTimeoutMs = 60 * 60 * 1000;
 inline constexpr int kMaxTipMoves = 10;
+// The queue's lease and the lease on the worker it merges, renewed every
+// third of it, also while a verification runs.
+inline constexpr DurationMs kQueueLeaseMs = 60'000;
 
 struct MergeDriverOptions {
   std::string home;

@@ -58,19 +58,34 @@ class SystemCommands final : public CommandRunner {
     pollfd fds[2] = {{process.stdout_fd, POLLIN, 0}, {process.stderr_fd, POLLIN, 0}};
     int open = 2;
     char buffer[65536];
+    const bool ticking = request.on_tick && request.tick_ms > 0;
+    auto next_tick = started + std::chrono::milliseconds(request.tick_ms);
     while (open > 0) {
-      int wait_ms = -1;
+      const auto now = Steady::now();
+      std::int64_t wait_ms = -1;
       if (request.timeout_ms && !result.timed_out) {
         const auto spent =
-            std::chrono::duration_cast<std::chrono::milliseconds>(Steady::now() - started).count();
-        wait_ms = int(std::max<std::int64_t>(
-            0, std::min<std::int64_t>(*request.timeout_ms - spent, 1 << 30)));
+            std::chrono::duration_cast<std::chrono::milliseconds>(now - started).count();
+        wait_ms = std::max<std::int64_t>(0, *request.timeout_ms - spent);
       }
-      const int ready = ::poll(fds, 2, wait_ms);
+      if (ticking) {
+        const auto to_tick = std::max<std::int64_t>(
+            0, std::chrono::duration_cast<std::chrono::milliseconds>(next_tick - now).count());
+        wait_ms = wait_ms < 0 ? to_tick : std::min(wait_ms, to_tick);
+      }
+      const int ready = ::poll(fds, 2, int(std::min<std::int64_t>(wait_ms, 1 << 30)));
       if (ready < 0 && errno == EINTR) continue;
-      if (ready == 0) {  // the timeout
-        result.timed_out = true;
-        ::kill(-process.pid, SIGKILL);
+      if (ticking && Steady::now() >= next_tick) {
+        request.on_tick();
+        next_tick = Steady::now() + std::chrono::milliseconds(request.tick_ms);
+      }
+      if (ready == 0) {
+        const auto spent =
+            std::chrono::duration_cast<std::chrono::milliseconds>(Steady::now() - started).count();
+        if (request.timeout_ms && !result.timed_out && spent >= *request.timeout_ms) {
+          result.timed_out = true;  // the whole group goes
+          ::kill(-process.pid, SIGKILL);
+        }
         continue;
       }
       for (pollfd& fd : fds) {

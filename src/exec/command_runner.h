@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,9 @@ struct CommandRequest {
   std::optional<DurationMs> timeout_ms;
   std::size_t max_stdout = 16 << 20;  // bytes of stdout kept from the start
   std::size_t max_tail = 16 << 10;    // bytes of stdout+stderr kept from the end
+  // Called about every tick_ms while the command runs (a lease kept alive).
+  std::function<void()> on_tick;
+  DurationMs tick_ms = 0;
 };
 
 struct CommandResult {

@@ -52,6 +52,10 @@ WorkerRun::WorkerRun(WorkerBook& workers, MergeQueue& queue, WorkerOverlaps& ove
 Result<std::string> WorkerRun::prepare(const std::string& step_cwd, TimeMs now) {
   const StepWorktree& settings = attempt_.settings;
   const std::string dir = settings.repo.empty() ? step_cwd : settings.repo;
+  if (!is_directory(dir)) {
+    return not_found_error(std::string(settings.repo.empty() ? "the step's directory " : "repo ") +
+                           dir + " does not exist");
+  }
   auto top = git_.toplevel(dir);
   if (!top) return top.error();
   auto existing = workers_.find_worker(attempt_.run_id, attempt_.step_id);

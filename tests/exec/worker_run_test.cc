@@ -173,6 +173,13 @@ TEST_F(WorkerRunTest, APlainDirectoryIsUsedWithAutoAndRefusedWithRequired) {
   auto refused = required->prepare(plain, kNow);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().code, ErrorCode::kUsage);
+  // A directory that is not there is named as such, in either mode.
+  for (WorktreeMode mode : {WorktreeMode::kAuto, WorktreeMode::kRequired}) {
+    a.settings.mode = mode;
+    auto missing = make(a)->prepare(dir_.file("gone"), kNow);
+    ASSERT_FALSE(missing.ok());
+    EXPECT_NE(missing.error().message.find("does not exist"), std::string::npos);
+  }
   EXPECT_TRUE(store_->list_workers({}).value().empty());
 }
 
