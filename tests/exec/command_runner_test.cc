@@ -48,6 +48,18 @@ TEST(CommandRunnerTest, ACommandPastItsTimeoutIsKilledWithItsGroup) {
   EXPECT_LT(result->duration_ms, 10'000);
 }
 
+TEST(CommandRunnerTest, TicksComeWhileTheCommandRuns) {
+  CommandRequest request = shell("sleep 0.5");
+  int ticks = 0;
+  request.on_tick = [&] { ++ticks; };
+  request.tick_ms = 100;
+  auto result = system_commands().run(request);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  EXPECT_TRUE(result->succeeded());
+  EXPECT_GE(ticks, 3);
+  EXPECT_LE(ticks, result->duration_ms / 100 + 1);  // about one a tick, never more
+}
+
 TEST(CommandRunnerTest, AMissingExecutableIsAnErrorNamingIt) {
   CommandRequest request;
   request.argv = {"no-such-command-anywhere"};
