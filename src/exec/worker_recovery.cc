@@ -1,5 +1,7 @@
 #include "exec/worker_recovery.h"
 
+#include <filesystem>
+
 namespace orrery {
 namespace {
 
@@ -33,8 +35,11 @@ Result<Worker> hold_if_stranded(Store& store, const ProcessProbe& processes, con
   change.from = worker.state;
   change.to = WorkerState::kHold;
   change.expected_owner = worker.lease_owner;
-  change.reason = *why + "; inspect " + worker.worktree_path + ", then orrery worker resume " +
-                  worker.id + " (or discard)";
+  const bool kept = std::filesystem::is_directory(worker.worktree_path);
+  change.reason = *why + (kept ? "; inspect " + worker.worktree_path +
+                                     ", then orrery worker resume " + worker.id + " (or discard)"
+                               : "; its worktree " + worker.worktree_path +
+                                     " is gone: orrery worker discard " + worker.id);
   auto held = store.change_worker(change, now);
   if (held) return held;
   if (held.error().code != ErrorCode::kConflict) return held.error();
