@@ -78,9 +78,11 @@ TEST(PgMigrations, AFreshDatabaseReachesTheLatestVersionWithOneRowPerMigration) 
   EXPECT_EQ(
       tables(database.url()),
       "public.cooldowns\npublic.daemon_lease\npublic.goal_turns\npublic.goals\n"
-      "public.invocations\npublic.loops\n"
+      "public.invocations\npublic.loops\npublic.merge_entries\npublic.queue_configs\n"
+      "public.queue_leases\n"
       "public.routes\npublic.run_feeds\npublic.runners\npublic.runs\npublic.schema_migrations\n"
-      "public.work_items\npublic.workflow_attempts\npublic.workflow_events\n"
+      "public.work_items\npublic.worker_events\npublic.workers\n"
+      "public.workflow_attempts\npublic.workflow_events\n"
       "public.workflow_runs\npublic.workflow_steps\npublic.workflows");
   // Migrating again changes nothing.
   const std::string before = history(database.url());
@@ -320,9 +322,11 @@ TEST(PgMigrations, ProcessesMigratingOneFreshDatabaseAtOnceAllSucceed) {
   EXPECT_EQ(
       tables(database.url()),
       "public.cooldowns\npublic.daemon_lease\npublic.goal_turns\npublic.goals\n"
-      "public.invocations\npublic.loops\n"
+      "public.invocations\npublic.loops\npublic.merge_entries\npublic.queue_configs\n"
+      "public.queue_leases\n"
       "public.routes\npublic.run_feeds\npublic.runners\npublic.runs\npublic.schema_migrations\n"
-      "public.work_items\npublic.workflow_attempts\npublic.workflow_events\n"
+      "public.work_items\npublic.worker_events\npublic.workers\n"
+      "public.workflow_attempts\npublic.workflow_events\n"
       "public.workflow_runs\npublic.workflow_steps\npublic.workflows");
 }
 
@@ -351,14 +355,17 @@ TEST(PgMigrations, ASchemaNamedBySearchPathHoldsOrrerysTables) {
   ASSERT_NE(db, nullptr);
   const Status migrated = migrate(*db, 1);
   ASSERT_TRUE(migrated.ok()) << migrated.error().message;
-  EXPECT_EQ(tables(database.url()),
-            "public.accounts\nscheduler.cooldowns\nscheduler.daemon_lease\n"
-            "scheduler.goal_turns\nscheduler.goals\n"
-            "scheduler.invocations\nscheduler.loops\nscheduler.routes\nscheduler.run_feeds\n"
-            "scheduler.runners\n"
-            "scheduler.runs\nscheduler.schema_migrations\nscheduler.work_items\n"
-            "scheduler.workflow_attempts\nscheduler.workflow_events\nscheduler.workflow_runs\n"
-            "scheduler.workflow_steps\nscheduler.workflows");
+  EXPECT_EQ(
+      tables(database.url()),
+      "public.accounts\nscheduler.cooldowns\nscheduler.daemon_lease\n"
+      "scheduler.goal_turns\nscheduler.goals\n"
+      "scheduler.invocations\nscheduler.loops\nscheduler.merge_entries\n"
+      "scheduler.queue_configs\nscheduler.queue_leases\nscheduler.routes\nscheduler.run_feeds\n"
+      "scheduler.runners\n"
+      "scheduler.runs\nscheduler.schema_migrations\nscheduler.work_items\n"
+      "scheduler.worker_events\nscheduler.workers\n"
+      "scheduler.workflow_attempts\nscheduler.workflow_events\nscheduler.workflow_runs\n"
+      "scheduler.workflow_steps\nscheduler.workflows");
 }
 
 TEST(PgMigrations, AServerOlderThanTwelveIsRefusedNamingItsVersion) {
