@@ -40,9 +40,11 @@ struct Snapshot {
   std::optional<NextDue> next_due;
   std::vector<Cooldown> cooldowns;
   std::vector<RunnerRecord> runners;
-  std::vector<Route> routes;                // by name
-  std::map<std::string, ItemCounts> items;  // by route id
-  std::vector<Goal> goals;                  // open ones, newest first, at most kGoalsShown
+  std::vector<Route> routes;                  // by name
+  std::map<std::string, ItemCounts> items;    // by route id
+  std::vector<Goal> goals;                    // open ones, newest first, at most kGoalsShown
+  std::vector<Worker> held_workers;           // on hold, newest first, at most kGoalsShown
+  std::map<std::string, std::int64_t> queue;  // merge queue entries by state, open ones
 };
 
 // At most this many open goals are listed; `orrery goal ls` lists them all.
@@ -131,6 +133,19 @@ Result<Snapshot> read_snapshot(Store& store, TimeMs now) {
     if (!is_terminal(goal.status) && snapshot.goals.size() < kGoalsShown)
       snapshot.goals.push_back(std::move(goal));
   }
+  WorkerFilter held;
+  held.state = WorkerState::kHold;
+  held.limit = int(kGoalsShown);
+  auto workers = store.list_workers(held);
+  if (!workers) return workers.error();
+  snapshot.held_workers = std::move(*workers);
+  MergeFilter open;
+  open.limit = 10000;
+  auto entries = store.list_merge_entries(open);
+  if (!entries) return entries.error();
+  for (const MergeEntry& entry : *entries) {
+    if (entry.state != MergeState::kMerged) ++snapshot.queue[merge_state_name(entry.state)];
+  }
   return snapshot;
 }
 
@@ -206,8 +221,22 @@ nlohmann::json status_json(const Snapshot& snapshot, TimeMs now) {
                      {"tokens_used", goal.tokens_used},
                      {"turns", goal.turns}});
   }
+  nlohmann::json held = nlohmann::json::array();
+  for (const Worker& worker : snapshot.held_workers) {
+    held.push_back({{"id", worker.id},
+                    {"workflow_run_id", worker.workflow_run_id},
+                    {"step_id", worker.step_id},
+                    {"hold_reason", worker.hold_reason}});
+  }
+  nlohmann::json queue = nlohmann::json::object();
+  for (const char* state : {"waiting", "ready", "conflict", "rejected"}) {
+    auto found = snapshot.queue.find(state);
+    queue[state] = found == snapshot.queue.end() ? 0 : found->second;
+  }
   return {{"daemon", daemon_json(snapshot, now)},
           {"goals", goals},
+          {"workers_on_hold", held},
+          {"queue", queue},
           {"runners", runners},
           {"routes", routes},
           {"loops", loops},
@@ -333,6 +362,21 @@ void print_status(const Context& context, const Snapshot& snapshot) {
                                                  goal_status_name(goal.status) + ", " +
                                                  budget_bar(goal.tokens_used, goal.token_budget) +
                                                  ": " + visible(shortened(goal.objective, 50)));
+  }
+  if (snapshot.held_workers.empty()) rows.emplace_back("workers", "none on hold");
+  for (size_t i = 0; i < snapshot.held_workers.size(); ++i) {
+    const Worker& worker = snapshot.held_workers[i];
+    rows.emplace_back(i == 0 ? "workers" : "",
+                      worker.id.substr(0, 12) + " on hold (step " + worker.step_id +
+                          "): " + visible(shortened(worker.hold_reason, 60)));
+  }
+  if (snapshot.queue.empty()) {
+    rows.emplace_back("queue", "empty");
+  } else {
+    std::string counts;
+    for (const auto& [state, count] : snapshot.queue)
+      counts += (counts.empty() ? "" : ", ") + format_count(count) + " " + state;
+    rows.emplace_back("queue", counts);
   }
   if (snapshot.cooldowns.empty()) rows.emplace_back("cooldowns", "none");
   for (size_t i = 0; i < snapshot.cooldowns.size(); ++i) {

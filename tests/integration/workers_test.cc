@@ -163,7 +163,12 @@ TEST_F(Workers, TwoChangesToTheSameLineMergeTheFirstAndHoldTheSecondAsAConflict)
   EXPECT_EQ(git("rev-list --count main"), "2");
   const std::string readme = git("show main:README");
   EXPECT_TRUE(readme == "one\nA\nthree" || readme == "one\nB\nthree") << readme;
-  (void)run_id;
+  // status names the held worker and counts the conflict.
+  const json status = json_of({"status"});
+  EXPECT_EQ(status["queue"]["conflict"], 1) << status.dump(1);
+  ASSERT_EQ(status["workers_on_hold"].size(), 1u) << status.dump(1);
+  EXPECT_EQ(status["workers_on_hold"][0]["workflow_run_id"], run_id);
+  EXPECT_NE(run({"status"}).out.find("on hold"), std::string::npos);
 }
 
 TEST_F(Workers, TwoWorkersChangingTheSameFileAreNamedInTheJournalBeforeTheQueue) {
