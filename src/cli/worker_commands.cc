@@ -99,8 +99,12 @@ Result<std::string> repository_of(const std::string& given) {
   Git git = system_git();
   auto top = git.toplevel(given);
   if (!top) return top.error();
-  if (!top->has_value())
-    return usage_error("'" + visible(given) + "' is not a directory in a git repository");
+  if (!top->has_value()) {
+    std::string message("'");
+    message += visible(given);
+    message += "' is not a directory in a git repository";
+    return usage_error(message);
+  }
   return **top;
 }
 

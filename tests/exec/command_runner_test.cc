@@ -9,9 +9,11 @@ namespace {
 
 CommandRequest shell(const std::string& line) {
   CommandRequest request;
-  request.argv = {"/bin/sh", "-c", line};
-  request.env = {{"PATH", "/usr/bin:/bin"}};
-  request.cwd = "/";
+  request.argv.push_back(std::string("/bin/sh"));
+  request.argv.push_back(std::string("-c"));
+  request.argv.push_back(line);
+  request.env.emplace_back(std::string("PATH"), std::string("/usr/bin:/bin"));
+  request.cwd = std::string("/");
   return request;
 }
 
@@ -62,9 +64,9 @@ TEST(CommandRunnerTest, TicksComeWhileTheCommandRuns) {
 
 TEST(CommandRunnerTest, AMissingExecutableIsAnErrorNamingIt) {
   CommandRequest request;
-  request.argv = {"no-such-command-anywhere"};
-  request.env = {{"PATH", "/usr/bin:/bin"}};
-  request.cwd = "/";
+  request.argv.push_back(std::string("no-such-command-anywhere"));
+  request.env.emplace_back(std::string("PATH"), std::string("/usr/bin:/bin"));
+  request.cwd = std::string("/");
   auto result = system_commands().run(request);
   ASSERT_FALSE(result.ok());
   EXPECT_NE(result.error().message.find("no-such-command-anywhere"), std::string::npos);
