@@ -172,7 +172,8 @@ class QueueDriver {
         change.worker = worker_change(worker, WorkerState::kHold, change.reason);
         return apply(change);
       }
-      VerifyRecord record = run_verification(verify, scratch, entry, worker, combined->commit);
+      VerifyRecord record =
+          run_verification(verify, scratch, entry, worker, combined->commit, combined->tree);
       renew(worker);
       if (record.exit_code != 0) {
         remove_scratch(scratch);
@@ -233,11 +234,10 @@ class QueueDriver {
 
   VerifyRecord run_verification(const std::string& verify, const std::string& scratch,
                                 const MergeEntry& entry, const Worker& worker,
-                                const std::string& commit) {
+                                const std::string& commit, const std::string& tree) {
     VerifyRecord record;
     record.command = verify;
-    auto tree = git_.tree_of(scratch, commit);
-    record.tree = tree ? *tree : "";
+    record.tree = tree;
     if (verify == kVerifyNone) {
       record.exit_code = 0;
       record.duration_ms = 0;
@@ -294,7 +294,7 @@ class QueueDriver {
         auto refused = git_.fast_forward_checkout(**checkout, commit);
         if (!refused) return refused.error();
         moved = refused->empty();
-        auto after = git_.commit_of(**checkout, "HEAD");
+        auto after = moved ? Result<std::string>(commit) : git_.commit_of(**checkout, "HEAD");
         if (!after) return after.error();
         if (!moved && *after == tip) {  // refused for another reason than a new commit
           MergeChange change = ending(
@@ -356,6 +356,7 @@ class QueueDriver {
   }
 
   void remove_scratch(const std::string& scratch) {
+    if (!std::filesystem::exists(scratch)) return;
     (void)git_.remove_worktree(queue_.repo, scratch);
     std::error_code ignored;
     std::filesystem::remove_all(scratch, ignored);

@@ -99,14 +99,14 @@ Result<std::string> Git::git_line(const std::string& dir, std::vector<std::strin
 // signing prompt.
 Result<std::vector<std::string>> Git::identity_args(const std::string& dir) {
   std::vector<std::string> args{"-c", "commit.gpgsign=false"};
-  for (const char* key : {"user.name", "user.email"}) {
-    auto result = git(dir, {"config", "--get", key});
-    if (!result) return result.error();
-    if (result->succeeded() && !trim(result->stdout_text).empty()) continue;
-    args.push_back("-c");
-    args.push_back(std::string(key) +
-                   (std::string(key) == "user.name" ? "=orrery" : "=orrery@localhost"));
-  }
+  auto result = git(dir, {"config", "--get-regexp", "^user\\.(name|email)$"});
+  if (!result) return result.error();
+  const std::string& found = result->stdout_text;  // "user.name X\nuser.email Y\n", or nothing
+  const auto has = [&](const std::string& key) {
+    return found.rfind(key + " ", 0) == 0 || found.find("\n" + key + " ") != std::string::npos;
+  };
+  if (!has("user.name")) args.insert(args.end(), {"-c", "user.name=orrery"});
+  if (!has("user.email")) args.insert(args.end(), {"-c", "user.email=orrery@localhost"});
   return args;
 }
 
@@ -185,6 +185,9 @@ Status Git::add_detached_worktree(const std::string& repo, const std::string& pa
 Status Git::remove_worktree(const std::string& repo, const std::string& path) {
   auto removed = git(repo, {"worktree", "remove", "--force", "--force", "--", path});
   if (!removed) return removed.error();
+  if (removed->succeeded()) return Ok{};
+  // Not a worktree (any more), or its directory went by other means: the
+  // record of it, if any, goes.
   auto pruned = git_line(repo, {"worktree", "prune"});
   if (!pruned) return pruned.error();
   return Ok{};
@@ -198,12 +201,14 @@ Result<bool> Git::branch_exists(const std::string& repo, const std::string& bran
 }
 
 Status Git::delete_branch(const std::string& repo, const std::string& branch) {
+  auto deleted = git(repo, {"branch", "--quiet", "-D", "--", branch});
+  if (!deleted) return deleted.error();
+  if (deleted->succeeded()) return Ok{};
   auto exists = branch_exists(repo, branch);
   if (!exists) return exists.error();
-  if (!*exists) return Ok{};
-  auto deleted = git_line(repo, {"branch", "--quiet", "-D", "--", branch});
-  if (!deleted) return deleted.error();
-  return Ok{};
+  if (!*exists) return Ok{};  // it was not there
+  return internal_error("git branch -D " + branch + " in " + repo +
+                        " failed: " + visible(last_line(deleted->tail)));
 }
 
 Result<bool> Git::commit_all(const std::string& worktree, const std::string& message) {
@@ -312,9 +317,15 @@ Result<Combined> Git::combine(const std::string& scratch, const std::string& tip
                   {"commit", "--quiet", "--no-verify", "--allow-empty", "-m", message});
     if (auto made = git_line(scratch, commit); !made) return made.error();
   }
-  auto head = git_line(scratch, {"rev-parse", "HEAD"});
-  if (!head) return head.error();
-  combined.commit = *head;
+  auto ids = git(scratch, {"rev-parse", "HEAD", "HEAD^{tree}"});
+  if (!ids) return ids.error();
+  const size_t newline = ids->stdout_text.find('\n');
+  if (!ids->succeeded() || newline == std::string::npos) {
+    return internal_error("git rev-parse in " + scratch +
+                          " failed: " + visible(last_line(ids->tail)));
+  }
+  combined.commit = ids->stdout_text.substr(0, newline);
+  combined.tree = first_line(ids->stdout_text.substr(newline + 1));
   return combined;
 }
 

@@ -26,6 +26,7 @@ struct Combined {
   bool conflict = false;
   std::vector<std::string> conflict_files;  // with conflict
   std::string commit;                       // without: the commit to verify
+  std::string tree;                         // and its tree
 };
 
 class Git {
