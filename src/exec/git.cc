@@ -1,6 +1,11 @@
 #include "exec/git.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 
 #include "core/text.h"
 
@@ -40,6 +45,29 @@ std::vector<std::string> split_nul(const std::string& text) {
   }
   return parts;
 }
+
+// An exclusive flock on the repository's top directory while its list of
+// worktrees changes or is read: git does not guard `worktree add` against
+// another at once (one reads the other's half-made record), so orrery's
+// processes take turns. Released when it goes out of scope; a directory
+// that cannot be opened is not locked (the git command then fails itself).
+class WorktreeLock {
+ public:
+  explicit WorktreeLock(const std::string& repo)
+      : fd_(::open(repo.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    if (fd_ < 0) return;
+    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+    }
+  }
+  WorktreeLock(const WorktreeLock&) = delete;
+  WorktreeLock& operator=(const WorktreeLock&) = delete;
+  ~WorktreeLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+ private:
+  int fd_;
+};
 
 std::string first_line(const std::string& text) {
   const size_t newline = text.find('\n');
@@ -140,6 +168,7 @@ Result<std::string> Git::current_branch(const std::string& dir) {
 
 Result<std::optional<std::string>> Git::checkout_of(const std::string& repo,
                                                     const std::string& branch) {
+  WorktreeLock lock(repo);
   auto result = git(repo, {"worktree", "list", "--porcelain", "-z"});
   if (!result) return result.error();
   if (!result->succeeded()) {
@@ -166,6 +195,7 @@ Result<bool> Git::dirty(const std::string& checkout) {
 
 Status Git::add_worktree(const std::string& repo, const std::string& path,
                          const std::string& branch, const std::string& base) {
+  WorktreeLock lock(repo);
   auto exists = branch_exists(repo, branch);
   if (!exists) return exists.error();
   auto added = *exists
@@ -177,12 +207,14 @@ Status Git::add_worktree(const std::string& repo, const std::string& path,
 
 Status Git::add_detached_worktree(const std::string& repo, const std::string& path,
                                   const std::string& commit) {
+  WorktreeLock lock(repo);
   auto added = git_line(repo, {"worktree", "add", "--quiet", "--detach", "--", path, commit});
   if (!added) return added.error();
   return Ok{};
 }
 
 Status Git::remove_worktree(const std::string& repo, const std::string& path) {
+  WorktreeLock lock(repo);
   auto removed = git(repo, {"worktree", "remove", "--force", "--force", "--", path});
   if (!removed) return removed.error();
   if (removed->succeeded()) return Ok{};

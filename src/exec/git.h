@@ -8,7 +8,10 @@
 // like removed), never prompts, and reads no hooks for orrery's own commits
 // (core.hooksPath=/dev/null); revisions and names reach git only after
 // core/git_names.h checked them, and after `--end-of-options` where git takes
-// one; a failure is an Error naming the command and git's own last line.
+// one; a failure is an Error naming the command and git's own last line;
+// adding, removing and listing worktrees take an exclusive flock on the
+// repository's top directory, so that orrery's processes never run two of
+// them at once in one repository (git does not guard against it).
 #pragma once
 
 #include <optional>

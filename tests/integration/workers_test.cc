@@ -137,6 +137,25 @@ TEST_F(Workers, TwoParallelStepsMergeInOrderEachVerifiedOnTopOfTheOther) {
   }
 }
 
+TEST_F(Workers, ManyParallelStepsOfOneRepositoryEachGetTheirWorktreeAndAllMerge) {
+  // git does not guard two `worktree add` at once; orrery's steps take turns.
+  std::string steps;
+  for (int i = 0; i < 12; ++i) {
+    const std::string id = "s" + std::to_string(i);
+    steps += step(id, "echo " + id + " > " + id + ".txt");
+  }
+  create("many", "name: many\nsteps:\n" + steps);
+  start_daemon();
+  json_of({"queue", "config", repo_, "--verify", "true"});
+  const json run = run_wait("many", 0, {"--max-parallel", "12"});
+  EXPECT_EQ(run["status"], "succeeded") << run.dump(1);
+  const json entries = queue_settled(std::chrono::seconds(60));
+  ASSERT_EQ(entries.size(), 12u) << entries.dump(1);
+  for (const json& entry : entries) EXPECT_EQ(entry["state"], "merged") << entry.dump(1);
+  EXPECT_EQ(git("rev-list --count main"), "13");
+  EXPECT_EQ(git("worktree list --porcelain").find("worktrees/"), std::string::npos);
+}
+
 TEST_F(Workers, TwoChangesToTheSameLineMergeTheFirstAndHoldTheSecondAsAConflict) {
   create("clash", "name: clash\nsteps:\n" + step("a", "printf \"one\\nA\\nthree\\n\" > README") +
                       step("b", "printf \"one\\nB\\nthree\\n\" > README"));
