@@ -210,6 +210,15 @@ Result<MergeEntry> SqlStore::change_merge_entry(const MergeChange& change, TimeM
   if (!clocked) return clocked.error();
   auto transaction = sql::Transaction::begin(*db_);
   if (!transaction) return transaction.error();
+  // The worker's row first, then the entry's: the order enqueue_merge takes
+  // them in, so that the two never wait on each other.
+  if (change.worker) {
+    auto locked = db_->prepare("SELECT id FROM workers WHERE id = ?1" +
+                               std::string(db_->row_lock(sql::RowLock::kUpdate)));
+    if (!locked) return locked.error();
+    (*locked)->bind(1, change.worker->worker_id);
+    if (auto row = (*locked)->step(); !row) return row.error();
+  }
   auto read = first_entry(*db_, "WHERE id = ?1" + std::string(db_->row_lock(sql::RowLock::kUpdate)),
                           [&](sql::Statement& s) { s.bind(1, change.entry_id); });
   if (!read) return read.error();
