@@ -141,8 +141,14 @@ TEST_F(Workers, ManyParallelStepsOfOneRepositoryEachGetTheirWorktreeAndAllMerge)
   // git does not guard two `worktree add` at once; orrery's steps take turns.
   std::string steps;
   for (int i = 0; i < 12; ++i) {
-    const std::string id = "s" + std::to_string(i);
-    steps += step(id, "echo " + id + " > " + id + ".txt");
+    std::string id("s");
+    id += std::to_string(i);
+    std::string command("echo ");
+    command += id;
+    command += " > ";
+    command += id;
+    command += ".txt";
+    steps += step(id, command);
   }
   create("many", "name: many\nsteps:\n" + steps);
   start_daemon();
