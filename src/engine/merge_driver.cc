@@ -163,13 +163,11 @@ class QueueDriver {
       if (combined->conflict) {
         remove_scratch(scratch);
         MergeChange change =
-            ending(entry, MergeState::kConflict,
-                   "conflict with " + queue_.target + " at " + short_commit(*tip) + " in " +
-                       listed(combined->conflict_files) + "; branch " + worker.branch +
-                       " is kept: fix it there, then orrery " + "queue retry " + entry.id);
-        change.parent_revision = *tip;
+            refusal(entry, MergeState::kConflict, worker, *tip,
+                    "conflict with " + queue_.target + " at " + short_commit(*tip) + " in " +
+                        listed(combined->conflict_files) + "; branch " + worker.branch +
+                        " is kept: fix it there, then orrery " + "queue retry " + entry.id);
         change.conflict_files_json = text_list_json(combined->conflict_files);
-        change.worker = worker_change(worker, WorkerState::kHold, change.reason);
         return apply(change);
       }
       VerifyRecord record =
@@ -178,15 +176,13 @@ class QueueDriver {
       if (record.exit_code != 0) {
         remove_scratch(scratch);
         MergeChange change =
-            ending(entry, MergeState::kRejected,
-                   "verification failed (" +
-                       (record.exit_code ? "exit status " + std::to_string(*record.exit_code)
-                                         : std::string("killed or timed out")) +
-                       "): " + verify + "; " + queue_.target + " is untouched, branch " +
-                       worker.branch + " is kept");
-        change.parent_revision = *tip;
+            refusal(entry, MergeState::kRejected, worker, *tip,
+                    "verification failed (" +
+                        (record.exit_code ? "exit status " + std::to_string(*record.exit_code)
+                                          : std::string("killed or timed out")) +
+                        "): " + verify + "; " + queue_.target + " is untouched, branch " +
+                        worker.branch + " is kept");
         change.verify = record;
-        change.worker = worker_change(worker, WorkerState::kHold, change.reason);
         return apply(change);
       }
       auto ready = store_.change_worker(
@@ -277,14 +273,12 @@ class QueueDriver {
       auto dirty = git_.dirty(**checkout);
       if (!dirty) return dirty.error();
       if (*dirty) {
-        MergeChange change = ending(
-            entry, MergeState::kRejected,
+        MergeChange change = refusal(
+            entry, MergeState::kRejected, worker, tip,
             "the checkout " + **checkout + " has uncommitted changes on " + queue_.target +
                 "; orrery never overwrites them: commit or stash them, then orrery queue retry " +
                 entry.id);
-        change.parent_revision = tip;
         change.verify = record;
-        change.worker = worker_change(worker, WorkerState::kHold, change.reason);
         if (auto applied = apply(change); !applied) return applied.error();
         return true;
       }
@@ -297,14 +291,12 @@ class QueueDriver {
         auto after = moved ? Result<std::string>(commit) : git_.commit_of(**checkout, "HEAD");
         if (!after) return after.error();
         if (!moved && *after == tip) {  // refused for another reason than a new commit
-          MergeChange change = ending(
-              entry, MergeState::kRejected,
+          MergeChange change = refusal(
+              entry, MergeState::kRejected, worker, tip,
               "the checkout " + **checkout + " refused the fast-forward (" + visible(*refused) +
                   "); orrery never overwrites files there: move them, then orrery queue retry " +
                   entry.id);
-          change.parent_revision = tip;
           change.verify = record;
-          change.worker = worker_change(worker, WorkerState::kHold, change.reason);
           if (auto applied = apply(change); !applied) return applied.error();
           return true;
         }
@@ -326,6 +318,16 @@ class QueueDriver {
     (void)git_.remove_worktree(queue_.repo, worker.worktree_path);
     (void)git_.delete_branch(queue_.repo, worker.branch);
     return true;
+  }
+
+  // An entry that ends without a merge (conflict, rejected) after it was
+  // put on `tip`: its worker goes on hold with the same reason.
+  MergeChange refusal(const MergeEntry& entry, MergeState to, const Worker& worker,
+                      const std::string& tip, const std::string& reason) {
+    MergeChange change = ending(entry, to, reason);
+    change.parent_revision = tip;
+    change.worker = worker_change(worker, WorkerState::kHold, reason);
+    return change;
   }
 
   MergeChange ending(const MergeEntry& entry, MergeState to, const std::string& reason) {

@@ -7,18 +7,16 @@
 
 #include "core/goal_edits.h"
 #include "core/goal_prompt.h"
-#include "core/ids.h"
 #include "core/loop_transitions.h"
 #include "core/text.h"
 #include "store/sql/goal_rows.h"
+#include "store/sql/id_prefix.h"
 #include "store/sql/rows.h"
 #include "store/sql/sql_store.h"
 
 namespace orrery {
 namespace {
 
-constexpr size_t kMinGoalPrefix = 6;
-constexpr int kMaxCandidates = 5;
 constexpr const char* kOpenGoal = "status NOT IN ('budget_limited', 'complete', 'cancelled')";
 
 // What a piece of claimed work is, for its goal: the target it ran and the
@@ -168,28 +166,12 @@ Result<std::optional<Goal>> SqlStore::get_goal(const std::string& id) {
 }
 
 Result<Goal> SqlStore::resolve_goal(const std::string& text) {
-  if (text.empty()) return usage_error("a goal id cannot be empty");
-  auto exact = get_goal(text);
-  if (!exact) return exact.error();
-  if (exact->has_value()) return std::move(**exact);
-  if (text.size() < kMinGoalPrefix || !is_lower_hex(text)) {
-    return text.size() < kMinGoalPrefix && is_lower_hex(text)
-               ? usage_error("a goal id prefix needs at least 6 characters, not '" + text + "'")
-               : not_found_error("no goal has the id '" + visible(text) +
-                                 "' (orrery goal ls lists them)");
-  }
-  auto prefixed = sql::query_goals(
-      *db_, "WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT ?3",
-      [&](sql::Statement& s) { s.bind(1, text).bind(2, text + "g").bind(3, kMaxCandidates); });
-  if (!prefixed) return prefixed.error();
-  if (prefixed->size() == 1) return std::move(prefixed->front());
-  if (prefixed->empty()) {
-    return not_found_error("no goal has the id '" + text + "' (orrery goal ls lists them)");
-  }
-  std::string listed;
-  for (const Goal& goal : *prefixed) listed += (listed.empty() ? "" : ", ") + goal.id;
-  return conflict_error("'" + text + "' matches several goals: " + listed +
-                        "; give more of the id");
+  auto id = sql::resolve_id_prefix(*db_, "goals", text, {"goal", "goals", "orrery goal ls"});
+  if (!id) return id.error();
+  auto goal = get_goal(*id);
+  if (!goal) return goal.error();
+  if (!goal->has_value()) return not_found_error("goal " + *id + " is gone");
+  return std::move(**goal);
 }
 
 Result<std::vector<Goal>> SqlStore::list_goals(const GoalFilter& filter) {

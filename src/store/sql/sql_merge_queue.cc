@@ -3,16 +3,14 @@
 // queue's driver lease is one row per (repository, target branch).
 #include <algorithm>
 
-#include "core/ids.h"
 #include "core/text.h"
+#include "store/sql/id_prefix.h"
 #include "store/sql/sql_store.h"
 #include "store/sql/worker_rows.h"
 
 namespace orrery {
 namespace {
 
-constexpr size_t kMinEntryPrefix = 6;
-constexpr int kMaxCandidates = 5;
 constexpr size_t kMaxReasonCharacters = 1000;
 constexpr size_t kMaxTailBytes = 16 * 1024;
 
@@ -31,11 +29,9 @@ MergeEntry changed(MergeEntry entry, const MergeChange& change, TimeMs now) {
   if (change.merge_commit) entry.merge_commit = *change.merge_commit;
   if (change.verify) {
     entry.verify = *change.verify;
-    entry.verify.output_tail = storable_text(entry.verify.output_tail);
-    if (entry.verify.output_tail.size() > kMaxTailBytes)
-      entry.verify.output_tail =
-          entry.verify.output_tail.substr(entry.verify.output_tail.size() - kMaxTailBytes);
-    entry.verify.output_tail = storable_text(entry.verify.output_tail);
+    std::string& tail = entry.verify.output_tail;
+    if (tail.size() > kMaxTailBytes) tail.erase(0, tail.size() - kMaxTailBytes);
+    tail = storable_text(tail);  // also mends a character the cut split
   }
   if (change.conflict_files_json) entry.conflict_files_json = *change.conflict_files_json;
   if (!change.reason.empty())
@@ -168,29 +164,13 @@ Result<MergeEntry> SqlStore::enqueue_merge(const MergeEntry& given, TimeMs calle
 }
 
 Result<MergeEntry> SqlStore::resolve_merge_entry(const std::string& text) {
-  if (text.empty()) return usage_error("a queue entry id cannot be empty");
-  auto exact = first_entry(*db_, "WHERE id = ?1", [&](sql::Statement& s) { s.bind(1, text); });
-  if (!exact) return exact.error();
-  if (exact->has_value()) return std::move(**exact);
-  if (text.size() < kMinEntryPrefix || !is_lower_hex(text)) {
-    return text.size() < kMinEntryPrefix && is_lower_hex(text)
-               ? usage_error("a queue entry id prefix needs at least 6 characters, not '" + text +
-                             "'")
-               : not_found_error("no queue entry has the id '" + visible(text) +
-                                 "' (orrery queue ls lists them)");
-  }
-  auto prefixed = sql::query_merge_entries(
-      *db_, "WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT ?3",
-      [&](sql::Statement& s) { s.bind(1, text).bind(2, text + "g").bind(3, kMaxCandidates); });
-  if (!prefixed) return prefixed.error();
-  if (prefixed->size() == 1) return std::move(prefixed->front());
-  if (prefixed->empty()) {
-    return not_found_error("no queue entry has the id '" + text + "' (orrery queue ls lists them)");
-  }
-  std::string listed;
-  for (const MergeEntry& entry : *prefixed) listed += (listed.empty() ? "" : ", ") + entry.id;
-  return conflict_error("'" + text + "' matches several queue entries: " + listed +
-                        "; give more of the id");
+  auto id = sql::resolve_id_prefix(*db_, "merge_entries", text,
+                                   {"queue entry", "queue entries", "orrery queue ls"});
+  if (!id) return id.error();
+  auto entry = first_entry(*db_, "WHERE id = ?1", [&](sql::Statement& s) { s.bind(1, *id); });
+  if (!entry) return entry.error();
+  if (!entry->has_value()) return not_found_error("queue entry " + *id + " is gone");
+  return std::move(**entry);
 }
 
 Result<std::vector<MergeEntry>> SqlStore::list_merge_entries(const MergeFilter& filter) {

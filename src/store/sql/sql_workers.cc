@@ -3,17 +3,15 @@
 // appended in the same transaction.
 #include <algorithm>
 
-#include "core/ids.h"
 #include "core/json_text_list.h"
 #include "core/text.h"
+#include "store/sql/id_prefix.h"
 #include "store/sql/sql_store.h"
 #include "store/sql/worker_rows.h"
 
 namespace orrery {
 namespace {
 
-constexpr size_t kMinWorkerPrefix = 6;
-constexpr int kMaxCandidates = 5;
 constexpr size_t kMaxReasonCharacters = 1000;
 
 Result<std::optional<Worker>> first_worker(sql::Connection& db, const std::string& where,
@@ -116,28 +114,13 @@ Result<std::optional<Worker>> SqlStore::find_worker(const std::string& workflow_
 }
 
 Result<Worker> SqlStore::resolve_worker(const std::string& text) {
-  if (text.empty()) return usage_error("a worker id cannot be empty");
-  auto exact = get_worker(text);
-  if (!exact) return exact.error();
-  if (exact->has_value()) return std::move(**exact);
-  if (text.size() < kMinWorkerPrefix || !is_lower_hex(text)) {
-    return text.size() < kMinWorkerPrefix && is_lower_hex(text)
-               ? usage_error("a worker id prefix needs at least 6 characters, not '" + text + "'")
-               : not_found_error("no worker has the id '" + visible(text) +
-                                 "' (orrery worker ls lists them)");
-  }
-  auto prefixed = sql::query_workers(
-      *db_, "WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT ?3",
-      [&](sql::Statement& s) { s.bind(1, text).bind(2, text + "g").bind(3, kMaxCandidates); });
-  if (!prefixed) return prefixed.error();
-  if (prefixed->size() == 1) return std::move(prefixed->front());
-  if (prefixed->empty()) {
-    return not_found_error("no worker has the id '" + text + "' (orrery worker ls lists them)");
-  }
-  std::string listed;
-  for (const Worker& worker : *prefixed) listed += (listed.empty() ? "" : ", ") + worker.id;
-  return conflict_error("'" + text + "' matches several workers: " + listed +
-                        "; give more of the id");
+  auto id =
+      sql::resolve_id_prefix(*db_, "workers", text, {"worker", "workers", "orrery worker ls"});
+  if (!id) return id.error();
+  auto worker = get_worker(*id);
+  if (!worker) return worker.error();
+  if (!worker->has_value()) return not_found_error("worker " + *id + " is gone");
+  return std::move(**worker);
 }
 
 Result<std::vector<Worker>> SqlStore::list_workers(const WorkerFilter& filter) {
