@@ -1,5 +1,7 @@
-// orrery: one binary for the CLI, the daemon and the supervisors.
+// orrery: one binary for the CLI, the daemon, the supervisors and the server.
 #include "cli/app.h"
+#include "server/mcp_command.h"
+#include "server/serve_command.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 // Sanitizer builds only: libpqxx 6.4 leaks a libpq result when a query fails
@@ -8,4 +10,7 @@
 extern "C" const char* __lsan_default_suppressions() { return "leak:libpq.so\n"; }
 #endif
 
-int main(int argc, char** argv) { return orrery::cli::run(argc, argv); }
+int main(int argc, char** argv) {
+  return orrery::cli::run(argc, argv,
+                          {orrery::server::serve_commands(), orrery::server::mcp_commands()});
+}

@@ -187,6 +187,12 @@ void add_run_commands(CLI::App& app, Arguments& args, Command& command) {
   CLI::App* show = run->add_subcommand("show", "Show a run with its stored output");
   show->add_option("RUN", args.run.run, "run id or id prefix (6+ characters)")->required();
   show->callback([&] { command = [&args](const Context& c) { return show_run(args.run, c); }; });
+  CLI::App* cancel = run->add_subcommand(
+      "cancel", "Cancel a run: a pending one at once, a running one through its runner");
+  cancel->add_option("RUN", args.run.run, "run id or id prefix (6+ characters)")->required();
+  cancel->add_option("--reason", args.run.reason, "why (the error of a run that had not started)");
+  cancel->callback(
+      [&] { command = [&args](const Context& c) { return cancel_run_command(args.run, c); }; });
   CLI::App* next_in = run->add_subcommand(
       "next-in", "Inside a run of a dynamic loop: its next slot DURATION after this run");
   next_in->add_option("DURATION", args.next_in.duration, "e.g. 20m (0 to 365d)")->required();
@@ -315,6 +321,9 @@ void add_route_options(CLI::App* sub, RouteArgs& a) {
                   "a waiting item's priority rises by one every D (default: off)");
   sub->add_option("--description", a.description, "what the route is for");
   sub->add_option("--cwd", a.cwd, "working directory of its runs (default: the current one)");
+  sub->add_option("--webhook-secret-env", a.webhook_secret_env,
+                  "VAR of orrery serve's environment holding the secret items posted over HTTP "
+                  "are signed with (X-Hub-Signature-256); 'none' for unsigned (the default)");
 }
 
 void add_route_commands(CLI::App& app, RouteArgs& a, Command& command) {
@@ -670,7 +679,7 @@ void one_command_per_level(CLI::App& app) {
 
 }  // namespace
 
-int run(int argc, char** argv) {
+int run(int argc, char** argv, const std::vector<CommandGroup>& more_commands) {
   CLI::App app{"orrery: a durable, local-first scheduler for commands and coding agents", "orrery"};
   app.set_version_flag("--version", std::string("orrery ") + ORRERY_VERSION);
   app.fallthrough();  // global options are accepted after the command too
@@ -693,6 +702,7 @@ int run(int argc, char** argv) {
   add_item_commands(app, args.item, command);
   add_goal_commands(app, args.goal, command);
   add_worker_commands(app, args.worker, command);
+  for (const CommandGroup& group : more_commands) group(app, command);
   one_command_per_level(app);
 
   const std::vector<std::string> arguments(argv + std::min(argc, 1), argv + argc);

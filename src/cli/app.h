@@ -6,8 +6,22 @@
 // --version included, is one JSON document on stdout.
 #pragma once
 
+#include <functional>
+#include <vector>
+
+#include "cli/command.h"
+
+namespace CLI {
+class App;
+}
+
 namespace orrery::cli {
 
-int run(int argc, char** argv);
+// Commands of a layer above the CLI (the server's `serve` and `mcp`), added
+// by the program's entry point: each adds its subcommands to the app and
+// sets `command` from their callbacks, as every command does.
+using CommandGroup = std::function<void(CLI::App& app, Command& command)>;
+
+int run(int argc, char** argv, const std::vector<CommandGroup>& more_commands = {});
 
 }  // namespace orrery::cli

@@ -278,6 +278,10 @@ Result<int> enqueue_command(const ItemArgs& args, const Context& context) {
     auto text = read_batch(*args.from_json);
     if (!text) return text.error();
     batch = std::move(*text);
+  } else if (args.object) {
+    auto item = parse_enqueue_object(*args.object);
+    if (!item) return item.error();
+    single = std::move(*item);
   } else {
     auto item = item_from_options(args);
     if (!item) return item.error();
@@ -314,7 +318,8 @@ Result<int> list_items_command(const ItemArgs& args, const Context& context) {
   if (args.offset < 0)
     return usage_error("--offset " + std::to_string(args.offset) + ": expected 0 or more");
   filter.project = args.project;
-  filter.limit = args.limit;
+  // A caller that pages (context.page) learns of a next page from one more row.
+  filter.limit = args.limit + (context.page != nullptr ? 1 : 0);
   filter.offset = args.offset;
   filter.now = context.now;
   auto opened = open_store_to_read(context);
@@ -327,6 +332,11 @@ Result<int> list_items_command(const ItemArgs& args, const Context& context) {
   }
   auto items = store.list_items(filter);
   if (!items) return items.error();
+  if (context.page != nullptr) {
+    context.page->more = int(items->size()) > args.limit;
+    if (context.page->more) items->pop_back();
+    context.page->next_offset = args.offset + int(items->size());
+  }
   auto reasons = waiting_reasons(store, *items, context.now);
   if (!reasons) return reasons.error();
   if (context.globals.json) {

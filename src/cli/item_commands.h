@@ -26,6 +26,7 @@ struct ItemArgs {
   std::optional<std::string> scope;
   std::optional<std::string> output_policy;
   std::optional<std::string> from_json;  // FILE or -
+  std::optional<std::string> object;     // one enqueue object's JSON text (the API)
   std::string status;                    // items
   int limit = 100;                       // items
   int offset = 0;                        // items

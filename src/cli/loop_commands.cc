@@ -359,7 +359,10 @@ Result<int> list_loops(const ListArgs& args, const Context& context) {
     nlohmann::json array = nlohmann::json::array();
     for (const Loop& loop : *loops) array.push_back(loop_json(loop));
     *context.out << json_text(array) << '\n';
-    if (more > 0) {
+    if (context.page != nullptr) {
+      context.page->more = more > 0;
+      context.page->next_offset = args.offset + int(loops->size());
+    } else if (more > 0) {
       std::cerr << "orrery: " << format_count(more) << " more loops not shown: " << next_page
                 << " --json\n";
     }

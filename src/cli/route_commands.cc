@@ -73,6 +73,9 @@ Status apply_options(Store& store, const RouteArgs& args, Route& route) {
   }
   if (args.description) route.description = *args.description;
   if (args.cwd) route.cwd = absolute_path(*args.cwd);
+  if (args.webhook_secret_env) {
+    route.webhook_secret_env = *args.webhook_secret_env == "none" ? "" : *args.webhook_secret_env;
+  }
   return check_route(route);
 }
 
@@ -107,6 +110,9 @@ void print_route(const Context& context, const Route& route,
       {"priority aging",
        route.priority_aging_ms == 0 ? "-" : "+1 every " + format_duration(route.priority_aging_ms)},
       {"working directory", route.cwd.empty() ? "the daemon's" : route.cwd},
+      {"webhook signature", route.webhook_secret_env.empty()
+                                ? "not required"
+                                : "required, secret in $" + route.webhook_secret_env},
       {"items", items},
       {"created", format_relative(route.created_at, context.now)}};
   if (!route.description.empty()) fields.push_back({"description", route.description});
@@ -215,7 +221,8 @@ Result<int> show_route_command(const RouteArgs& args, const Context& context) {
 Result<int> edit_route_command(const RouteArgs& args, const Context& context) {
   const bool any = !args.workflow.empty() || args.max_running || args.max_per_project ||
                    args.max_per_group || args.max_attempts || args.retry_delay ||
-                   args.retry_backoff || args.priority_aging || args.description || args.cwd;
+                   args.retry_backoff || args.priority_aging || args.description || args.cwd ||
+                   args.webhook_secret_env;
   if (!any) {
     return usage_error("route edit " + visible(args.route) +
                        " changes nothing: give an option of route add (see route edit --help)");

@@ -22,8 +22,9 @@ struct RouteArgs {
   std::optional<std::string> retry_backoff;
   std::optional<std::string> priority_aging;
   std::optional<std::string> description;
-  std::optional<std::string> cwd;  // add: the current directory unless given
-  bool force = false;              // rm
+  std::optional<std::string> cwd;                 // add: the current directory unless given
+  std::optional<std::string> webhook_secret_env;  // 'none' for none
+  bool force = false;                             // rm
 };
 
 Result<int> add_route_command(const RouteArgs& args, const Context& context);

@@ -15,6 +15,7 @@
 #include "cli/trigger_overlap.h"
 #include "core/duration.h"
 #include "core/exit_codes.h"
+#include "core/limits.h"
 #include "core/runner_labels.h"
 #include "core/text.h"
 #include "exec/claim_keeper.h"
@@ -299,7 +300,10 @@ Result<int> list_runs(const RunsArgs& args, const Context& context) {
     nlohmann::json array = nlohmann::json::array();
     for (const Run& run : *runs) array.push_back(run_document(*opened->store, run, false));
     *context.out << json_text(array) << '\n';
-    if (more > 0) {
+    if (context.page != nullptr) {
+      context.page->more = more > 0;
+      context.page->next_offset = args.offset + int(runs->size());
+    } else if (more > 0) {
       std::cerr << "orrery: " << format_count(more) << " more runs not shown: " << next_page
                 << " --json\n";
     }
@@ -402,6 +406,37 @@ Result<int> show_stored_tail(const Run& run, const std::string& stream, bool fol
 
 }  // namespace
 
+// The part of a log a byte range asks for, cut back to whole characters:
+// {run_id, stream, text, offset, next_offset, size}.
+Result<int> print_log_range(const std::string& run_id, const std::string& stream,
+                            const std::string& text, const RunArgs& args, const Context& context) {
+  const std::int64_t offset = args.log_offset.value_or(0);
+  const std::int64_t length = args.log_length.value_or(kMaxLogRangeBytes);
+  if (offset < 0) return usage_error("offset " + std::to_string(offset) + ": expected 0 or more");
+  if (length < 0 || length > kMaxLogRangeBytes) {
+    return usage_error("length " + std::to_string(length) + ": expected 0 to " +
+                       std::to_string(kMaxLogRangeBytes) + " bytes");
+  }
+  const size_t size = text.size();
+  const size_t begin = character_start_at(text, size_t(std::min<std::int64_t>(offset, size)));
+  const size_t wanted =
+      size_t(std::min<std::int64_t>(std::int64_t(size), std::int64_t(begin) + length));
+  const size_t end = wanted == size ? size : character_start_at(text, wanted);
+  const std::string part = text.substr(begin, end - begin);
+  if (context.globals.json) {
+    *context.out << json_text({{"run_id", run_id},
+                               {"stream", stream},
+                               {"text", part},
+                               {"offset", begin},
+                               {"next_offset", end},
+                               {"size", size}})
+                 << '\n';
+  } else {
+    *context.out << part;
+  }
+  return kExitOk;
+}
+
 Result<int> show_logs(const RunArgs& args, const Context& context) {
   if (args.follow && context.globals.json) {
     return usage_error(
@@ -426,6 +461,8 @@ Result<int> show_logs(const RunArgs& args, const Context& context) {
   if (!args.follow) {
     // The log is the program's output: printed as it is (docs/cli.md, "Escaping").
     const std::string text = read_log(path);  // nothing yet (or a skipped slot): no output
+    if (args.log_offset || args.log_length)
+      return print_log_range(run_id, stream, text, args, context);
     if (context.globals.json) {
       *context.out << json_text({{"run_id", run_id}, {"stream", stream}, {"text", text}}) << '\n';
     } else {

@@ -2,7 +2,9 @@
 // internal `supervise` command that owns one run (docs/execution.md, docs/cli.md).
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "cli/command.h"
@@ -32,12 +34,19 @@ struct RunArgs {
   bool stderr_stream = false;
   bool follow = false;  // logs: keep printing while the run lives
   int token_fd = -1;    // supervise: the descriptor the claim token is read from
+  // logs: a byte range of the log (the API's offset and length), cut back to
+  // a character boundary; with --json the document says where the next starts.
+  std::optional<std::int64_t> log_offset;
+  std::optional<std::int64_t> log_length;
+  std::string reason;  // run cancel
 };
 
 Result<int> trigger_loop(const TriggerArgs& args, const Context& context);
 Result<int> list_runs(const RunsArgs& args, const Context& context);
 Result<int> show_run(const RunArgs& args, const Context& context);
 Result<int> show_logs(const RunArgs& args, const Context& context);
+// `run cancel RUN`: a pending run is cancelled, a running one asked to stop.
+Result<int> cancel_run_command(const RunArgs& args, const Context& context);
 Result<int> supervise_run(const RunArgs& args, const Context& context);
 
 }  // namespace orrery::cli

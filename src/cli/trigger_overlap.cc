@@ -1,6 +1,5 @@
 #include "cli/trigger_overlap.h"
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -13,6 +12,7 @@
 #include "core/text.h"
 #include "core/trigger_overlap.h"
 #include "exec/clock.h"
+#include "exec/process_control.h"
 #include "exec/process_identity.h"
 #include "exec/wake.h"
 
@@ -47,13 +47,10 @@ Result<bool> is_finished(Store& store, const std::string& run_id) {
 // SIGTERM to each running run's live supervisor; waits (a while) for them to
 // finalize their runs cancelled.
 Status replace_runs(Store& store, const std::vector<Run>& running) {
-  const SystemProcessProbe probe;
   std::vector<std::string> stopping;
-  const std::string host = probe.host_name();
   for (const Run& run : running) {
-    if (!runs_on_host(run, host)) continue;  // another host's pids: never signalled from here
-    if (!run.supervisor || !probe.is_alive(*run.supervisor)) continue;  // recovery's to finish
-    if (kill(run.supervisor->pid, SIGTERM) == 0) stopping.push_back(run.id);
+    // A dead supervisor's run is recovery's to finish; another host's is never signalled.
+    if (stop_local_supervisor(run, system_processes())) stopping.push_back(run.id);
   }
   const auto deadline = std::chrono::steady_clock::now() + kReplaceWait;
   for (const std::string& id : stopping) {

@@ -235,9 +235,11 @@ Result<Workflow> resolve(Store& store, const WorkflowArgs& args) {
 }  // namespace
 
 Result<int> create_workflow_command(const WorkflowArgs& args, const Context& context) {
-  auto text = read_spec_file(args.file);
+  auto text = args.text ? Result<std::string>(*args.text) : read_spec_file(args.file);
   if (!text) return text.error();
-  const std::string path = absolute(args.file);
+  // A spec given as text has its relative paths resolved against the
+  // current directory, as if it were a file there.
+  const std::string path = absolute(args.text ? std::string("spec") : args.file);
   auto spec = parse_workflow_spec(*text, spec_format_of(path, *text),
                                   std::filesystem::path(path).parent_path().string());
   if (!spec) return spec.error();

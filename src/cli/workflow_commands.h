@@ -13,6 +13,7 @@ namespace orrery::cli {
 
 struct WorkflowArgs {
   std::string file;                  // create
+  std::optional<std::string> text;   // create: the spec itself (the API), instead of a file
   std::string workflow;              // show, run, runs
   std::optional<int> version;        // show, run
   bool all_versions = false;         // ls --all

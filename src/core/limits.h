@@ -39,6 +39,8 @@ inline constexpr std::size_t kMaxLabelValueBytes = 255;
 inline constexpr std::int64_t kMinLogLimitBytes = 64LL << 10;  // 64 KiB
 inline constexpr std::int64_t kMaxLogLimitBytes = 16LL << 30;  // 16 GiB
 
+// The most of a log one request reads (GET /v1/runs/RUN/log, docs/server.md).
+inline constexpr std::int64_t kMaxLogRangeBytes = 1LL << 20;  // 1 MiB
 // An agent's prompt file, read whole when the loop is added and at each run.
 inline constexpr std::int64_t kMaxPromptFileBytes = 1LL << 20;  // 1 MiB
 // A loop's secrets file (one KEY=VALUE per line).

@@ -36,16 +36,6 @@ Status assign_optional(const std::string& text, const char* option, DurationMs m
   return Ok{};
 }
 
-bool valid_env_name(const std::string& name) {
-  if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
-  for (char c : name) {
-    if (!(c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 // Every piece of text the spec would store is valid UTF-8.
 Status check_text_fields(const LoopSpec& spec) {
   const std::pair<const char*, const std::string*> single[] = {
@@ -410,7 +400,7 @@ Result<EnvVar> parse_assignment(const std::string& text, const char* option) {
   if (equals == std::string::npos || key.empty()) {
     return usage_error(std::string(option) + " '" + text + "': expected KEY=VALUE");
   }
-  if (!valid_env_name(key)) {
+  if (!is_env_name(key)) {
     return usage_error(std::string(option) + " '" + text + "': '" + key +
                        "' is not a valid environment variable name (letters, digits, _; not "
                        "starting with a digit)");

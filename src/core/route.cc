@@ -34,6 +34,18 @@ Result<RouteStatus> parse_route_status(std::string_view text) {
   return parse_enum_name(text, kStatuses, "route status");
 }
 
+namespace {
+
+Status check_webhook_secret_env(const std::string& name) {
+  if (name.empty() || (name.size() <= kMaxEnvNameBytes && is_env_name(name))) return Ok{};
+  return usage_error("--webhook-secret-env '" + visible(name) +
+                     "': expected the name of an environment variable (letters, digits and _, "
+                     "not starting with a digit, at most " +
+                     std::to_string(kMaxEnvNameBytes) + " bytes), or 'none'");
+}
+
+}  // namespace
+
 Status check_route(const Route& route) {
   if (auto named = check_name(route.name, "route name"); !named) return named;
   if (auto valid = check_utf8(route.description, "--description"); !valid) return valid;
@@ -58,6 +70,7 @@ Status check_route(const Route& route) {
     return usage_error("--retry-delay " + format_duration(route.retry_delay_ms) +
                        " is out of range; give 0s to " + format_duration(kMaxRetryDelayMs));
   }
+  if (auto named = check_webhook_secret_env(route.webhook_secret_env); !named) return named;
   if (auto valid = check_utf8(route.cwd, "--cwd"); !valid) return valid;
   if (!route.cwd.empty() && (route.cwd[0] != '/' || route.cwd.size() > kMaxRouteCwdBytes ||
                              route.cwd.find('\0') != std::string::npos)) {

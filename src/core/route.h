@@ -11,7 +11,9 @@
 // 0 (unlimited)..kMaxRouteRunning; max_attempts 1..kMaxItemAttempts; the
 // retry delay 0..kMaxRetryDelayMs; the priority aging 0 (none) or
 // kMinPriorityAgingMs..kMaxPriorityAgingMs; the working directory absolute
-// (or empty), UTF-8 of at most kMaxRouteCwdBytes.
+// (or empty), UTF-8 of at most kMaxRouteCwdBytes; the webhook secret's
+// variable empty or an environment variable's name ([A-Za-z_][A-Za-z0-9_]*,
+// at most kMaxEnvNameBytes).
 #pragma once
 
 #include <string>
@@ -31,6 +33,7 @@ inline constexpr DurationMs kMinPriorityAgingMs = 1'000;
 inline constexpr DurationMs kMaxPriorityAgingMs = 365LL * 24 * 3600 * 1000;
 inline constexpr std::size_t kMaxRouteDescriptionBytes = 4096;
 inline constexpr std::size_t kMaxRouteCwdBytes = 4096;
+inline constexpr std::size_t kMaxEnvNameBytes = 128;
 
 enum class RouteStatus { kActive, kPaused };
 const char* route_status_name(RouteStatus status);
@@ -56,6 +59,10 @@ struct Route {
   // The working directory of its items' runs: an absolute path, or empty
   // for the daemon's own.
   std::string cwd;
+  // The environment variable of the server (`orrery serve`) that holds the
+  // secret its webhooks are signed with (X-Hub-Signature-256), or empty when
+  // items are posted unsigned. The name is stored, never the secret.
+  std::string webhook_secret_env;
   TimeMs created_at = 0;
   TimeMs updated_at = 0;
   friend bool operator==(const Route&, const Route&) = default;

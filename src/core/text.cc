@@ -185,6 +185,15 @@ std::string storable_text(std::string_view text) {
   return out;
 }
 
+size_t character_start_at(std::string_view text, size_t position) {
+  position = std::min(position, text.size());
+  for (int step = 0; step < 3 && position > 0 && position < text.size(); ++step) {
+    if ((static_cast<unsigned char>(text[position]) & 0xC0) != 0x80) break;
+    --position;
+  }
+  return position;
+}
+
 size_t count_code_points(std::string_view text) {
   size_t count = 0;
   for (char c : text) count += is_continuation(static_cast<unsigned char>(c)) ? 0 : 1;
@@ -217,6 +226,16 @@ Status check_utf8(std::string_view text, std::string_view field) {
   return usage_error(std::string(field) + " '" + visible(text) +
                      "' is not valid UTF-8 (invalid byte at offset " + std::to_string(offset) +
                      ")");
+}
+
+bool is_env_name(std::string_view name) {
+  if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
+  for (const char c : name) {
+    if (!(c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) {
+      return false;
+    }
+  }
+  return true;
 }
 
 Status check_name(std::string_view name, std::string_view field) {

@@ -30,6 +30,10 @@ inline bool is_valid_utf8(std::string_view text) {
 // cannot hold), becomes U+FFFD; everything else is kept.
 std::string storable_text(std::string_view text);
 
+// `position` moved back to the start of the character it falls in: past at
+// most three UTF-8 continuation bytes (a cut there splits no character).
+size_t character_start_at(std::string_view text, size_t position);
+
 // The number of code points of valid UTF-8 text.
 size_t count_code_points(std::string_view text);
 
@@ -62,6 +66,9 @@ std::string shortened(std::string_view text, size_t code_points);
 
 // Valid UTF-8, else a usage error naming `field`.
 Status check_utf8(std::string_view text, std::string_view field);
+
+// Whether `name` can name an environment variable: [A-Za-z_][A-Za-z0-9_]*.
+bool is_env_name(std::string_view name);
 
 // The rules for a loop name; `field` names where it came from (e.g. "loop name").
 Status check_name(std::string_view name, std::string_view field);

@@ -171,6 +171,7 @@ Json route_json(const Route& route, const std::map<ItemStatus, std::int64_t>& co
               {"retry_backoff", backoff_name(route.retry_backoff)},
               {"priority_aging_ms", route.priority_aging_ms},
               {"cwd", route.cwd},
+              {"webhook_secret_env", route.webhook_secret_env},
               {"counts", by_status},
               {"created_at", format_time(route.created_at)},
               {"updated_at", format_time(route.updated_at)}};

@@ -18,6 +18,12 @@ std::optional<TimeMs> SystemProcessControl::start_time(pid_t pid) const {
   return process_start_time(pid);
 }
 
+bool stop_local_supervisor(const Run& run, ProcessControl& processes) {
+  if (!runs_on_host(run, processes.host_name())) return false;
+  if (!run.supervisor || !processes.is_alive(*run.supervisor)) return false;
+  return processes.send_signal(run.supervisor->pid, SIGTERM);
+}
+
 SystemProcessControl& system_processes() {
   static SystemProcessControl processes;
   return processes;

@@ -9,6 +9,7 @@
 
 #include <optional>
 
+#include "core/run.h"
 #include "core/time.h"
 #include "store/process_probe.h"
 
@@ -31,6 +32,11 @@ class SystemProcessControl final : public ProcessControl {
   bool send_signal(pid_t pid, int signal) override;
   std::optional<TimeMs> start_time(pid_t pid) const override;
 };
+
+// Sends SIGTERM to the run's supervisor when it is alive on this host, which
+// stops the target and finishes the run cancelled; true when it was sent. A
+// run of another host is never signalled from here.
+bool stop_local_supervisor(const Run& run, ProcessControl& processes);
 
 // One for the whole process: it holds no state.
 SystemProcessControl& system_processes();

@@ -158,8 +158,9 @@ class SlotClaims {
   }
   virtual Result<WakeTimes> wake_times(TimeMs now) = 0;
   // Stops a run the caller cannot signal (its supervisor is on another host,
-  // or it has none yet): a pending run becomes cancelled at once; a running
-  // one gets a cancel request its runner acts on (running_cancel_requests).
+  // or it has none yet): a pending or queued run becomes cancelled at once,
+  // unsettled, so that a loop waiting for its slot moves on; a running one
+  // gets a cancel request its runner acts on (running_cancel_requests).
   // Returns the run's status afterwards; not_found for no such run; a
   // finished run is left as it is.
   virtual Result<RunStatus> request_cancel(const std::string& run_id, const std::string& reason,

@@ -9,6 +9,8 @@
 #include "store/claim_ledger.h"
 #include "store/cooldowns.h"
 #include "store/daemon_leases.h"
+#include "store/event_journal.h"
+#include "store/store_metrics.h"
 #include "store/goal_book.h"
 #include "store/item_queue.h"
 #include "store/loop_catalog.h"
@@ -46,6 +48,8 @@ class Store : public LoopCatalog,
               public GoalBook,
               public WorkerBook,
               public MergeQueue,
-              public WorkerOverlaps {};
+              public WorkerOverlaps,
+              public EventJournal,
+              public StoreMetrics {};
 
 }  // namespace orrery

@@ -85,6 +85,31 @@ TEST(Route, ADescriptionIsUtf8OfAtMost4KiB) {
   EXPECT_FALSE(check_route(route));
 }
 
+TEST(Route, AWebhookSecretVariableIsAnEnvironmentName) {
+  // Every byte value in each position: a letter or _ may start the name, a
+  // digit may follow; nothing else is accepted anywhere.
+  for (int byte = 1; byte < 256; ++byte) {
+    const char c = static_cast<char>(byte);
+    const bool letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+    const bool digit = c >= '0' && c <= '9';
+    Route first = valid_route();
+    first.webhook_secret_env = std::string(1, c) + "A";
+    EXPECT_EQ(bool(check_route(first)), letter) << "first byte " << byte;
+    Route later = valid_route();
+    later.webhook_secret_env = std::string("A") + c;
+    EXPECT_EQ(bool(check_route(later)), letter || digit) << "later byte " << byte;
+  }
+  Route route = valid_route();
+  route.webhook_secret_env = std::string(kMaxEnvNameBytes, 'S');
+  EXPECT_TRUE(check_route(route));
+  route.webhook_secret_env += "S";
+  auto checked = check_route(route);
+  ASSERT_FALSE(checked);
+  EXPECT_NE(checked.error().message.find("--webhook-secret-env"), std::string::npos);
+  route.webhook_secret_env.clear();  // none
+  EXPECT_TRUE(check_route(route));
+}
+
 TEST(Route, StatusNamesParseBack) {
   for (RouteStatus status : {RouteStatus::kActive, RouteStatus::kPaused}) {
     auto parsed = parse_route_status(route_status_name(status));

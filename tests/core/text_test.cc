@@ -281,5 +281,20 @@ TEST(Shortened, CutsAtCodePointBoundariesAndMarksTheCut) {
   }
 }
 
+TEST(Text, ACutMovedToACharacterStartSplitsNoCharacter) {
+  // One, two, three and four byte characters, cut at every position.
+  const std::string text = "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80z";
+  for (size_t position = 0; position <= text.size() + 2; ++position) {
+    const size_t start = character_start_at(text, position);
+    ASSERT_LE(start, std::min(position, text.size()));
+    EXPECT_TRUE(is_valid_utf8(text.substr(0, start))) << position;
+    EXPECT_TRUE(is_valid_utf8(text.substr(start))) << position;
+  }
+  EXPECT_EQ(character_start_at(text, 2), 1u);
+  EXPECT_EQ(character_start_at(text, 5), 3u);
+  EXPECT_EQ(character_start_at(text, 9), 6u);
+  EXPECT_EQ(character_start_at("", 4), 0u);
+}
+
 }  // namespace
 }  // namespace orrery

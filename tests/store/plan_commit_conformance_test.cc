@@ -356,6 +356,32 @@ TEST_P(PlanCommitConformance, AClaimOfAQueuedRowStartsItAsItsFirstAttempt) {
   EXPECT_FALSE(claimable(loop, kNow, kNow + 50));
 }
 
+TEST_P(PlanCommitConformance, CancellingAQueuedRowFinishesItUnsettledAndNothingStartsIt) {
+  const Loop loop = add_loop("queue");
+  LoopPlanCommit plan = plan_for(loop);
+  plan.queue = {kNow};
+  const auto queued = commit({plan});
+  ASSERT_EQ(queued[0].queued.size(), 1u);
+  auto status = store_->request_cancel(queued[0].queued[0].id, "not needed", kNow + 5);
+  ASSERT_TRUE(status.ok()) << status.error().message;
+  EXPECT_EQ(*status, RunStatus::kCancelled);
+  const orrery::Run cancelled = run_at(loop, kNow);
+  EXPECT_EQ(cancelled.status, RunStatus::kCancelled);
+  EXPECT_EQ(cancelled.error, "not needed");
+  EXPECT_EQ(cancelled.finished_at, kNow + 5);
+  // Unsettled: a loop that waits for the slot gets what its finish implies.
+  auto unsettled = store_->unsettled_runs(10);
+  ASSERT_TRUE(unsettled.ok()) << unsettled.error().message;
+  ASSERT_EQ(unsettled->size(), 1u);
+  EXPECT_EQ(unsettled->front().id, cancelled.id);
+  EXPECT_FALSE(claimable(loop, kNow, kNow + 10));
+  // Asking again leaves it as it is.
+  auto again = store_->request_cancel(cancelled.id, "again", kNow + 20);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, RunStatus::kCancelled);
+  EXPECT_EQ(run_at(loop, kNow).error, "not needed");
+}
+
 TEST_P(PlanCommitConformance, ActiveRunsAreTheRunningAndQueuedOnesOldestSlotFirst) {
   const Loop a = add_loop("a");
   const Loop b = add_loop("b");

@@ -420,6 +420,7 @@ TEST_P(RunnerClaims, CancellingAPendingRunEndsItAtOnce) {
   EXPECT_EQ(cancelled.status, RunStatus::kCancelled);
   EXPECT_EQ(cancelled.error, "replaced by a newer slot");
   EXPECT_EQ(cancelled.finished_at, kNow + 5);
+  EXPECT_FALSE(cancelled.settled) << "a loop waiting for the slot moves on when it is settled";
   EXPECT_TRUE(claim_pending("daemon@a:1", host_labels(), 10).empty());
 }
 

@@ -37,6 +37,7 @@ TEST_P(WorkQueueStore, ARouteIsStoredWholeAndFoundByIdNameAndIdPrefix) {
   given.retry_delay_ms = 90'000;
   given.retry_backoff = RetryBackoff::kExponential;
   given.priority_aging_ms = 600'000;
+  given.webhook_secret_env = "TRIAGE_HOOK_SECRET";
   const Route route = ok_value(store_->create_route(given, kNow));
   EXPECT_FALSE(route.id.empty());
   auto read = ok_value(store_->get_route(route.id));
@@ -72,11 +73,13 @@ TEST_P(WorkQueueStore, AnEditReplacesTheSettingsAndARenameOntoAnotherRouteIsACon
   Route edited = alpha;
   edited.max_running = 7;
   edited.description = "edited";
+  edited.webhook_secret_env = "ALPHA_SECRET";
   const Route after = ok_value(store_->update_route(edited, kNow + 5));
   EXPECT_EQ(after.max_running, 7);
   EXPECT_EQ(after.created_at, kNow);
   EXPECT_EQ(after.updated_at, kNow + 5);
   EXPECT_EQ(ok_value(store_->get_route(alpha.id))->description, "edited");
+  EXPECT_EQ(ok_value(store_->get_route(alpha.id))->webhook_secret_env, "ALPHA_SECRET");
   edited.name = "beta";
   EXPECT_TRUE(is_conflict(store_->update_route(edited, kNow + 6)));
   EXPECT_EQ(ok_value(store_->get_route(alpha.id))->name, "alpha");

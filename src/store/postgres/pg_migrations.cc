@@ -5,6 +5,8 @@
 #include <limits>
 #include <string>
 
+#include "store/sql/event_schema.h"
+
 namespace orrery::postgres {
 namespace {
 
@@ -694,6 +696,10 @@ std::string server_version_text(int version) {
   return major + "." + std::to_string(version / 100 % 100) + "." + std::to_string(version % 100);
 }
 
+// The name of the variable only: the secret stays in the server's environment.
+constexpr const char* kWebhookSecrets =
+    "ALTER TABLE routes ADD COLUMN webhook_secret_env TEXT COLLATE \"C\" NOT NULL DEFAULT '';";
+
 }  // namespace
 
 Status check_server_version(int version, const std::string& shown_url) {
@@ -703,6 +709,7 @@ Status check_server_version(int version, const std::string& shown_url) {
 }
 
 const std::vector<Migration>& migrations() {
+  static const std::string events = sql::event_journal_schema(sql::SqlDialect::kPostgres);
   static const std::vector<Migration> list = {
       {4, "loops, runs, the daemon lease and cooldowns", kVersion4},
       {5, "runs on several hosts: the host of each run, the runners", kVersion5},
@@ -714,6 +721,8 @@ const std::vector<Migration>& migrations() {
       {11, "the admission queue read by status, and queued items covered", kVersion11},
       {12, "goals: objectives with token budgets, their plans and turns", kVersion12},
       {13, "workers in git worktrees, their events and the merge queue", kVersion13},
+      {14, "the event journal: what changed, for live events", events.c_str()},
+      {15, "routes: the environment variable of a webhook's signing secret", kWebhookSecrets},
 
   };
   return list;

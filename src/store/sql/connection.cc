@@ -30,6 +30,7 @@ std::string_view subject_of(std::string_view sql) {
       {"workflow_steps", "workflow steps"},
       {"workflow_attempts", "step attempts"},
       {"workflow_events", "workflow events"},
+      {"events", "the event journal"},
       {"sqlite_master", "the schema"},
   };
   size_t best = std::string_view::npos;

@@ -114,7 +114,7 @@ Result<RunStatus> SqlStore::request_cancel(const std::string& run_id, const std:
   if (!transaction) return transaction.error();
   auto cancel = db_->prepare(
       "UPDATE runs SET status = 'cancelled', finished_at = ?2, duration_ms = 0, error = ?3, "
-      "updated_at = ?2 WHERE id = ?1 AND status = 'pending'");
+      "settled = 0, updated_at = ?2 WHERE id = ?1 AND status IN ('pending', 'queued')");
   if (!cancel) return cancel.error();
   (*cancel)->bind(1, run_id).bind(2, now).bind(3, reason);
   if (auto status = (*cancel)->run(); !status) return status.error();

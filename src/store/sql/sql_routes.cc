@@ -24,7 +24,7 @@ bool is_lower_hex(const std::string& text) {
   return !text.empty() && text.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
-// Binds a route's settings at ?2..?15 (?1 is its id).
+// Binds a route's settings at ?2..?15 and ?17 (?1 is its id, ?16 the time).
 void bind_settings(sql::Statement& s, const Route& route) {
   s.bind(2, route.name)
       .bind(3, route.description)
@@ -39,7 +39,8 @@ void bind_settings(sql::Statement& s, const Route& route) {
       .bind(12, route.retry_delay_ms)
       .bind(13, backoff_name(route.retry_backoff))
       .bind(14, route.priority_aging_ms)
-      .bind(15, route.cwd);
+      .bind(15, route.cwd)
+      .bind(17, route.webhook_secret_env);
 }
 
 Status name_is_free(sql::Connection& db, const Route& route) {
@@ -90,8 +91,9 @@ Result<Route> SqlStore::create_route(const Route& given, TimeMs now) {
   auto insert = db_->prepare(
       "INSERT INTO routes (id, name, description, workflow_id, workflow_name, workflow_version, "
       "status, max_running, max_per_project, max_per_group, max_attempts, retry_delay_ms, "
-      "retry_backoff, priority_aging_ms, cwd, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, "
-      "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16) ON CONFLICT (name) DO NOTHING");
+      "retry_backoff, priority_aging_ms, cwd, created_at, updated_at, webhook_secret_env) VALUES "
+      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16, ?17) "
+      "ON CONFLICT (name) DO NOTHING");
   if (!insert) return insert.error();
   (*insert)->bind(1, route.id);
   bind_settings(**insert, route);
@@ -174,7 +176,8 @@ Result<Route> SqlStore::update_route(const Route& given, TimeMs now) {
       "UPDATE routes SET name = ?2, description = ?3, workflow_id = ?4, workflow_name = ?5, "
       "workflow_version = ?6, status = ?7, max_running = ?8, max_per_project = ?9, "
       "max_per_group = ?10, max_attempts = ?11, retry_delay_ms = ?12, retry_backoff = ?13, "
-      "priority_aging_ms = ?14, cwd = ?15, updated_at = ?16 WHERE id = ?1");
+      "priority_aging_ms = ?14, cwd = ?15, updated_at = ?16, webhook_secret_env = ?17 WHERE id = "
+      "?1");
   if (!write) return write.error();
   (*write)->bind(1, route.id);
   bind_settings(**write, route);

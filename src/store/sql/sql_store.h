@@ -203,6 +203,12 @@ class SqlStore : public Store {
 
   Status note_overlap(const WorkerOverlap& overlap, TimeMs now) override;
 
+  Result<std::vector<JournalEvent>> events_after(std::int64_t after, int limit) override;
+  Result<std::int64_t> last_event_id() override;
+
+  // StoreMetrics (sql_metrics.cc)
+  Result<MetricsSnapshot> metrics_snapshot(const MetricsBounds& bounds, TimeMs now) override;
+
   sql::Connection& connection() { return *db_; }
 
  private:

@@ -36,6 +36,7 @@ const ColumnTable<Route> kRouteColumns = {
      }},
     {"priority_aging_ms", read_field<&Route::priority_aging_ms>},
     {"cwd", read_field<&Route::cwd>},
+    {"webhook_secret_env", read_field<&Route::webhook_secret_env>},
     {"created_at", read_field<&Route::created_at>},
     {"updated_at", read_field<&Route::updated_at>},
 };

@@ -1,5 +1,7 @@
 #include "store/sqlite/migrations.h"
 
+#include "store/sql/event_schema.h"
+
 namespace orrery::sqlite {
 namespace {
 
@@ -642,9 +644,14 @@ class SqliteMigrations final : public sql::MigrationBackend {
   Database& db_;
 };
 
+// The name of the variable only: the secret stays in the server's environment.
+constexpr const char* kWebhookSecrets =
+    "ALTER TABLE routes ADD COLUMN webhook_secret_env TEXT NOT NULL DEFAULT '';";
+
 }  // namespace
 
 const std::vector<Migration>& migrations() {
+  static const std::string events = sql::event_journal_schema(sql::SqlDialect::kSqlite);
   static const std::vector<Migration> list = {
       {1, "loops, runs and the daemon lease", kInitialSchema},
       {2, "usage limits: usage-limited runs and provider cooldowns", kUsageLimits},
@@ -659,6 +666,8 @@ const std::vector<Migration>& migrations() {
       {11, "the admission queue read by status, and queued items covered", kQueueIndexes},
       {12, "goals: objectives with token budgets, their plans and turns", kGoals},
       {13, "workers in git worktrees, their events and the merge queue", kWorkers},
+      {14, "the event journal: what changed, for live events", events.c_str()},
+      {15, "routes: the environment variable of a webhook's signing secret", kWebhookSecrets},
 
   };
   return list;

@@ -77,7 +77,7 @@ TEST(PgMigrations, AFreshDatabaseReachesTheLatestVersionWithOneRowPerMigration) 
   }
   EXPECT_EQ(
       tables(database.url()),
-      "public.cooldowns\npublic.daemon_lease\npublic.goal_turns\npublic.goals\n"
+      "public.cooldowns\npublic.daemon_lease\npublic.events\npublic.goal_turns\npublic.goals\n"
       "public.invocations\npublic.loops\npublic.merge_entries\npublic.queue_configs\n"
       "public.queue_leases\n"
       "public.routes\npublic.run_feeds\npublic.runners\npublic.runs\npublic.schema_migrations\n"
@@ -321,7 +321,7 @@ TEST(PgMigrations, ProcessesMigratingOneFreshDatabaseAtOnceAllSucceed) {
             "1");
   EXPECT_EQ(
       tables(database.url()),
-      "public.cooldowns\npublic.daemon_lease\npublic.goal_turns\npublic.goals\n"
+      "public.cooldowns\npublic.daemon_lease\npublic.events\npublic.goal_turns\npublic.goals\n"
       "public.invocations\npublic.loops\npublic.merge_entries\npublic.queue_configs\n"
       "public.queue_leases\n"
       "public.routes\npublic.run_feeds\npublic.runners\npublic.runs\npublic.schema_migrations\n"
@@ -357,7 +357,7 @@ TEST(PgMigrations, ASchemaNamedBySearchPathHoldsOrrerysTables) {
   ASSERT_TRUE(migrated.ok()) << migrated.error().message;
   EXPECT_EQ(
       tables(database.url()),
-      "public.accounts\nscheduler.cooldowns\nscheduler.daemon_lease\n"
+      "public.accounts\nscheduler.cooldowns\nscheduler.daemon_lease\nscheduler.events\n"
       "scheduler.goal_turns\nscheduler.goals\n"
       "scheduler.invocations\nscheduler.loops\nscheduler.merge_entries\n"
       "scheduler.queue_configs\nscheduler.queue_leases\nscheduler.routes\nscheduler.run_feeds\n"

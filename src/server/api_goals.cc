@@ -1,0 +1,91 @@
+// /v1/goals: list, show, turns, pause, resume, budget (docs/server.md, "Goals").
+#include <nlohmann/json.hpp>
+
+#include "cli/goal_commands.h"
+#include "server/api.h"
+#include "server/api_parameters.h"
+#include "server/api_response.h"
+#include "server/command_call.h"
+
+namespace orrery::server {
+namespace {
+
+using cli::Context;
+using GoalCommand = Result<int> (*)(const cli::GoalArgs&, const Context&);
+
+HttpResponse answer(const ApiSettings& settings, const cli::GoalArgs& args, GoalCommand command) {
+  return call_command(settings.globals, [&](const Context& c) { return command(args, c); });
+}
+
+HttpResponse list(const ApiSettings& settings, const HttpRequest& request) {
+  cli::GoalArgs args;
+  auto status = text_parameter(request, "status");
+  if (!status) return error_response(status.error());
+  auto loop = text_parameter(request, "loop");
+  if (!loop) return error_response(loop.error());
+  if (request.parameter("limit") != nullptr) {
+    auto limit = number_parameter(request, "limit", 100, 1, 10'000);
+    if (!limit) return error_response(limit.error());
+    args.limit = *limit;
+  }
+  args.status = *status;
+  args.loop = *loop;
+  return answer(settings, args, cli::list_goals_command);
+}
+
+// {"add": "200k"} or {"set": "1.5M"}: amounts as goal budget takes them.
+HttpResponse budget(const ApiSettings& settings, const HttpRequest& request,
+                    const std::string& goal) {
+  auto body = json_body(request);
+  if (!body) return error_response(body.error());
+  cli::GoalArgs args;
+  args.goal = goal;
+  for (const auto& [key, value] : body->items()) {
+    if ((key != "add" && key != "set") || !(value.is_string() || value.is_number_integer())) {
+      return error_response(usage_error(
+          "the budget body takes {\"add\": AMOUNT} or {\"set\": AMOUNT} (200000, \"200k\", "
+          "\"1.5M\"); got the key '" +
+          key + "'"));
+    }
+    const std::string amount = value.is_string() ? value.get<std::string>() : value.dump();
+    (key == "add" ? args.add : args.set) = amount;
+  }
+  return answer(settings, args, cli::goal_budget_command);
+}
+
+}  // namespace
+
+void add_goal_routes(ApiRouter& router, const ApiSettings& settings) {
+  router.add("GET", "/v1/goals",
+             [&settings](const HttpRequest& r, const PathValues&) { return list(settings, r); });
+  router.add("GET", "/v1/goals/{goal}/turns",
+             [&settings](const HttpRequest& r, const PathValues& path) {
+               cli::GoalArgs args;
+               args.goal = path.at("goal");
+               if (r.parameter("limit") != nullptr) {
+                 auto limit = number_parameter(r, "limit", 20, 1, 10'000);
+                 if (!limit) return error_response(limit.error());
+                 args.limit = *limit;
+               }
+               return answer(settings, args, cli::goal_turns_command);
+             });
+  const std::pair<std::pair<const char*, const char*>, GoalCommand> plain[] = {
+      {{"GET", "/v1/goals/{goal}"}, cli::show_goal_command},
+      {{"POST", "/v1/goals/{goal}/pause"}, cli::pause_goal_command},
+      {{"POST", "/v1/goals/{goal}/resume"}, cli::resume_goal_command},
+      {{"POST", "/v1/goals/{goal}/cancel"}, cli::cancel_goal_command}};
+  for (const auto& [route, command] : plain) {
+    router.add(route.first, route.second,
+               [&settings, command](const HttpRequest&, const PathValues& path) {
+                 cli::GoalArgs args;
+                 args.goal = path.at("goal");
+                 return answer(settings, args, command);
+               });
+  }
+  router.add("POST", "/v1/goals/{goal}/budget",
+             [&settings](const HttpRequest& r, const PathValues& path) {
+               return budget(settings, r, path.at("goal"));
+             });
+}
+
+}  // namespace orrery::server

@@ -1,0 +1,63 @@
+#include "server/command_call.h"
+
+#include <sstream>
+
+#include "exec/clock.h"
+#include "server/api_response.h"
+#include "server/api_router.h"
+
+namespace orrery::server {
+
+HttpResponse call_command(const cli::Globals& globals, const CommandCall& command, int status) {
+  std::ostringstream out;
+  cli::Context context;
+  context.globals = globals;
+  context.globals.json = true;
+  context.now = wall_clock_now();
+  context.out = &out;
+  context.out_is_tty = false;
+  try {
+    auto result = command(context);
+    if (!result) return error_response(result.error());
+  } catch (const std::exception& error) {
+    return error_response(
+        internal_error(std::string("the request stopped on an exception: ") + error.what()));
+  }
+  return json_response(status, std::move(out).str());
+}
+
+}  // namespace orrery::server
+
+namespace orrery::server {
+namespace {
+
+// The request's URL with `cursor` set to the next page's.
+std::string next_page_url(const HttpRequest& request, int next_offset) {
+  std::string url = request.path + "?";
+  for (const auto& [name, value] : request.query) {
+    if (name == "cursor") continue;
+    url += name + "=" + percent_encoded(value) + "&";
+  }
+  url += "cursor=" + std::to_string(next_offset);
+  return url;
+}
+
+}  // namespace
+
+HttpResponse call_listing(const cli::Globals& globals, const CommandCall& command,
+                          const HttpRequest& request) {
+  cli::PageNote page;
+  HttpResponse response = call_command(globals, [&](const cli::Context& context) {
+    cli::Context paged = context;
+    paged.page = &page;
+    return command(paged);
+  });
+  if (response.status == 200 && page.more) {
+    response.headers.emplace_back("X-Next-Cursor", std::to_string(page.next_offset));
+    response.headers.emplace_back(
+        "Link", "<" + next_page_url(request, page.next_offset) + ">; rel=\"next\"");
+  }
+  return response;
+}
+
+}  // namespace orrery::server
