@@ -4,6 +4,7 @@
 #include <optional>
 #include <ostream>
 
+#include "cli/handles.h"
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/run_commands.h"
@@ -35,20 +36,20 @@ std::string outcome(const Run& run) {
   return text;
 }
 
-void print_runs(const Context& context, const std::vector<Run>& runs) {
+Status print_runs(const Context& context, const std::vector<Run>& runs, IdHandles& store) {
   if (context.globals.json) {
     nlohmann::json array = nlohmann::json::array();
     for (const Run& run : runs) array.push_back(run_json(run, false));
     *context.out << json_text({{"runs", array}}) << '\n';
-    return;
+    return Ok{};
   }
   if (runs.empty()) {
     *context.out << "no runs were due\n";
-    return;
+    return Ok{};
   }
-  std::vector<std::string> ids;
-  for (const Run& run : runs) ids.push_back(run.id);
-  ids = distinct_prefixes(ids);
+  auto shown = column_handles(store, IdTable::kRuns, runs, &Run::id);
+  if (!shown) return shown.error();
+  const std::vector<std::string>& ids = *shown;
   const TimeZone zone = TimeZone::local();
   std::vector<std::vector<std::string>> rows;
   for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -57,6 +58,7 @@ void print_runs(const Context& context, const std::vector<Run>& runs) {
                     std::to_string(run.attempt), outcome(run)});
   }
   print_table(*context.out, {"ID", "LOOP", "SLOT", "ATTEMPT", "STATUS"}, rows);
+  return Ok{};
 }
 
 Result<DaemonOptions> daemon_options(const DaemonArgs& args, const Context& context) {
@@ -133,7 +135,7 @@ Result<int> daemon_command(const DaemonArgs& args, const Context& context) {
     all_succeeded = all_succeeded && (*run)->status == RunStatus::kSucceeded;
     runs.push_back(**run);
   }
-  print_runs(context, runs);
+  if (auto printed = print_runs(context, runs, *opened->store); !printed) return printed.error();
   return all_succeeded ? kExitOk : kExitWorkFailed;
 }
 

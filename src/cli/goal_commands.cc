@@ -4,6 +4,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "cli/handles.h"
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/store_access.h"
@@ -289,10 +290,13 @@ Result<int> list_goals_command(const GoalArgs& args, const Context& context) {
     *context.out << "no goals; create one with: orrery goal create --loop L --objective TEXT\n";
     return kExitOk;
   }
+  auto handles = column_handles(*opened->store, IdTable::kGoals, *goals, &Goal::id);
+  if (!handles) return handles.error();
   std::vector<std::vector<std::string>> rows;
-  for (const Goal& goal : *goals) {
+  for (size_t i = 0; i < goals->size(); ++i) {
+    const Goal& goal = (*goals)[i];
     const PlanRollup rollup = plan_rollup(goal.plan);
-    rows.push_back({goal.id.substr(0, 12), goal_status_name(goal.status), target_text(goal),
+    rows.push_back({(*handles)[i], goal_status_name(goal.status), target_text(goal),
                     budget_bar(goal.tokens_used, goal.token_budget), std::to_string(goal.turns),
                     std::to_string(rollup.complete) + "/" + std::to_string(rollup.total),
                     visible(shortened(goal.objective, 60))});
@@ -330,14 +334,26 @@ Result<int> goal_turns_command(const GoalArgs& args, const Context& context) {
     *context.out << "no turns yet\n";
     return kExitOk;
   }
+  auto loop_handles =
+      column_handles(*opened->store, IdTable::kRuns, *turns, &GoalTurn::loop_run_id);
+  if (!loop_handles) return loop_handles.error();
+  auto workflow_handles =
+      column_handles(*opened->store, IdTable::kWorkflowRuns, *turns, &GoalTurn::workflow_run_id);
+  if (!workflow_handles) return workflow_handles.error();
   std::vector<std::vector<std::string>> rows;
-  for (const GoalTurn& turn : *turns) {
-    const std::string run = !turn.dispatch_id.empty() ? turn.dispatch_id : turn.loop_run_id;
+  for (size_t i = 0; i < turns->size(); ++i) {
+    const GoalTurn& turn = (*turns)[i];
+    // A loop's run, or a workflow run's step: both typed back as shown
+    // (`orrery show RUN`, `orrery workflow show-run RUN`).
+    const std::string run = !turn.loop_run_id.empty() ? (*loop_handles)[i]
+                            : !turn.workflow_run_id.empty()
+                                ? (*workflow_handles)[i] + " " + turn.step_id
+                                : "-";
     std::string note = turn.update_error.empty() ? turn.summary : "refused: " + turn.update_error;
-    rows.push_back({std::to_string(turn.turn) + (turn.spent ? "" : " (not spent)"),
-                    run.substr(0, 12), run_status_name(turn.run_status),
-                    turn.node_key.empty() ? "-" : turn.node_key, format_count(turn.tokens_used),
-                    goal_status_name(turn.status), visible(shortened(note, 80))});
+    rows.push_back({std::to_string(turn.turn) + (turn.spent ? "" : " (not spent)"), run,
+                    run_status_name(turn.run_status), turn.node_key.empty() ? "-" : turn.node_key,
+                    format_count(turn.tokens_used), goal_status_name(turn.status),
+                    visible(shortened(note, 80))});
   }
   print_table(*context.out, {"TURN", "RUN", "RUN STATUS", "NODE", "TOKENS", "GOAL", "NOTE"}, rows);
   return kExitOk;

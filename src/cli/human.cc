@@ -30,22 +30,6 @@ std::string format_wall(TimeMs unclamped, const TimeZone& zone) {
   return text + suffix;
 }
 
-std::vector<std::string> distinct_prefixes(const std::vector<std::string>& ids) {
-  std::vector<std::string> sorted = ids;
-  std::sort(sorted.begin(), sorted.end());
-  size_t length = 12;
-  for (size_t i = 1; i < sorted.size(); ++i) {
-    const std::string& a = sorted[i - 1];
-    const std::string& b = sorted[i];
-    size_t common = 0;
-    while (common < a.size() && common < b.size() && a[common] == b[common]) ++common;
-    length = std::max(length, common + 1);
-  }
-  std::vector<std::string> prefixes;
-  for (const std::string& id : ids) prefixes.push_back(id.substr(0, length));
-  return prefixes;
-}
-
 std::string format_count(std::int64_t count) {
   const std::string digits = std::to_string(count);
   const size_t sign = count < 0 ? 1 : 0;

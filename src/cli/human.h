@@ -17,10 +17,6 @@ namespace orrery::cli {
 // "2026-11-30 09:00 +01:00": seconds, then milliseconds, only when non-zero.
 std::string format_wall(TimeMs time, const TimeZone& zone);
 
-// Prefixes of the same length, at least 12 characters, that tell `ids` apart
-// (ids made in one millisecond share their first 12 characters).
-std::vector<std::string> distinct_prefixes(const std::vector<std::string>& ids);
-
 // "1,234,567": a count with thousands separators.
 std::string format_count(std::int64_t count);
 

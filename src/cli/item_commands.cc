@@ -4,6 +4,7 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
+#include "cli/handles.h"
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/store_access.h"
@@ -355,14 +356,13 @@ Result<int> list_items_command(const ItemArgs& args, const Context& context) {
                  << '\n';
     return kExitOk;
   }
-  std::vector<std::string> ids;
-  for (const WorkItem& item : *items) ids.push_back(item.id);
-  const std::vector<std::string> prefixes = distinct_prefixes(ids);
+  auto prefixes = column_handles(store, IdTable::kItems, *items, &WorkItem::id);
+  if (!prefixes) return prefixes.error();
   std::vector<std::vector<std::string>> rows;
   for (size_t i = 0; i < items->size(); ++i) {
     const WorkItem& item = (*items)[i];
     const std::string why = reason_of(*reasons, item);
-    rows.push_back({prefixes[i], item.route_name + "/" + item.key, item_status_name(item.status),
+    rows.push_back({(*prefixes)[i], item.route_name + "/" + item.key, item_status_name(item.status),
                     std::to_string(item_is_waiting(item.status)
                                        ? effective_priority(item.priority, item.queued_at,
                                                             context.now, item.priority_aging_ms)

@@ -16,6 +16,7 @@
 
 #include "cli/feed_route.h"
 #include "cli/goal_commands.h"
+#include "cli/handles.h"
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/store_access.h"
@@ -40,13 +41,6 @@ namespace {
 
 // The largest page `ls --limit` takes.
 constexpr int kMaxPage = 10'000;
-
-// The shortest prefixes (at least 12 characters) that tell the listed loops apart.
-std::vector<std::string> short_ids(const std::vector<Loop>& loops) {
-  std::vector<std::string> ids;
-  for (const Loop& loop : loops) ids.push_back(loop.id);
-  return distinct_prefixes(ids);
-}
 
 std::string new_loop_id(TimeMs now) { return fresh_id(now); }
 
@@ -109,14 +103,15 @@ std::string describe_schedule(const Schedule& schedule) {
   return "";
 }
 
-std::string describe_target(const Target& target) {
+// `workflow` is how a workflow target's id is shown: whole in a document,
+// its handle in a listing.
+std::string describe_target(const Target& target, const std::string& workflow) {
   if (target.agent) {
     return std::string("agent ") + provider_name(target.agent->provider) +
            (target.agent->model.empty() ? "" : " (" + target.agent->model + ")");
   }
   if (target.type == TargetType::kWorkflow) {
-    return "workflow " + target.workflow_id.substr(0, 12) +
-           (target.input_json == "{}" ? "" : " " + target.input_json);
+    return "workflow " + workflow + (target.input_json == "{}" ? "" : " " + target.input_json);
   }
   if (target.shell) return shell_command({"sh", "-c", target.command_line});
   return shell_command(target.argv);
@@ -149,7 +144,7 @@ void print_loop(const Context& context, const Loop& loop, const std::string& fee
       {"name", loop.name},
       {"status", std::string(loop_status_name(loop.status)) + (loop.archived ? " (archived)" : "")},
       {"schedule", describe_schedule(loop.schedule)},
-      {"target", describe_target(loop.target)}};
+      {"target", describe_target(loop.target, loop.target.workflow_id)}};
   if (!loop.description.empty()) rows.emplace_back("description", loop.description);
   if (loop.schedule.type == ScheduleType::kCron) {
     if (auto fields = parse_cron_fields(loop.schedule.expression)) {
@@ -378,14 +373,19 @@ Result<int> list_loops(const ListArgs& args, const Context& context) {
     }
     return kExitOk;
   }
-  const std::vector<std::string> ids = short_ids(*loops);
+  auto ids = column_handles(*opened->store, IdTable::kLoops, *loops, &Loop::id);
+  if (!ids) return ids.error();
+  std::vector<std::string> workflow_ids;
+  for (const Loop& loop : *loops) workflow_ids.push_back(loop.target.workflow_id);
+  auto workflows = handles_of(*opened->store, IdTable::kWorkflows, workflow_ids);
+  if (!workflows) return workflows.error();
   std::vector<std::vector<std::string>> rows;
   for (size_t i = 0; i < loops->size(); ++i) {
     const Loop& loop = (*loops)[i];
-    rows.push_back({ids[i], loop.name,
+    rows.push_back({(*ids)[i], loop.name,
                     std::string(loop_status_name(loop.status)) + (loop.archived ? "*" : ""),
                     describe_schedule(loop.schedule), when(loop.next_run_at, context.now),
-                    describe_target(loop.target)});
+                    describe_target(loop.target, (*workflows)[i])});
   }
   print_table(*context.out, {"ID", "NAME", "STATUS", "SCHEDULE", "NEXT", "TARGET"}, rows);
   if (more > 0) *context.out << format_count(more) << " more: " << next_page << '\n';
@@ -409,7 +409,9 @@ Result<int> show_loop(const LoopArgs& args, const Context& context) {
   // goal is `goal ls --loop L` (docs/goals.md).
   print_loop_document(context, *loop, *opened->store);
   if (goal && !context.globals.json) {
-    std::string line = goal->id.substr(0, 12) + " " + goal_status_name(goal->status) + ", " +
+    auto handle = handle_of(*opened->store, IdTable::kGoals, goal->id);
+    if (!handle) return handle.error();
+    std::string line = *handle + " " + goal_status_name(goal->status) + ", " +
                        budget_bar(goal->tokens_used, goal->token_budget) + ", " +
                        std::to_string(goal->turns) + " turns";
     if (loop->paused_by_goal == goal->id) line += " (it paused the loop)";

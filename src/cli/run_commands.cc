@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "cli/goal_commands.h"
+#include "cli/handles.h"
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/run_document.h"
@@ -315,13 +316,12 @@ Result<int> list_runs(const RunsArgs& args, const Context& context) {
                  << '\n';
     return kExitOk;
   }
-  std::vector<std::string> ids;
-  for (const Run& run : *runs) ids.push_back(run.id);
-  ids = distinct_prefixes(ids);
+  auto ids = column_handles(*opened->store, IdTable::kRuns, *runs, &Run::id);
+  if (!ids) return ids.error();
   std::vector<std::vector<std::string>> rows;
   for (size_t i = 0; i < runs->size(); ++i) {
     const Run& run = (*runs)[i];
-    rows.push_back({ids[i], run.loop_name, format_relative(run.scheduled_for, context.now),
+    rows.push_back({(*ids)[i], run.loop_name, format_relative(run.scheduled_for, context.now),
                     std::to_string(run.attempt), outcome_text(run)});
   }
   print_table(*context.out, {"ID", "LOOP", "SLOT", "ATTEMPT", "STATUS"}, rows);
@@ -334,9 +334,11 @@ Result<int> list_runs(const RunsArgs& args, const Context& context) {
     if (!goals) return goals.error();
     if (!goals->empty()) {
       const Goal& goal = goals->front();
-      *context.out << "goal " << goal.id.substr(0, 12) << " " << goal_status_name(goal.status)
-                   << ", " << budget_bar(goal.tokens_used, goal.token_budget) << ", " << goal.turns
-                   << " turns (orrery goal turns " << goal.id.substr(0, 12) << ")\n";
+      auto handle = handle_of(*opened->store, IdTable::kGoals, goal.id);
+      if (!handle) return handle.error();
+      *context.out << "goal " << *handle << " " << goal_status_name(goal.status) << ", "
+                   << budget_bar(goal.tokens_used, goal.token_budget) << ", " << goal.turns
+                   << " turns (orrery goal turns " << *handle << ")\n";
     }
   }
   return kExitOk;

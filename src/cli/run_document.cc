@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/handles.h"
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "core/duration.h"
@@ -102,9 +103,12 @@ void print_run(const Context& context, Store& store, const Run& run) {
   if (run.started_at) rows.emplace_back("started", format_wall(*run.started_at, zone));
   if (run.finished_at) rows.emplace_back("finished", format_wall(*run.finished_at, zone));
   if (run.target) rows.emplace_back("pid", std::to_string(run.target->pid));
-  if (const std::string workflow_run = workflow_run_of(store, run.id); !workflow_run.empty())
+  if (const std::string workflow_run = workflow_run_of(store, run.id); !workflow_run.empty()) {
+    // The whole id when its handle cannot be read: a document is still shown.
+    auto handle = handle_of(store, IdTable::kWorkflowRuns, workflow_run);
     rows.emplace_back("workflow run", workflow_run + " (orrery workflow show-run " +
-                                          workflow_run.substr(0, 12) + ")");
+                                          (handle ? *handle : workflow_run) + ")");
+  }
   if (!run.host.empty()) {
     const bool here = runs_on_host(run, SystemProcessProbe().host_name());
     const std::string logs =

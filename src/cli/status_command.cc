@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "cli/goal_commands.h"
+#include "cli/handles.h"
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/store_access.h"
@@ -45,6 +46,11 @@ struct Snapshot {
   std::vector<Goal> goals;                    // open ones, newest first, at most kGoalsShown
   std::vector<Worker> held_workers;           // on hold, newest first, at most kGoalsShown
   std::map<std::string, std::int64_t> queue;  // merge queue entries by state, open ones
+  // The handles the human form shows (cli/handles.h), one for each of
+  // `running`, `goals` and `held_workers`.
+  std::vector<std::string> running_handles;
+  std::vector<std::string> goal_handles;
+  std::vector<std::string> worker_handles;
 };
 
 // At most this many open goals are listed; `orrery goal ls` lists them all.
@@ -106,6 +112,19 @@ Status read_runs(Store& store, Snapshot& snapshot) {
   return Ok{};
 }
 
+Status read_handles(Store& store, Snapshot& snapshot) {
+  auto running = column_handles(store, IdTable::kRuns, snapshot.running, &Run::id);
+  if (!running) return running.error();
+  auto goals = column_handles(store, IdTable::kGoals, snapshot.goals, &Goal::id);
+  if (!goals) return goals.error();
+  auto workers = column_handles(store, IdTable::kWorkers, snapshot.held_workers, &Worker::id);
+  if (!workers) return workers.error();
+  snapshot.running_handles = std::move(*running);
+  snapshot.goal_handles = std::move(*goals);
+  snapshot.worker_handles = std::move(*workers);
+  return Ok{};
+}
+
 Result<Snapshot> read_snapshot(Store& store, TimeMs now) {
   Snapshot snapshot;
   auto lease = store.get_daemon_lease();
@@ -146,6 +165,7 @@ Result<Snapshot> read_snapshot(Store& store, TimeMs now) {
   for (const MergeEntry& entry : *entries) {
     if (entry.state != MergeState::kMerged) ++snapshot.queue[merge_state_name(entry.state)];
   }
+  if (auto handled = read_handles(store, snapshot); !handled) return handled.error();
   return snapshot;
 }
 
@@ -298,9 +318,7 @@ std::string cooldown_text(const Cooldown& cooldown, TimeMs now) {
 }
 
 void print_running(const Context& context, const Snapshot& snapshot) {
-  std::vector<std::string> ids;
-  for (const Run& run : snapshot.running) ids.push_back(run.id);
-  ids = distinct_prefixes(ids);
+  const std::vector<std::string>& ids = snapshot.running_handles;
   std::vector<std::vector<std::string>> rows;
   for (size_t i = 0; i < snapshot.running.size(); ++i) {
     const Run& run = snapshot.running[i];
@@ -358,7 +376,7 @@ void print_status(const Context& context, const Snapshot& snapshot) {
   if (snapshot.goals.empty()) rows.emplace_back("goals", "none open");
   for (size_t i = 0; i < snapshot.goals.size(); ++i) {
     const Goal& goal = snapshot.goals[i];
-    rows.emplace_back(i == 0 ? "goals" : "", goal.id.substr(0, 12) + " " +
+    rows.emplace_back(i == 0 ? "goals" : "", snapshot.goal_handles[i] + " " +
                                                  goal_status_name(goal.status) + ", " +
                                                  budget_bar(goal.tokens_used, goal.token_budget) +
                                                  ": " + visible(shortened(goal.objective, 50)));
@@ -367,7 +385,7 @@ void print_status(const Context& context, const Snapshot& snapshot) {
   for (size_t i = 0; i < snapshot.held_workers.size(); ++i) {
     const Worker& worker = snapshot.held_workers[i];
     rows.emplace_back(i == 0 ? "workers" : "",
-                      worker.id.substr(0, 12) + " on hold (step " + worker.step_id +
+                      snapshot.worker_handles[i] + " on hold (step " + worker.step_id +
                           "): " + visible(shortened(worker.hold_reason, 60)));
   }
   if (snapshot.queue.empty()) {

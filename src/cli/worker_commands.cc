@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/handles.h"
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/store_access.h"
@@ -39,7 +40,8 @@ void print_json(const Context& context, const std::string& document) {
 
 std::string or_dash(const std::string& text) { return text.empty() ? "-" : text; }
 
-std::string short_id(const std::string& id) { return id.substr(0, 12); }
+// A commit as git abbreviates it in messages.
+std::string short_commit(const std::string& commit) { return commit.substr(0, 12); }
 
 void print_worker(const Context& context, const Worker& worker,
                   const std::vector<WorkerEvent>& events) {
@@ -137,14 +139,19 @@ Result<int> list_workers_command(const WorkerArgs& args, const Context& context)
     *context.out << "no workers; a workflow step with worktree: auto or required makes one\n";
     return kExitOk;
   }
+  auto id_handles = column_handles(*opened->store, IdTable::kWorkers, *workers, &Worker::id);
+  if (!id_handles) return id_handles.error();
+  auto run_handles =
+      column_handles(*opened->store, IdTable::kWorkflowRuns, *workers, &Worker::workflow_run_id);
+  if (!run_handles) return run_handles.error();
   std::vector<std::vector<std::string>> rows;
-  for (const Worker& worker : *workers) {
+  for (size_t i = 0; i < workers->size(); ++i) {
+    const Worker& worker = (*workers)[i];
     const std::string why = worker.state == WorkerState::kHold     ? worker.hold_reason
                             : worker.state == WorkerState::kFailed ? worker.failure_reason
                                                                    : "";
-    rows.push_back({short_id(worker.id), worker_state_name(worker.state),
-                    short_id(worker.workflow_run_id), worker.step_id, worker.branch,
-                    or_dash(shortened(why, 70))});
+    rows.push_back({(*id_handles)[i], worker_state_name(worker.state), (*run_handles)[i],
+                    worker.step_id, worker.branch, or_dash(shortened(why, 70))});
   }
   print_table(*context.out, {"ID", "STATE", "RUN", "STEP", "BRANCH", "REASON"}, rows);
   return kExitOk;
@@ -260,10 +267,17 @@ Result<int> list_queue_command(const WorkerArgs& args, const Context& context) {
     *context.out << "the merge queue is empty\n";
     return kExitOk;
   }
+  auto id_handles =
+      column_handles(*opened->store, IdTable::kMergeEntries, *entries, &MergeEntry::id);
+  if (!id_handles) return id_handles.error();
+  auto worker_handles =
+      column_handles(*opened->store, IdTable::kWorkers, *entries, &MergeEntry::worker_id);
+  if (!worker_handles) return worker_handles.error();
   std::vector<std::vector<std::string>> rows;
-  for (const MergeEntry& entry : *entries) {
-    rows.push_back({short_id(entry.id), merge_state_name(entry.state), entry.repo, entry.target,
-                    short_id(entry.worker_id), short_id(entry.candidate_revision),
+  for (size_t i = 0; i < entries->size(); ++i) {
+    const MergeEntry& entry = (*entries)[i];
+    rows.push_back({(*id_handles)[i], merge_state_name(entry.state), entry.repo, entry.target,
+                    (*worker_handles)[i], short_commit(entry.candidate_revision),
                     or_dash(shortened(entry.reason, 70))});
   }
   print_table(*context.out, {"ID", "STATE", "REPO", "TARGET", "WORKER", "CANDIDATE", "REASON"},

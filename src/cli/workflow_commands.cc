@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/env_settings.h"
+#include "cli/handles.h"
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/live_run_view.h"
@@ -273,9 +274,12 @@ Result<int> list_workflows_command(const WorkflowArgs& args, const Context& cont
     *context.out << "no workflows; create one with: orrery workflow create FILE\n";
     return kExitOk;
   }
+  auto handles = column_handles(*opened->store, IdTable::kWorkflows, *workflows, &Workflow::id);
+  if (!handles) return handles.error();
   std::vector<std::vector<std::string>> rows;
-  for (const Workflow& workflow : *workflows) {
-    rows.push_back({workflow.id.substr(0, 12), workflow.name, std::to_string(workflow.version),
+  for (size_t i = 0; i < workflows->size(); ++i) {
+    const Workflow& workflow = (*workflows)[i];
+    rows.push_back({(*handles)[i], workflow.name, std::to_string(workflow.version),
                     std::to_string(workflow.spec.steps.size()),
                     format_relative(workflow.created_at, context.now), workflow.spec.description});
   }
@@ -383,9 +387,12 @@ Result<int> list_workflow_runs_command(const WorkflowArgs& args, const Context& 
     *context.out << json_text(list) << '\n';
     return kExitOk;
   }
+  auto handles = column_handles(store, IdTable::kWorkflowRuns, *runs, &WorkflowRun::id);
+  if (!handles) return handles.error();
   std::vector<std::vector<std::string>> rows;
-  for (const WorkflowRun& run : *runs) {
-    rows.push_back({run.id.substr(0, 12), run.workflow_name, std::to_string(run.workflow_version),
+  for (size_t i = 0; i < runs->size(); ++i) {
+    const WorkflowRun& run = (*runs)[i];
+    rows.push_back({(*handles)[i], run.workflow_name, std::to_string(run.workflow_version),
                     workflow_run_status_name(run.status),
                     optional_time_text(run.started_at, context.now),
                     duration_text(run.started_at, run.finished_at), run.error});

@@ -83,7 +83,7 @@ Status check_revision(std::string_view revision, const std::string& where) {
 
 std::string worker_branch(const std::string& run_id, const std::string& step_id) {
   std::string branch("orrery/");
-  branch += run_id.substr(0, 12);
+  branch += run_id;
   branch += '/';
   branch += step_id;
   return branch;

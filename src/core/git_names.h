@@ -25,8 +25,9 @@ Status check_revision(std::string_view revision, const std::string& where);
 // Whether a step id can be a component of a branch name (worker_branch).
 Status check_branch_component(std::string_view component, const std::string& where);
 
-// The branch of a workflow run's step worker: orrery/<first 12 of the run
-// id>/<step id>.
+// The branch of a workflow run's step worker: orrery/<run id>/<step id>.
+// The whole run id: its first 12 characters are only the millisecond it was
+// made in, which runs published together share (docs/workers.md).
 std::string worker_branch(const std::string& run_id, const std::string& step_id);
 
 }  // namespace orrery

@@ -54,9 +54,9 @@ struct MergeEntry {
   int priority = 0;
   std::optional<MergeStrategy> strategy;  // the step's; none: the queue's
   std::string base_revision;              // the worker's base
-  std::string parent_revision;     // the tip the candidate was put on
-  std::string candidate_revision;  // the worker's final revision
-  std::string merge_commit;        // what the target became (merged)
+  std::string parent_revision;            // the tip the candidate was put on
+  std::string candidate_revision;         // the worker's final revision
+  std::string merge_commit;               // what the target became (merged)
   VerifyRecord verify;
   std::string reason;  // why conflict or rejected, or what changed
   std::string conflict_files_json = "[]";

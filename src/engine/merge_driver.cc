@@ -223,9 +223,8 @@ class QueueDriver {
     // branch was brought up to date by hand.
     auto base = git_.merge_base(queue_.repo, tip, entry.candidate_revision);
     if (!base) return base.error();
-    return git_.combine(
-        scratch, tip, *base, entry.candidate_revision, strategy,
-        "orrery: merge queue entry " + entry.id.substr(0, 12) + " onto " + queue_.target);
+    return git_.combine(scratch, tip, *base, entry.candidate_revision, strategy,
+                        "orrery: merge queue entry " + entry.id + " onto " + queue_.target);
   }
 
   VerifyRecord run_verification(const std::string& verify, const std::string& scratch,

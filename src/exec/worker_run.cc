@@ -235,7 +235,7 @@ Result<WorkerResult> inspect_worktree(Git& git, const Worker& worker, const Step
 
 std::string report_message(const std::string& workflow, const std::string& run_id,
                            const std::string& step_id) {
-  return "orrery: workflow " + workflow + ", run " + run_id.substr(0, 12) + ", step " + step_id;
+  return "orrery: workflow " + workflow + ", run " + run_id + ", step " + step_id;
 }
 
 void WorkerRun::report(RunOutcome& outcome, TimeMs now) {

@@ -10,8 +10,8 @@
 #include "store/cooldowns.h"
 #include "store/daemon_leases.h"
 #include "store/event_journal.h"
-#include "store/store_metrics.h"
 #include "store/goal_book.h"
+#include "store/id_handles.h"
 #include "store/item_queue.h"
 #include "store/loop_catalog.h"
 #include "store/merge_queue.h"
@@ -21,6 +21,7 @@
 #include "store/run_history.h"
 #include "store/runner_registry.h"
 #include "store/slot_claims.h"
+#include "store/store_metrics.h"
 #include "store/store_notices.h"
 #include "store/worker_book.h"
 #include "store/worker_overlaps.h"
@@ -50,6 +51,7 @@ class Store : public LoopCatalog,
               public MergeQueue,
               public WorkerOverlaps,
               public EventJournal,
-              public StoreMetrics {};
+              public StoreMetrics,
+              public IdHandles {};
 
 }  // namespace orrery

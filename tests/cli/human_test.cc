@@ -113,22 +113,6 @@ TEST(HumanPrintTable, EscapedCellsKeepOneRowPerLineAndAlignOnTheirEscapes) {
             "tab\\there  3\n");
 }
 
-TEST(HumanDistinctPrefixes, TwelveCharactersUnlessIdsShareMore) {
-  const std::string a = "0123456789ab0000000000000000000a";
-  const std::string b = "0123456789ac0000000000000000000b";
-  EXPECT_EQ(distinct_prefixes({a, b}),
-            (std::vector<std::string>{a.substr(0, 12), b.substr(0, 12)}));
-  // Made in one millisecond: the same first 12 characters, so more are shown,
-  // the same number for every id.
-  const std::string c = "0123456789ab7f00000000000000000c";
-  EXPECT_EQ(distinct_prefixes({a, c, b}),
-            (std::vector<std::string>{a.substr(0, 13), c.substr(0, 13), b.substr(0, 13)}));
-  const std::string d = "0123456789ab7f10000000000000000d";
-  EXPECT_EQ(distinct_prefixes({d, c})[0], d.substr(0, 15));
-  EXPECT_EQ(distinct_prefixes({}), std::vector<std::string>{});
-  EXPECT_EQ(distinct_prefixes({a}), std::vector<std::string>{a.substr(0, 12)});
-}
-
 TEST(HumanFormatCount, GroupsThousands) {
   EXPECT_EQ(format_count(0), "0");
   EXPECT_EQ(format_count(999), "999");

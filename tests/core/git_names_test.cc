@@ -2,8 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdint>
+#include <random>
+#include <set>
 #include <string>
 #include <vector>
+
+#include "core/ids.h"
+#include "core/workflow.h"
 
 namespace orrery {
 namespace {
@@ -66,12 +73,40 @@ TEST(GitNamesTest, ARevisionCanNeverBeReadAsAnOption) {
 }
 
 TEST(GitNamesTest, AWorkerBranchIsNamedByItsRunAndStep) {
-  EXPECT_EQ(worker_branch("0123456789abcdef0123", "edit"), "orrery/0123456789ab/edit");
-  EXPECT_TRUE(check_branch_name(worker_branch("0123456789abcdef", "step.1"), "b").ok());
+  const std::string run = "0123456789abcdef0123456789abcdef";
+  EXPECT_EQ(worker_branch(run, "edit"), "orrery/" + run + "/edit");
+  EXPECT_TRUE(check_branch_name(worker_branch(run, std::string(kMaxStepIdBytes, 's')), "b").ok());
   EXPECT_FALSE(check_branch_component("a..b", "id").ok());
   EXPECT_FALSE(check_branch_component("a.lock", "id").ok());
   EXPECT_FALSE(check_branch_component("a.", "id").ok());
   EXPECT_TRUE(check_branch_component("a.b-c_d", "id").ok());
+}
+
+}  // namespace
+}  // namespace orrery
+
+namespace orrery {
+namespace {
+
+// Runs published in one transaction share their creation millisecond, the
+// first 12 characters of their ids: every (run, step) pair of many such runs
+// still names its own branch, and every name is a valid branch.
+TEST(GitNamesTest, RunsMadeInOneMillisecondNameDistinctBranchesForEveryStep) {
+  std::mt19937 random(7);
+  std::set<std::string> branches;
+  const std::vector<std::string> steps{"fix", "review", "a.b", "Fix", "x-1", "s_2"};
+  constexpr int kRuns = 200;
+  for (int i = 0; i < kRuns; ++i) {
+    std::array<std::uint8_t, 10> bytes{};
+    for (auto& byte : bytes) byte = static_cast<std::uint8_t>(random());
+    const std::string run = make_id(1'780'000'000'000, bytes);
+    for (const std::string& step : steps) {
+      const std::string branch = worker_branch(run, step);
+      EXPECT_TRUE(check_branch_name(branch, "branch").ok()) << branch;
+      branches.insert(branch);
+    }
+  }
+  EXPECT_EQ(branches.size(), size_t(kRuns) * steps.size());
 }
 
 }  // namespace

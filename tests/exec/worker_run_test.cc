@@ -83,7 +83,7 @@ TEST_F(WorkerRunTest, TheTargetRunsInTheSamePlaceInsideItsOwnWorktree) {
   EXPECT_EQ(worker.worktree_path, dir_.path() + "/worktrees/0123456789abcdef0123456789abcdef/edit");
   EXPECT_EQ(worker.state, WorkerState::kRunning);
   EXPECT_EQ(worker.lease_owner, "0123456789abcdef0123456789abcdef/edit/1");
-  EXPECT_EQ(worker.branch, "orrery/0123456789ab/edit");
+  EXPECT_EQ(worker.branch, "orrery/0123456789abcdef0123456789abcdef/edit");
   EXPECT_EQ(worker.base_branch, "main");
   EXPECT_TRUE(std::filesystem::exists(*cwd + "/README"));
   EXPECT_TRUE(run->heartbeat(kNow + 10).ok());

@@ -142,6 +142,38 @@ class CliFixture : public HomeFixture {
         limit);
   }
 
+  // The handles a human listing shows (docs/cli.md, "Ids"): the first
+  // column of every row below the header, of one length of at least 8
+  // characters, each a prefix of exactly one of `ids` (every row's id), and
+  // `show(handle)`'s document names that id. Returns the handles.
+  std::vector<std::string> expect_handles(
+      const Args& listing, const std::vector<std::string>& ids,
+      const std::function<Args(const std::string&)>& show) const {
+    const RunResult listed = run(listing);
+    EXPECT_EQ(listed.exit_code, 0) << listed.err;
+    std::vector<std::string> handles;
+    std::istringstream lines(listed.out);
+    std::string line;
+    std::getline(lines, line);  // the header
+    while (std::getline(lines, line) && !line.empty() && line[0] != ' ') {
+      const std::string handle = line.substr(0, line.find(' '));
+      if (handle.find_first_not_of("0123456789abcdef") != std::string::npos) break;
+      handles.push_back(handle);
+    }
+    EXPECT_EQ(handles.size(), ids.size()) << listed.out;
+    for (const std::string& handle : handles) {
+      EXPECT_GE(handle.size(), 8u) << listed.out;
+      EXPECT_EQ(handle.size(), handles.front().size()) << listed.out;
+      std::vector<std::string> matching;
+      for (const std::string& id : ids)
+        if (id.rfind(handle, 0) == 0) matching.push_back(id);
+      EXPECT_EQ(matching.size(), 1u) << handle << " in\n" << listed.out;
+      if (matching.size() != 1) continue;
+      EXPECT_EQ(json_of(show(handle))["id"], matching.front()) << handle;
+    }
+    return handles;
+  }
+
   std::vector<int> groups_to_kill_;
   int daemon_pid_ = -1;
   std::string daemon_log_;

@@ -165,7 +165,7 @@ TEST_P(GoalFormats, AThreeNodePlanIsDrivenToCompleteOverThreeTurnsAndTheLoopPaus
   // `show` and `runs` of the loop name the goal it served.
   for (const Args& view : {Args{"show", "agent"}, Args{"runs", "agent"}}) {
     const RunResult shown = orrery(view);
-    EXPECT_TRUE(contains(shown.out, id.substr(0, 12) + " complete")) << shown.out;
+    EXPECT_TRUE(shows_handle(shown.out, id, " complete")) << shown.out;
   }
   const json recorded = turns(id);
   ASSERT_EQ(recorded.size(), 3u);

@@ -70,4 +70,14 @@ class HomeFixture : public ::testing::Test {
   std::string home_;
 };
 
+// Whether `text` shows `id` by a handle (a prefix of at least 8 characters,
+// docs/cli.md "Ids") followed by `after`.
+inline bool shows_handle(const std::string& text, const std::string& id,
+                         const std::string& after = "") {
+  for (size_t length = id.size(); length >= 8; --length) {
+    if (text.find(id.substr(0, length) + after) != std::string::npos) return true;
+  }
+  return false;
+}
+
 }  // namespace orrery

@@ -669,8 +669,8 @@ TEST_F(LoopCli, ListFiltersByArchivedAndStatus) {
   EXPECT_TRUE(contains(table, "alpha")) << table;
   EXPECT_TRUE(contains(table, "bravo")) << table;
   EXPECT_FALSE(contains(table, "charlie")) << table;
-  EXPECT_TRUE(contains(table, active["id"].get<std::string>().substr(0, 12))) << table;
-  EXPECT_TRUE(contains(table, paused["id"].get<std::string>().substr(0, 12))) << table;
+  EXPECT_TRUE(shows_handle(table, active["id"].get<std::string>(), " ")) << table;
+  EXPECT_TRUE(shows_handle(table, paused["id"].get<std::string>(), " ")) << table;
 }
 
 TEST_F(LoopCli, ListRejectsBadFilters) {

@@ -115,7 +115,7 @@ TEST_F(StatusCli, ListsTheRunningRuns) {
   const RunResult human = CliFixture::run({"status"});
   EXPECT_TRUE(contains(human.out, "runs       1 running\n")) << human.out;
   EXPECT_TRUE(contains(human.out, "RUNNING")) << human.out;
-  EXPECT_TRUE(contains(human.out, id.substr(0, 12))) << human.out;
+  EXPECT_TRUE(shows_handle(human.out, id, " ")) << human.out;
   EXPECT_TRUE(contains(human.out, std::to_string(run["pid"].get<int>()))) << human.out;
 }
 

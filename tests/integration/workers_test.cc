@@ -160,6 +160,17 @@ TEST_F(Workers, ManyParallelStepsOfOneRepositoryEachGetTheirWorktreeAndAllMerge)
   for (const json& entry : entries) EXPECT_EQ(entry["state"], "merged") << entry.dump(1);
   EXPECT_EQ(git("rev-list --count main"), "13");
   EXPECT_EQ(git("worktree list --porcelain").find("worktrees/"), std::string::npos);
+  // Twelve workers and entries made together: every handle their listings
+  // show is taken back (docs/cli.md, "Ids").
+  std::vector<std::string> worker_ids, entry_ids;
+  for (const json& worker : workers()) worker_ids.push_back(worker["id"]);
+  for (const json& entry : entries) entry_ids.push_back(entry["id"]);
+  expect_handles({"worker", "ls"}, worker_ids, [](const std::string& handle) {
+    return Args{"worker", "show", handle};
+  });
+  expect_handles({"queue", "ls"}, entry_ids, [](const std::string& handle) {
+    return Args{"queue", "show", handle};
+  });
 }
 
 TEST_F(Workers, TwoChangesToTheSameLineMergeTheFirstAndHoldTheSecondAsAConflict) {

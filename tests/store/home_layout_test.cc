@@ -2,6 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdint>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/ids.h"
+
 namespace orrery {
 namespace {
 
@@ -100,6 +109,33 @@ TEST(HomeLayout, RelativePathsNameTheSameFilesWithoutTheHome) {
   EXPECT_EQ(HomeLayout::relative_run_log("r1", "stderr"), "runs/r1/stderr.log");
   EXPECT_EQ(HomeLayout("/h").run("r1").stderr_log(),
             "/h/" + HomeLayout::relative_run_log("r1", "stderr"));
+}
+
+// Runs published in one transaction are made in one millisecond and share
+// the first 12 characters of their ids: every directory and file named for
+// a run, a step of it, its worktree or a queue entry is still its own.
+TEST(HomeLayout, RowsMadeInOneMillisecondNameDistinctPathsForEveryStep) {
+  const HomeLayout layout("/h");
+  std::mt19937 random(5);
+  std::set<std::string> paths;
+  size_t named = 0;
+  const std::vector<std::string> steps{"fix", "review", "a.b", "s_2"};
+  for (int i = 0; i < 100; ++i) {
+    std::array<std::uint8_t, 10> bytes{};
+    for (auto& byte : bytes) byte = static_cast<std::uint8_t>(random());
+    const std::string id = make_id(1'780'000'000'000, bytes);
+    std::vector<std::string> of_id{layout.run(id).path(),  layout.workflow_run(id),
+                                   layout.manifest(id),    layout.item_file(id),
+                                   layout.driver_log(id),  layout.queue_scratch(id),
+                                   layout.loop_secrets(id)};
+    for (const std::string& step : steps) {
+      of_id.push_back(layout.step(id, step).path());
+      of_id.push_back(layout.worktree(id, step));
+    }
+    for (const std::string& path : of_id) paths.insert(path);
+    named += of_id.size();
+  }
+  EXPECT_EQ(paths.size(), named);
 }
 
 TEST(RunDirectory, NamesTheFilesOfTheDirectoryItWasGiven) {

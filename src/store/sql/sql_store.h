@@ -209,6 +209,9 @@ class SqlStore : public Store {
   // StoreMetrics (sql_metrics.cc)
   Result<MetricsSnapshot> metrics_snapshot(const MetricsBounds& bounds, TimeMs now) override;
 
+  // IdHandles (sql_id_handles.cc)
+  Result<std::size_t> handle_length(IdTable table, const std::vector<std::string>& ids) override;
+
   sql::Connection& connection() { return *db_; }
 
  private:
