@@ -10,6 +10,7 @@
 #include "cli/store_access.h"
 #include "core/duration.h"
 #include "core/exit_codes.h"
+#include "core/feedback_prompt.h"
 #include "core/item_lines.h"
 #include "core/text.h"
 #include "core/work_item_json.h"
@@ -230,6 +231,8 @@ void print_item(const Context& context, const WorkItem& item, const std::string&
   }
   if (!item.workflow_run_id.empty()) fields.push_back({"workflow run", item.workflow_run_id});
   if (!item.last_reason.empty()) fields.push_back({"last reason", item.last_reason});
+  if (!item.feedback_json.empty())
+    fields.push_back({"feedback", feedback_summary(item.feedback_json)});
   if (!call.intent.empty()) fields.push_back({"intent", call.intent});
   if (!call.subject.kind.empty()) {
     std::string subject =

@@ -126,6 +126,9 @@ struct WorkItem {
   std::string workflow_run_id;            // the run it is running or ran last
   std::string input_json = "{}";          // the workflow run's input
   std::string last_reason;
+  // The last failed attempt's record for the next one (core/attempt_feedback.h);
+  // "" : none.
+  std::string feedback_json;
   Invocation invocation;
   TimeMs created_at = 0;
   TimeMs updated_at = 0;

@@ -5,6 +5,7 @@
 #include <random>
 #include <set>
 
+#include "core/attempt_feedback.h"
 #include "core/retry_policy.h"
 #include "core/work_item_json.h"
 #include "engine/admission_input.h"
@@ -26,24 +27,38 @@ bool lease_lost(const Error& error) {
   return error.code == ErrorCode::kConflict && error.message == "daemon lease lost";
 }
 
-ItemSettlement settlement_of(const FinishedItemRun& end, TimeMs now) {
+// The workflow run status an attempt's verdict settles its item as.
+WorkflowRunStatus settled_as(AttemptVerdict verdict) {
+  switch (verdict) {
+    case AttemptVerdict::kSucceeded:
+      return WorkflowRunStatus::kSucceeded;
+    case AttemptVerdict::kCancelled:
+      return WorkflowRunStatus::kCancelled;
+    default:
+      return WorkflowRunStatus::kFailed;
+  }
+}
+
+// Where the attempt takes its item; none while a change of it is still in
+// the merge queue.
+std::optional<ItemSettlement> settlement_of(const FinishedItemRun& end, TimeMs now) {
   const WorkItem& item = end.item;
+  AttemptRecord record;
+  record.workflow_run_id = item.workflow_run_id;
+  record.attempt = item.attempts;
+  record.run_status = end.run_status;
+  record.run_error = end.run_error;
+  record.changes = end.changes;
+  const AttemptOutcome outcome = attempt_outcome(record);
+  if (outcome.verdict == AttemptVerdict::kUndecided) return std::nullopt;
   ItemSettlement settlement;
   settlement.item_id = item.id;
   settlement.workflow_run_id = item.workflow_run_id;
-  settlement.status = item_status_after_run(end.run_status, item.attempts, item.max_attempts);
-  const std::string run = "workflow run " + item.workflow_run_id + " ";
-  switch (end.run_status) {
-    case WorkflowRunStatus::kSucceeded:
-      settlement.reason = run + "succeeded";
-      break;
-    case WorkflowRunStatus::kCancelled:
-      settlement.reason = run + "was cancelled";
-      break;
-    default:
-      settlement.reason = run + "failed" + (end.run_error.empty() ? "" : ": " + end.run_error);
-      break;
-  }
+  settlement.status =
+      item_status_after_run(settled_as(outcome.verdict), item.attempts, item.max_attempts);
+  settlement.reason = outcome.reason;
+  if (outcome.verdict == AttemptVerdict::kSucceeded) settlement.feedback_json = "";
+  if (outcome.verdict == AttemptVerdict::kFailed) settlement.feedback_json = outcome.feedback_json;
   if (settlement.status == ItemStatus::kFailed) {
     const DurationMs delay = retry_delay(end.route.retry_delay_ms, end.route.retry_backoff,
                                          item.attempts, next_random());
@@ -56,14 +71,16 @@ ItemSettlement settlement_of(const FinishedItemRun& end, TimeMs now) {
   return settlement;
 }
 
-Result<int> settle_finished(Store& store, const TickSettings& settings, TimeMs now, bool& more,
-                            const EventSink& log) {
+Result<int> settle_finished(Store& store, const TickSettings& settings, TimeMs now,
+                            AdmissionReport& report, const EventSink& log) {
   auto finished = store.finished_item_runs(kSettleBatch);
   if (!finished) return finished.error();
-  more = more || int(finished->size()) == kSettleBatch;
+  report.more = report.more || int(finished->size()) == kSettleBatch;
   int settled = 0;
   for (const FinishedItemRun& end : *finished) {
-    const ItemSettlement settlement = settlement_of(end, now);
+    const std::optional<ItemSettlement> decided = settlement_of(end, now);
+    if (!decided) continue;  // an entry entered the queue since the read
+    const ItemSettlement& settlement = *decided;
     const Status written = store.settle_item(settlement, now, settings.fence);
     if (!written) {
       if (lease_lost(written.error()) || written.error().code != ErrorCode::kConflict) {
@@ -72,6 +89,10 @@ Result<int> settle_finished(Store& store, const TickSettings& settings, TimeMs n
       continue;  // cancelled or requeued meanwhile: left as it is now
     }
     ++settled;
+    if (settlement.status == ItemStatus::kSucceeded && end.item.attempts > 1) {
+      report.succeeded_after_retry.push_back(
+          {end.item.id, end.item.workflow_run_id, end.item.attempts});
+    }
     log("work item " + end.item.route_name + "/" + end.item.key + " " +
         item_status_name(settlement.status) + ": " + settlement.reason);
   }
@@ -123,6 +144,7 @@ Result<bool> start_item(Store& store, const TickSettings& settings, const WorkIt
     request.item_id = item.id;
     request.item_document =
         item_json(item, "", now).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    request.feedback_document = item.feedback_json;
     auto published = publish_workflow_run(store, settings.location.home, request, now);
     if (published) {
       const WorkflowRun& run = published->run;
@@ -200,7 +222,7 @@ Result<AdmissionReport> run_admission(Store& store, const TickSettings& settings
                                       const AdmissionSettings& admission, TimeMs now,
                                       const StartDriver& start_driver, const EventSink& log) {
   AdmissionReport report;
-  auto settled = settle_finished(store, settings, now, report.more, log);
+  auto settled = settle_finished(store, settings, now, report, log);
   if (!settled) return settled.error();
   report.settled = *settled;
   if (admission.plan || report.settled > 0) {

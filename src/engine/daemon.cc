@@ -25,7 +25,10 @@
 #include "engine/replace_stop.h"
 #include "engine/sd_notify.h"
 #include "engine/suspend_detector.h"
+#include "engine/worker_release.h"
 #include "engine/workflow_drivers.h"
+#include "exec/command_runner.h"
+#include "exec/git.h"
 #include "exec/process_identity.h"
 #include "exec/supervisor.h"
 #include "exec/wake.h"
@@ -379,7 +382,22 @@ class Daemon {
       return report.error();
     }
     if (report->changed()) admission_due_ = true;
+    release_superseded(report->succeeded_after_retry, at);
     return report->more;
+  }
+
+  // The held workers of items that succeeded on a later attempt
+  // (engine/worker_release.h); a failure is logged, never the tick's.
+  void release_superseded(const std::vector<SucceededItem>& items, TimeMs at) {
+    if (items.empty()) return;
+    Git git(system_commands(), process_environment());
+    const EventSink sink = [this](const std::string& line) { log(line); };
+    for (const SucceededItem& item : items) {
+      auto released =
+          release_superseded_workers(store_, git, processes_.host_name(), item, at, sink);
+      if (!released)
+        log("held workers of work item " + item.item_id + ": " + released.error().message);
+    }
   }
 
   // Feeds of this host's succeeded runs (engine/feeding.h); true when more

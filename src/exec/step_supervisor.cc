@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/attempt_feedback.h"
+#include "core/feedback_prompt.h"
 #include "core/step_values.h"
 #include "exec/clock.h"
 #include "exec/supervisor.h"
@@ -13,6 +15,7 @@
 #include "exec/worker_run.h"
 #include "store/data_dir.h"
 #include "store/home_layout.h"
+#include "store/regular_file.h"
 
 namespace orrery {
 namespace {
@@ -99,13 +102,24 @@ Status write_step_files(Env& env, const SupervisedJob& job, const StepContext& c
   return write_scratch_file(env, job.outputs_path, "");
 }
 
+// The previous failed attempt of the item a run serves, as written at
+// publication (docs/fleet.md): "" when there is none.
+Result<std::string> item_feedback(const std::string& home, const WorkflowRun& run) {
+  if (run.item_id.empty()) return std::string();
+  auto file = read_regular_file(HomeLayout(home).feedback_file(run.id), kMaxFeedbackBytes + 1);
+  if (!file) return file.error();
+  return file->value_or("");
+}
+
 // The work item a run serves (docs/admission.md): ORRERY_ITEM_ID, _KEY,
-// ORRERY_ROUTE and ORRERY_ITEM, the item.json written at publication. An
-// item deleted since (its route removed) leaves the id and the file.
+// ORRERY_ROUTE and ORRERY_ITEM, the item.json written at publication, and
+// ORRERY_FEEDBACK when its previous attempt failed. An item deleted since
+// (its route removed) leaves the id and the files.
 Result<std::vector<EnvVar>> item_environment(Store& store, const std::string& home,
-                                             const WorkflowRun& run) {
+                                             const WorkflowRun& run, bool has_feedback) {
   std::vector<EnvVar> vars{{"ORRERY_ITEM_ID", run.item_id},
                            {"ORRERY_ITEM", HomeLayout(home).item_file(run.id)}};
+  if (has_feedback) vars.push_back({"ORRERY_FEEDBACK", HomeLayout(home).feedback_file(run.id)});
   auto item = store.get_item(run.item_id);
   if (!item) return item.error();
   if (*item) {
@@ -148,6 +162,9 @@ Status supervise_step(Store& store, const StepSuperviseRequest& request, Env& en
   }
   const std::string steps_path = RunDirectory(job.dir).step_values(job.attempt);
   const WorkflowRun& run = context->run;
+  auto feedback = item_feedback(request.home, run);
+  if (!feedback) return feedback.error();
+  job.prompt_feedback = feedback_prompt_section(*feedback);
   std::optional<Git> git;
   std::optional<WorkerRun> worker;
   if (uses_worktree(context->step.worktree)) {
@@ -183,7 +200,7 @@ Status supervise_step(Store& store, const StepSuperviseRequest& request, Env& en
         {"ORRERY_STEPS", steps_path},
     };
     if (!run.item_id.empty()) {
-      auto item_vars = item_environment(store, request.home, run);
+      auto item_vars = item_environment(store, request.home, run, !feedback->empty());
       if (!item_vars) return item_vars.error();
       own.insert(own.end(), item_vars->begin(), item_vars->end());
     }

@@ -194,7 +194,9 @@ class Supervision {
   }
 
   // What to start: the command as given, or the agent CLI with its prompt.
-  // An agent's prompt ends with its goal's section, when the work is a turn.
+  // An agent's prompt ends with the previous attempt's feedback, when its
+  // work item's last attempt failed, and its goal's section, when the work
+  // is a turn.
   Result<AgentInvocation> invocation_of(const Target& target) const {
     if (!target.agent) return AgentInvocation{target_argv(target), std::nullopt};
     std::string prompt = target.agent->prompt;
@@ -206,6 +208,7 @@ class Supervision {
       }
       prompt = std::move(**file);
     }
+    prompt += job_.prompt_feedback;
     if (job_.goal) prompt += job_.goal->prompt_section;
     return build_agent_invocation(*target.agent, prompt);
   }

@@ -58,6 +58,9 @@ struct SupervisedJob {
   std::string outputs_path;
   // The goal this work is a turn of (exec/goal_handoff.h); empty: none.
   std::optional<GoalHandoff> goal;
+  // An agent prompt's section on the previous failed attempt of the work
+  // item (core/feedback_prompt.h); "" : none.
+  std::string prompt_feedback;
   // What the job does beside its target (a step's worker, exec/worker_run.h):
   // on_beat with every renewal of the claim (an error stops the target,
   // failed with its message); before_finish on the outcome about to be

@@ -44,6 +44,28 @@ Result<WorkerChange> report_change(Git& git, const Worker& worker, const WorkerS
   return change;
 }
 
+// Refuses to bring a change back into the queue once the work item its run
+// served has settled that attempt (docs/fleet.md, "What is left behind"):
+// the item's next attempt makes its own change, and both would land.
+Status check_attempt_open(Store& store, const Worker& worker) {
+  auto run = store.get_workflow_run(worker.workflow_run_id);
+  if (!run) return run.error();
+  if (!run->has_value() || (*run)->item_id.empty()) return Ok{};
+  auto item = store.get_item((*run)->item_id);
+  if (!item) return item.error();
+  if (!item->has_value()) return Ok{};
+  const WorkItem& served = **item;
+  if (served.status == ItemStatus::kRunning && served.workflow_run_id == worker.workflow_run_id)
+    return Ok{};
+  return conflict_error(
+      "worker " + worker.id + " made its change for work item " + served.id +
+      ", which has settled that attempt (it is " + item_status_name(served.status) +
+      "); its next attempt makes a change of its own (orrery item requeue " + served.id +
+      " starts one once it rests). Discard this one with orrery "
+      "worker discard " +
+      worker.id);
+}
+
 }  // namespace
 
 Result<WorkerStep> step_of(Store& store, const Worker& worker) {
@@ -80,6 +102,7 @@ Result<Resumed> resume_worker(Store& store, Git& git, const Worker& worker, cons
   }
   auto step = step_of(store, worker);
   if (!step) return step.error();
+  if (auto open = check_attempt_open(store, worker); !open) return open.error();
   if (step->step && step->step->status == StepStatus::kRunning) {
     WorkerChange change;
     change.worker_id = worker.id;
@@ -111,6 +134,46 @@ Result<Resumed> resume_worker(Store& store, Git& git, const Worker& worker, cons
   return Resumed::kQueued;
 }
 
+namespace {
+
+// Cancels a worker that no step or queue holds, with `reason`; an entry of
+// it still waiting or in conflict is rejected in the same transaction.
+Status cancel_worker(Store& store, const Worker& worker, const std::string& reason,
+                     const std::string& entry_reason, TimeMs now) {
+  if (is_final(worker.state)) return Ok{};
+  auto entry = entry_of(store, worker);
+  if (!entry) return entry.error();
+  WorkerChange change;
+  change.worker_id = worker.id;
+  change.from = worker.state;
+  change.to = WorkerState::kCancelled;
+  change.reason = reason;
+  const bool open_entry = entry->has_value() && ((*entry)->state == MergeState::kWaiting ||
+                                                 (*entry)->state == MergeState::kConflict);
+  if (open_entry) {
+    MergeChange drop;
+    drop.entry_id = (*entry)->id;
+    drop.from = (*entry)->state;
+    drop.to = MergeState::kRejected;
+    drop.reason = entry_reason;
+    drop.worker = change;
+    if (auto dropped = store.change_merge_entry(drop, now); !dropped) return dropped.error();
+    return Ok{};
+  }
+  if (auto cancelled = store.change_worker(change, now); !cancelled) return cancelled.error();
+  return Ok{};
+}
+
+Status remove_worktree(Git& git, const Worker& worker) {
+  if (auto removed = git.remove_worktree(worker.repo, worker.worktree_path); !removed)
+    return removed;
+  std::error_code ignored;
+  std::filesystem::remove_all(worker.worktree_path, ignored);
+  return Ok{};
+}
+
+}  // namespace
+
 Status discard_worker(Store& store, Git& git, const Worker& worker, TimeMs now) {
   if (is_leased(worker.state)) {
     return conflict_error("worker " + worker.id + " is " + worker_state_name(worker.state) +
@@ -118,33 +181,24 @@ Status discard_worker(Store& store, Git& git, const Worker& worker, TimeMs now) 
                           "; cancel its workflow run first (orrery workflow cancel " +
                           worker.workflow_run_id + ")");
   }
-  auto entry = entry_of(store, worker);
-  if (!entry) return entry.error();
-  if (!is_final(worker.state)) {
-    WorkerChange change;
-    change.worker_id = worker.id;
-    change.from = worker.state;
-    change.to = WorkerState::kCancelled;
-    change.reason = "discarded by a person";
-    const bool open_entry = entry->has_value() && ((*entry)->state == MergeState::kWaiting ||
-                                                   (*entry)->state == MergeState::kConflict);
-    if (open_entry) {
-      MergeChange drop;
-      drop.entry_id = (*entry)->id;
-      drop.from = (*entry)->state;
-      drop.to = MergeState::kRejected;
-      drop.reason = "its worker was discarded";
-      drop.worker = change;
-      if (auto dropped = store.change_merge_entry(drop, now); !dropped) return dropped.error();
-    } else if (auto cancelled = store.change_worker(change, now); !cancelled) {
-      return cancelled.error();
-    }
+  if (auto cancelled =
+          cancel_worker(store, worker, "discarded by a person", "its worker was discarded", now);
+      !cancelled) {
+    return cancelled;
   }
-  if (auto removed = git.remove_worktree(worker.repo, worker.worktree_path); !removed)
-    return removed;
-  std::error_code ignored;
-  std::filesystem::remove_all(worker.worktree_path, ignored);
+  if (auto removed = remove_worktree(git, worker); !removed) return removed;
   return git.delete_branch(worker.repo, worker.branch);
+}
+
+Status release_worker(Store& store, Git& git, const Worker& worker, const std::string& reason,
+                      TimeMs now) {
+  if (worker.state != WorkerState::kHold) {
+    return conflict_error("worker " + worker.id + " is " + worker_state_name(worker.state) +
+                          "; only a worker on hold is released");
+  }
+  if (auto cancelled = cancel_worker(store, worker, reason, reason, now); !cancelled)
+    return cancelled;
+  return remove_worktree(git, worker);
 }
 
 Result<MergeEntry> enqueue_worker(Store& store, const Worker& worker, TimeMs now) {
@@ -154,6 +208,7 @@ Result<MergeEntry> enqueue_worker(Store& store, const Worker& worker, TimeMs now
   }
   auto step = step_of(store, worker);
   if (!step) return step.error();
+  if (auto open = check_attempt_open(store, worker); !open) return open.error();
   auto entry = merge_entry_for(store, worker, step->spec.worktree);
   if (!entry) return entry.error();
   return store.enqueue_merge(*entry, now);
@@ -167,6 +222,7 @@ Result<MergeEntry> retry_entry(Store& store, Git& git, const MergeEntry& entry, 
   auto worker = store.get_worker(entry.worker_id);
   if (!worker) return worker.error();
   if (!worker->has_value()) return not_found_error("the worker of entry " + entry.id + " is gone");
+  if (auto open = check_attempt_open(store, **worker); !open) return open.error();
   MergeChange change;
   change.entry_id = entry.id;
   change.from = entry.state;

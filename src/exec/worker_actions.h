@@ -42,6 +42,11 @@ Result<Resumed> resume_worker(Store& store, Git& git, const Worker& worker, cons
 // refused) and removes its worktree and branch; an entry of it still
 // waiting is rejected.
 Status discard_worker(Store& store, Git& git, const Worker& worker, TimeMs now);
+// A held worker whose work item has since succeeded on a later attempt
+// (docs/fleet.md, "What is left behind"): cancelled with `reason`, an open
+// entry of it rejected, its worktree removed; its branch is kept.
+Status release_worker(Store& store, Git& git, const Worker& worker, const std::string& reason,
+                      TimeMs now);
 // Puts a reported worker in the merge queue.
 Result<MergeEntry> enqueue_worker(Store& store, const Worker& worker, TimeMs now);
 // A conflict or rejected entry back at the end of its queue, its worker

@@ -95,11 +95,19 @@ Result<PublishedRun> publish_workflow_run(WorkflowRuns& store, const std::string
         return item;
       }
     }
+    if (!request.feedback_document.empty()) {
+      if (auto feedback = write_file_atomically(system_env(), layout.feedback_file(run.id),
+                                                request.feedback_document + "\n", 0600);
+          !feedback) {
+        return feedback;
+      }
+    }
     return write_file_atomically(system_env(), layout.manifest(run.id),
                                  manifest_text(run, fresh.steps), 0600);
   };
   hooks.after_rollback = [&](const WorkflowRun& run) {
     ::unlink(layout.item_file(run.id).c_str());
+    ::unlink(layout.feedback_file(run.id).c_str());
     ::unlink(layout.manifest(run.id).c_str());
     ::rmdir(layout.workflow_run(run.id).c_str());
   };

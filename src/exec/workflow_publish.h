@@ -28,6 +28,9 @@ struct WorkflowRunRequest {
   // item's id, and its document, written as item.json beside the manifest.
   std::string item_id;
   std::string item_document;
+  // The item's previous failed attempt (core/attempt_feedback.h), written
+  // as feedback.json beside it; "" : none.
+  std::string feedback_document;
 };
 
 // `--input` as stored: a JSON object of at most kMaxWorkflowInputBytes, in

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/admission_plan.h"
+#include "core/attempt_feedback.h"
 #include "core/result.h"
 #include "core/route.h"
 #include "core/time.h"
@@ -49,12 +50,14 @@ struct AdmissionRead {
   std::vector<std::string> held_routes;  // ids of routes a cooldown holds
 };
 
-// A running item whose workflow run has finished.
+// A running item whose workflow run has finished and whose changes have
+// left the merge queue (none of their entries waiting or ready).
 struct FinishedItemRun {
   WorkItem item;
   Route route;
   WorkflowRunStatus run_status = WorkflowRunStatus::kFailed;
   std::string run_error;
+  std::vector<AttemptChange> changes;  // the run's workers and their entries
 };
 
 // Where a finished run takes its item (the daemon decides, core/work_item.h).
@@ -64,6 +67,9 @@ struct ItemSettlement {
   ItemStatus status = ItemStatus::kSucceeded;
   std::optional<TimeMs> next_attempt_at;  // a failed item's retry
   std::string reason;                     // appended to the item's reasons
+  // The item's feedback for its next attempt: a failed attempt's record,
+  // "" to clear it (a success); none: left as it is.
+  std::optional<std::string> feedback_json;
 };
 
 class Admission {
@@ -95,7 +101,8 @@ class Admission {
   // the reason is appended.
   virtual Result<WorkItem> return_item(const std::string& id, const std::string& reason, TimeMs now,
                                        const Fence& fence) = 0;
-  // Running items whose workflow runs have finished.
+  // Running items whose workflow runs have finished and whose changes have
+  // left the merge queue, with those changes.
   virtual Result<std::vector<FinishedItemRun>> finished_item_runs(int limit) = 0;
   virtual Status settle_item(const ItemSettlement& settlement, TimeMs now, const Fence& fence) = 0;
 };

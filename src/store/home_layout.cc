@@ -71,6 +71,10 @@ std::string HomeLayout::item_file(const std::string& run_id) const {
   return joined(workflow_run(run_id), "item.json");
 }
 
+std::string HomeLayout::feedback_file(const std::string& run_id) const {
+  return joined(workflow_run(run_id), "feedback.json");
+}
+
 std::string HomeLayout::worktrees() const { return below("worktrees"); }
 
 std::string HomeLayout::worktree(const std::string& run_id, const std::string& step_id) const {

@@ -61,6 +61,8 @@ class HomeLayout {
   std::string manifest(const std::string& run_id) const;
   // The work item a run serves, with its invocation (ORRERY_ITEM).
   std::string item_file(const std::string& run_id) const;
+  // The item's previous attempt, when it failed (ORRERY_FEEDBACK).
+  std::string feedback_file(const std::string& run_id) const;
   std::string driver_log(const std::string& run_id) const;
   RunDirectory step(const std::string& run_id, const std::string& step_id) const;
   // The daemon's wake-up socket.

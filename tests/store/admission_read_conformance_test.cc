@@ -217,7 +217,8 @@ class GeneratedAdmissionRead : public WorkQueueConformance {
     end_run(run, WorkflowRunStatus::kFailed);
     const TimeMs retry_at = kReadAt + (pick(0, 1) == 0 ? -5'000 : 5'000);
     ASSERT_TRUE(
-        store_->settle_item({stored.id, run.id, ItemStatus::kFailed, retry_at, "x"}, at, {}).ok());
+        store_->settle_item({stored.id, run.id, ItemStatus::kFailed, retry_at, "x", {}}, at, {})
+            .ok());
   }
 
   std::mt19937 random_;

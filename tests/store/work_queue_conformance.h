@@ -70,11 +70,12 @@ class WorkQueueConformance : public WorkflowConformance {
     return ok_value(store_->read_admission_queue({now, limit, global_max, held}, fence));
   }
 
-  // Admits the item and starts a run of the route's workflow for it.
+  // Admits the item and starts a new run of the route's workflow for it.
   WorkflowRun start(const WorkItem& item, TimeMs now = kNow) {
     EXPECT_EQ(admit({item.id}, 0, now), std::vector<std::string>{item.id});
-    NewWorkflowRun published = new_run(workflow_, "item:" + item.id);
-    published.run.id = next_id(now);
+    const std::string id = next_id(now);
+    NewWorkflowRun published = new_run(workflow_, "item:" + item.id + ":" + id);
+    published.run.id = id;
     published.run.item_id = item.id;
     const WorkflowRun run = ok_value(store_->publish_workflow_run(published, {}, now)).run;
     const Status started = store_->start_item(item.id, run.id, now, {});

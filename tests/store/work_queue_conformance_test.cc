@@ -165,7 +165,7 @@ TEST_P(WorkQueueStore, AWaitingItemIsRefreshedAndAnAdmittedOrFinishedOneIsADupli
     if (status == ItemStatus::kSucceeded) {
       end_run(run, WorkflowRunStatus::kSucceeded);
       ASSERT_TRUE(store_
-                      ->settle_item({first.item.id, run.id, ItemStatus::kSucceeded, {}, "done"},
+                      ->settle_item({first.item.id, run.id, ItemStatus::kSucceeded, {}, "done", {}},
                                     kNow + 20, {})
                       .ok());
     }
@@ -308,7 +308,7 @@ TEST_P(WorkQueueStore, OnlyARestingItemIsRequeuedWithItsAttemptsResetAndTheReaso
   EXPECT_TRUE(is_conflict(store_->requeue_item(item.id, "again", kNow)));
   end_run(run, WorkflowRunStatus::kFailed, "step a failed");
   ASSERT_TRUE(store_
-                  ->settle_item({item.id, run.id, ItemStatus::kDeadLetter, {}, "step a failed"},
+                  ->settle_item({item.id, run.id, ItemStatus::kDeadLetter, {}, "step a failed", {}},
                                 kNow + 20, {})
                   .ok());
   const WorkItem requeued = ok_value(store_->requeue_item(item.id, "fixed the token", kNow + 60));
@@ -419,14 +419,14 @@ TEST_P(WorkQueueStore, TheAdmissionQueueHoldsCandidatesAndHoldersAndQueuesDueRet
   const WorkflowRun second = start(later);
   end_run(first, WorkflowRunStatus::kFailed);
   end_run(second, WorkflowRunStatus::kFailed);
-  ASSERT_TRUE(
-      store_
-          ->settle_item({retried.id, first.id, ItemStatus::kFailed, kNow + 100, "x"}, kNow + 20, {})
-          .ok());
-  ASSERT_TRUE(
-      store_
-          ->settle_item({later.id, second.id, ItemStatus::kFailed, kNow + 900, "y"}, kNow + 20, {})
-          .ok());
+  ASSERT_TRUE(store_
+                  ->settle_item({retried.id, first.id, ItemStatus::kFailed, kNow + 100, "x", {}},
+                                kNow + 20, {})
+                  .ok());
+  ASSERT_TRUE(store_
+                  ->settle_item({later.id, second.id, ItemStatus::kFailed, kNow + 900, "y", {}},
+                                kNow + 20, {})
+                  .ok());
   const AdmissionQueue queue = read_queue(kNow + 100);
   std::map<std::string, ItemStatus> statuses;
   for (const QueueEntry& entry : queue.candidates) statuses[entry.key] = entry.status;
@@ -451,7 +451,7 @@ TEST_P(WorkQueueStore, ADueRetryOnAPausedRouteIsDeferredAndTheSnapshotMovesNothi
   const WorkflowRun run = start(item);
   end_run(run, WorkflowRunStatus::kFailed);
   ASSERT_TRUE(
-      store_->settle_item({item.id, run.id, ItemStatus::kFailed, kNow + 50, "x"}, kNow + 20, {})
+      store_->settle_item({item.id, run.id, ItemStatus::kFailed, kNow + 50, "x", {}}, kNow + 20, {})
           .ok());
   route.status = RouteStatus::kPaused;
   ok_value(store_->update_route(route, kNow + 30));
@@ -485,7 +485,7 @@ TEST_P(WorkQueueStore, ALostDaemonLeaseRefusesEveryAdmissionWriteAndChangesNothi
   EXPECT_TRUE(lost_lease(store_->start_item(admitted.id, run.id, later, fence)));
   EXPECT_TRUE(lost_lease(store_->return_item(admitted.id, "x", later, fence)));
   EXPECT_TRUE(lost_lease(
-      store_->settle_item({running.id, run.id, ItemStatus::kSucceeded, {}, ""}, later, fence)));
+      store_->settle_item({running.id, run.id, ItemStatus::kSucceeded, {}, "", {}}, later, fence)));
   EXPECT_EQ(item_now(queued.id).status, ItemStatus::kQueued);
   EXPECT_EQ(item_now(admitted.id).status, ItemStatus::kAdmitted);
   EXPECT_EQ(item_now(running.id).status, ItemStatus::kRunning);
@@ -509,16 +509,115 @@ TEST_P(WorkQueueStore, AStartedItemRunsItsRunAndSettlesOnlyFromThatRun) {
   EXPECT_EQ(finished[0].run_status, WorkflowRunStatus::kFailed);
   EXPECT_EQ(finished[0].run_error, "step a failed: exit 3");
   EXPECT_TRUE(is_conflict(
-      store_->settle_item({item.id, "another-run", ItemStatus::kSucceeded, {}, ""}, kNow, {})));
+      store_->settle_item({item.id, "another-run", ItemStatus::kSucceeded, {}, "", {}}, kNow, {})));
   ASSERT_TRUE(
-      store_->settle_item({item.id, run.id, ItemStatus::kDeadLetter, {}, "exit 3"}, kNow + 30, {})
+      store_
+          ->settle_item({item.id, run.id, ItemStatus::kDeadLetter, {}, "exit 3", {}}, kNow + 30, {})
           .ok());
   const WorkItem settled = item_now(item.id);
   EXPECT_EQ(settled.status, ItemStatus::kDeadLetter);
   EXPECT_EQ(settled.last_reason, "exit 3");
   EXPECT_TRUE(ok_value(store_->finished_item_runs(10)).empty());
   EXPECT_TRUE(is_conflict(
-      store_->settle_item({item.id, run.id, ItemStatus::kSucceeded, {}, ""}, kNow + 31, {})));
+      store_->settle_item({item.id, run.id, ItemStatus::kSucceeded, {}, "", {}}, kNow + 31, {})));
+}
+
+// A worker of `run` walked to reported, with a merge entry waiting.
+MergeEntry queued_change(Store& store, const WorkflowRun& run) {
+  Worker worker;
+  worker.workflow_run_id = run.id;
+  worker.step_id = "fix";
+  worker.repo = "/srv/repo";
+  worker.branch = "orrery/" + run.id + "/fix";
+  worker.worktree_path = "/home/o/worktrees/" + run.id + "/fix";
+  worker.host = "host-a";
+  worker.base_revision = std::string(40, 'a');
+  worker.base_branch = "main";
+  worker = ok_value(store.create_worker(worker, kNow));
+  WorkerState at = WorkerState::kPlanned;
+  for (WorkerState next : {WorkerState::kLeased, WorkerState::kStarting, WorkerState::kRunning,
+                           WorkerState::kReported}) {
+    WorkerChange change;
+    change.worker_id = worker.id;
+    change.from = at;
+    change.to = next;
+    change.lease_owner = run.id + "/fix/1";
+    change.lease_ms = 60'000;
+    worker = ok_value(store.change_worker(change, kNow + 1));
+    at = next;
+  }
+  MergeEntry entry;
+  entry.worker_id = worker.id;
+  entry.repo = worker.repo;
+  entry.target = "main";
+  entry.base_revision = worker.base_revision;
+  entry.candidate_revision = std::string(40, 'c');
+  entry.verify.command = "make test";
+  return ok_value(store.enqueue_merge(entry, kNow + 2));
+}
+
+TEST_P(WorkQueueStore, AFinishedRunSettlesOnlyOnceItsChangesLeftTheMergeQueueWithThem) {
+  const Route route = add_route("triage");
+  const WorkItem item = enqueue(route, "1").item;
+  const WorkflowRun run = start(item);
+  const MergeEntry entry = queued_change(*store_, run);
+  end_run(run, WorkflowRunStatus::kSucceeded);
+  // The run has ended but its change waits in the queue: nothing to settle,
+  // and a settlement read before the entry entered is refused.
+  EXPECT_TRUE(ok_value(store_->finished_item_runs(10)).empty());
+  EXPECT_TRUE(is_conflict(store_->settle_item(
+      {item.id, run.id, ItemStatus::kSucceeded, {}, "done", {}}, kNow + 20, {})));
+  MergeChange take;
+  take.entry_id = entry.id;
+  take.from = MergeState::kWaiting;
+  take.to = MergeState::kReady;
+  take.driver = "driver-a";
+  ok_value(store_->change_merge_entry(take, kNow + 21));
+  EXPECT_TRUE(ok_value(store_->finished_item_runs(10)).empty());
+  MergeChange reject = take;
+  reject.from = MergeState::kReady;
+  reject.to = MergeState::kRejected;
+  reject.reason = "verification failed";
+  reject.verify = VerifyRecord{"make test", 2, 40, "FAILED: a_test\n", std::string(40, 't')};
+  ok_value(store_->change_merge_entry(reject, kNow + 22));
+  EXPECT_EQ(item_now(item.id).status, ItemStatus::kRunning);
+
+  const auto finished = ok_value(store_->finished_item_runs(10));
+  ASSERT_EQ(finished.size(), 1u);
+  ASSERT_EQ(finished[0].changes.size(), 1u);
+  const AttemptChange& change = finished[0].changes[0];
+  EXPECT_EQ(change.worker.id, entry.worker_id);
+  EXPECT_EQ(change.worker.step_id, "fix");
+  ASSERT_TRUE(change.entry.has_value());
+  EXPECT_EQ(change.entry->id, entry.id);
+  EXPECT_EQ(change.entry->state, MergeState::kRejected);
+  EXPECT_EQ(change.entry->verify.exit_code, 2);
+  EXPECT_EQ(change.entry->verify.output_tail, "FAILED: a_test\n");
+
+  // The settlement stores the record for the next attempt.
+  ItemSettlement settlement{item.id, run.id, ItemStatus::kFailed, kNow + 500, "rejected", {}};
+  settlement.feedback_json = R"({"attempt":1})";
+  ASSERT_TRUE(store_->settle_item(settlement, kNow + 30, {}).ok());
+  EXPECT_EQ(item_now(item.id).feedback_json, R"({"attempt":1})");
+  EXPECT_EQ(item_now(item.id).status, ItemStatus::kFailed);
+}
+
+TEST_P(WorkQueueStore, ASettlementWithoutFeedbackLeavesTheItemsAndAnEmptyOneClearsIt) {
+  const Route route = add_route("triage");
+  const WorkItem item = enqueue(route, "1").item;
+  for (const std::optional<std::string>& feedback :
+       {std::optional<std::string>(R"({"attempt":1})"), std::optional<std::string>(),
+        std::optional<std::string>("")}) {
+    const WorkItem before = item_now(item.id);
+    if (before.status != ItemStatus::kQueued)
+      ok_value(store_->requeue_item(item.id, "again", kNow));
+    const WorkflowRun run = start(item_now(item.id));
+    end_run(run, WorkflowRunStatus::kFailed, "x");
+    ItemSettlement settlement{item.id, run.id, ItemStatus::kDeadLetter, {}, "x", {}};
+    settlement.feedback_json = feedback;
+    ASSERT_TRUE(store_->settle_item(settlement, kNow + 30, {}).ok());
+    EXPECT_EQ(item_now(item.id).feedback_json, feedback.value_or(before.feedback_json));
+  }
 }
 
 TEST_P(WorkQueueStore, AnItemReturnedUnstartedKeepsItsAttemptUntilItsFreeReturnsAreSpent) {

@@ -700,6 +700,9 @@ std::string server_version_text(int version) {
 constexpr const char* kWebhookSecrets =
     "ALTER TABLE routes ADD COLUMN webhook_secret_env TEXT COLLATE \"C\" NOT NULL DEFAULT '';";
 
+constexpr const char* kItemFeedback =
+    "ALTER TABLE work_items ADD COLUMN feedback_json TEXT COLLATE \"C\" NOT NULL DEFAULT '';";
+
 }  // namespace
 
 Status check_server_version(int version, const std::string& shown_url) {
@@ -723,6 +726,7 @@ const std::vector<Migration>& migrations() {
       {13, "workers in git worktrees, their events and the merge queue", kVersion13},
       {14, "the event journal: what changed, for live events", events.c_str()},
       {15, "routes: the environment variable of a webhook's signing secret", kWebhookSecrets},
+      {16, "work items: the feedback of a failed attempt for the next one", kItemFeedback},
 
   };
   return list;

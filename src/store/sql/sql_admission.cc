@@ -9,6 +9,7 @@
 #include "store/sql/item_reads.h"
 #include "store/sql/sql_store.h"
 #include "store/sql/work_queue_rows.h"
+#include "store/sql/worker_rows.h"
 
 namespace orrery {
 namespace {
@@ -281,11 +282,41 @@ Result<WorkItem> SqlStore::return_item(const std::string& id, const std::string&
   return std::move(after->front());
 }
 
+namespace {
+
+// The workers of a workflow run, each with its merge entry (a worker has at
+// most one).
+Result<std::vector<AttemptChange>> attempt_changes(sql::Connection& db,
+                                                   const std::string& workflow_run_id) {
+  auto workers = sql::query_workers(db, "WHERE workflow_run_id = ?1 ORDER BY created_at, id",
+                                    [&](sql::Statement& s) { s.bind(1, workflow_run_id); });
+  if (!workers) return workers.error();
+  auto entries = sql::query_merge_entries(
+      db,
+      "WHERE worker_id IN (SELECT id FROM workers WHERE workflow_run_id = ?1) ORDER BY "
+      "created_at, id",
+      [&](sql::Statement& s) { s.bind(1, workflow_run_id); });
+  if (!entries) return entries.error();
+  std::vector<AttemptChange> changes;
+  for (Worker& worker : *workers) {
+    AttemptChange change;
+    for (const MergeEntry& entry : *entries)
+      if (entry.worker_id == worker.id) change.entry = entry;
+    change.worker = std::move(worker);
+    changes.push_back(std::move(change));
+  }
+  return changes;
+}
+
+}  // namespace
+
 Result<std::vector<FinishedItemRun>> SqlStore::finished_item_runs(int limit) {
   auto query = db_->prepare(
       "SELECT " + sql::item_select_list() + ", w.status, w.error" + sql::item_from_clause() +
       "JOIN workflow_runs w ON w.id = i.workflow_run_id WHERE i.status = 'running' AND "
-      "w.status IN ('succeeded', 'failed', 'cancelled') ORDER BY w.finished_at, i.id LIMIT ?1");
+      "w.status IN ('succeeded', 'failed', 'cancelled') AND NOT EXISTS (SELECT 1 FROM workers k "
+      "JOIN merge_entries m ON m.worker_id = k.id WHERE k.workflow_run_id = w.id AND "
+      "m.state IN ('waiting', 'ready')) ORDER BY w.finished_at, i.id LIMIT ?1");
   if (!query) return query.error();
   (*query)->bind(1, limit);
   std::vector<FinishedItemRun> finished;
@@ -308,6 +339,9 @@ Result<std::vector<FinishedItemRun>> SqlStore::finished_item_runs(int limit) {
     auto route = get_route(end.item.route_id);
     if (!route) return route.error();
     if (*route) end.route = std::move(**route);
+    auto changes = attempt_changes(*db_, end.item.workflow_run_id);
+    if (!changes) return changes.error();
+    end.changes = std::move(*changes);
   }
   return finished;
 }
@@ -322,8 +356,11 @@ Status SqlStore::settle_item(const ItemSettlement& settlement, TimeMs caller_now
   auto write = db_->prepare(
       "UPDATE work_items SET status = ?3, next_attempt_at = ?4, "
       "last_reason = CASE WHEN last_reason = '' THEN ?5 WHEN ?5 = '' THEN last_reason "
-      "ELSE last_reason || '; ' || ?5 END, updated_at = ?6 "
-      "WHERE id = ?1 AND workflow_run_id = ?2 AND status = 'running'");
+      "ELSE last_reason || '; ' || ?5 END, updated_at = ?6, "
+      "feedback_json = CASE WHEN ?7 = 1 THEN ?8 ELSE feedback_json END "
+      "WHERE id = ?1 AND workflow_run_id = ?2 AND status = 'running' AND NOT EXISTS (SELECT 1 "
+      "FROM workers k JOIN merge_entries m ON m.worker_id = k.id WHERE k.workflow_run_id = ?2 "
+      "AND m.state IN ('waiting', 'ready'))");
   if (!write) return write.error();
   (*write)
       ->bind(1, settlement.item_id)
@@ -331,11 +368,15 @@ Status SqlStore::settle_item(const ItemSettlement& settlement, TimeMs caller_now
       .bind(3, item_status_name(settlement.status))
       .bind(4, settlement.next_attempt_at)
       .bind(5, settlement.reason)
-      .bind(6, *now);
+      .bind(6, *now)
+      .bind(7, settlement.feedback_json ? 1 : 0)
+      .bind(8, settlement.feedback_json.value_or(""));
   if (auto status = (*write)->run(); !status) return status.error();
   if (db_->changes() != 1) {
     return conflict_error("work item " + settlement.item_id + " no longer runs workflow run " +
-                          settlement.workflow_run_id);
+                          settlement.workflow_run_id +
+                          ", or a change of that run is in the merge "
+                          "queue again");
   }
   return (*transaction)->commit();
 }

@@ -80,6 +80,7 @@ const ColumnTable<WorkItem> kItemColumns = {
     {"i.workflow_run_id", read_field<&WorkItem::workflow_run_id>},
     {"i.input_json", read_field<&WorkItem::input_json>},
     {"i.last_reason", read_field<&WorkItem::last_reason>},
+    {"i.feedback_json", read_field<&WorkItem::feedback_json>},
     {"v.id", invocation_text<&Invocation::id>},
     {"v.source_kind", source_text<&SourceRef::kind>},
     {"v.source_id", source_text<&SourceRef::id>},

@@ -648,6 +648,9 @@ class SqliteMigrations final : public sql::MigrationBackend {
 constexpr const char* kWebhookSecrets =
     "ALTER TABLE routes ADD COLUMN webhook_secret_env TEXT NOT NULL DEFAULT '';";
 
+constexpr const char* kItemFeedback =
+    "ALTER TABLE work_items ADD COLUMN feedback_json TEXT NOT NULL DEFAULT '';";
+
 }  // namespace
 
 const std::vector<Migration>& migrations() {
@@ -668,6 +671,7 @@ const std::vector<Migration>& migrations() {
       {13, "workers in git worktrees, their events and the merge queue", kWorkers},
       {14, "the event journal: what changed, for live events", events.c_str()},
       {15, "routes: the environment variable of a webhook's signing secret", kWebhookSecrets},
+      {16, "work items: the feedback of a failed attempt for the next one", kItemFeedback},
 
   };
   return list;

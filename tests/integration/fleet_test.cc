@@ -1,0 +1,201 @@
+// The agent fleet, black-box (docs/fleet.md): a route whose workflow's
+// agent step works in a worktree of a real repository and merges through
+// the queue, run by the daemon, with a fake `claude` on PATH that edits its
+// worktree and answers in claude's JSON. An item succeeds only when its
+// change is merged; a rejected or conflicting change fails the attempt, and
+// the next attempt's agent gets the record in its prompt and in
+// $ORRERY_FEEDBACK, makes a new change and merges — no change is lost.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+
+#include "workflow_fixture.h"
+
+namespace orrery {
+namespace {
+
+class Fleet : public WorkflowFixture {
+ protected:
+  void SetUp() override {
+    WorkflowFixture::SetUp();
+    repo_ = tmp_ + "/repo";
+    record_ = tmp_ + "/record";
+    std::filesystem::create_directories(record_);
+    sh("git init --quiet -b main " + repo_ + " && git -C " + repo_ +
+       " config user.name Person && git -C " + repo_ + " config user.email p@example.com");
+    write_file("repo/README", "one\ntwo\nthree\n");
+    sh("git -C " + repo_ + " add README && git -C " + repo_ + " commit --quiet -m first");
+    path_ = std::getenv("PATH");
+    setenv("PATH", (tmp_ + "/bin:" + path_).c_str(), 1);
+    setenv("FLEET_RECORD", record_.c_str(), 1);
+  }
+
+  void TearDown() override {
+    WorkflowFixture::TearDown();
+    setenv("PATH", path_.c_str(), 1);
+    unsetenv("FLEET_RECORD");
+  }
+
+  static void sh(const std::string& line) { ASSERT_EQ(std::system(line.c_str()), 0) << line; }
+
+  std::string git(const std::string& args) const {
+    std::string text;
+    FILE* pipe = ::popen(("git -C " + repo_ + " " + args + " 2>/dev/null").c_str(), "r");
+    if (pipe == nullptr) return text;
+    char buffer[4096];
+    size_t got = 0;
+    while ((got = fread(buffer, 1, sizeof buffer, pipe)) > 0) text.append(buffer, got);
+    ::pclose(pipe);
+    return text;
+  }
+
+  // A fake claude: records its prompt (and the feedback file, if any) per
+  // item and attempt, runs `first` in its worktree when the prompt has no
+  // previous attempt and `again` when it has, and answers as claude does.
+  void fake_claude(const std::string& first, const std::string& again) {
+    std::filesystem::create_directories(tmp_ + "/bin");
+    write_file("bin/claude",
+               "#!/bin/sh\n"
+               "n=1; while [ -e \"$FLEET_RECORD/prompt-$ORRERY_ITEM_KEY-$n\" ]; do n=$((n+1)); "
+               "done\n"
+               "prompt=\"$FLEET_RECORD/prompt-$ORRERY_ITEM_KEY-$n\"\n"
+               "cat > \"$prompt\"\n"
+               "if [ -n \"$ORRERY_FEEDBACK\" ]; then cp \"$ORRERY_FEEDBACK\" "
+               "\"$FLEET_RECORD/feedback-$ORRERY_ITEM_KEY-$n\"; fi\n"
+               "if grep -q '## The previous attempt' \"$prompt\"; then\n" +
+                   again + "\nelse\n" + first +
+                   "\nfi\n"
+                   "echo '{\"type\":\"result\",\"result\":\"done\",\"usage\":"
+                   "{\"input_tokens\":100,\"output_tokens\":10}}'\n");
+    std::filesystem::permissions(tmp_ + "/bin/claude", std::filesystem::perms::owner_all);
+  }
+
+  void fix_workflow() {
+    create("fix",
+           "name: fix\nsteps:\n  - id: fix\n    target: {type: agent, provider: claude, "
+           "prompt: 'Fix the issue'}\n    worktree: required\n    repo: " +
+               repo_ + "\n    merge: queue\n");
+    json_of({"route", "add", "issues", "--workflow", "fix", "--max-running", "2", "--max-attempts",
+             "3", "--retry-delay", "1s"});
+  }
+
+  json items() const { return json_of({"items", "--limit", "100"}); }
+
+  // Polls until every item rests (succeeded or dead), up to 90 s.
+  bool all_rest() const {
+    return eventually(
+        [&] {
+          for (const json& it : items()) {
+            const std::string status = it["status"];
+            if (status != "succeeded" && status != "dead_letter") return false;
+          }
+          return true;
+        },
+        std::chrono::seconds(90));
+  }
+
+  std::string recorded(const std::string& name) const { return read_file(record_ + "/" + name); }
+
+  std::string repo_;
+  std::string record_;
+  std::string path_;
+};
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST_F(Fleet, ARejectedChangeFailsItsAttemptAndTheNextAttemptIsToldWhyAndMerges) {
+  json_of({"queue", "config", repo_, "--verify",
+           "if [ -e broken.txt ]; then echo broken.txt must not exist; exit 4; fi"});
+  fake_claude("echo oops > broken.txt; echo fix > fix.txt", "echo fix > fix.txt");
+  fix_workflow();
+  json_of({"enqueue", "issues", "--key", "issue-7"});
+  start_daemon();
+  ASSERT_TRUE(all_rest()) << items().dump(1);
+
+  const json item = json_of({"item", "show", "issues/issue-7"});
+  EXPECT_EQ(item["status"], "succeeded") << item.dump(1);
+  EXPECT_EQ(item["attempts"], 2) << item.dump(1);
+  const std::string reasons = item["last_reason"];
+  EXPECT_TRUE(contains(reasons, "succeeded but its change did not merge")) << reasons;
+  EXPECT_TRUE(contains(reasons, "rejected: ")) << reasons;
+  EXPECT_TRUE(contains(reasons, "merged onto main")) << reasons;
+  EXPECT_TRUE(item["feedback"].is_null()) << "a success clears it: " << item.dump(1);
+  EXPECT_EQ(run({"item", "show", "issues/issue-7"}).out.find("\nfeedback"), std::string::npos);
+
+  // The first attempt knew nothing; the second was told, in words and as a file.
+  EXPECT_FALSE(contains(recorded("prompt-issue-7-1"), "previous attempt"));
+  EXPECT_FALSE(std::filesystem::exists(record_ + "/feedback-issue-7-1"));
+  const std::string prompt = recorded("prompt-issue-7-2");
+  EXPECT_TRUE(contains(prompt, "Fix the issue\n\n## The previous attempt\n")) << prompt;
+  EXPECT_TRUE(contains(prompt, "failed with exit status 4")) << prompt;
+  EXPECT_TRUE(contains(prompt, "broken.txt must not exist")) << prompt;
+  const json feedback = json::parse(recorded("feedback-issue-7-2"));
+  EXPECT_EQ(feedback["attempt"], 1);
+  EXPECT_EQ(feedback["outcome"], "rejected");
+  EXPECT_EQ(feedback["changes"][0]["merge"]["verify"]["exit_code"], 4);
+
+  // One rejected entry, one merged; main has the fix and not the mistake.
+  std::multiset<std::string> states;
+  for (const json& entry : json_of({"queue", "ls"})) states.insert(entry["state"]);
+  EXPECT_EQ(states, (std::multiset<std::string>{"merged", "rejected"}));
+  EXPECT_EQ(git("show main:fix.txt"), "fix\n");
+  EXPECT_EQ(git("show main:broken.txt"), "");
+
+  // The first attempt's held worker is released once the item succeeded:
+  // cancelled with the reason, its worktree gone, its branch kept.
+  json first;
+  for (const json& worker : json_of({"worker", "ls"})) {
+    if (worker["workflow_run_id"] != item["workflow_run_id"]) first = worker;
+  }
+  ASSERT_FALSE(first.is_null());
+  ASSERT_TRUE(eventually([&] {
+    return json_of({"worker", "show", first["id"]})["state"] == "cancelled";
+  })) << json_of({"worker", "show", first["id"]}).dump(1);
+  const json released = json_of({"worker", "show", first["id"]});
+  const std::string why = released["events"].back()["reason"];
+  EXPECT_TRUE(contains(
+      why, "released: work item " + item["id"].get<std::string>() + " succeeded on attempt 2"))
+      << why;
+  EXPECT_FALSE(std::filesystem::exists(first["worktree_path"].get<std::string>()));
+  EXPECT_NE(git("rev-parse --verify " + first["branch"].get<std::string>()), "");
+}
+
+// Two items change the same line at the same time: one merges, the other
+// conflicts, and its next attempt — told the files, starting from main as
+// it is now — adds its change on top. Both changes are on main.
+TEST_F(Fleet, TwoItemsChangingTheSameLineBothReachMainOneAfterItsConflict) {
+  json_of({"queue", "config", repo_, "--verify", "none"});
+  // Both first attempts wait until both have started, so neither sees the other.
+  fake_claude(
+      "touch \"$FLEET_RECORD/started-$ORRERY_ITEM_KEY\"; i=0; while [ $(ls \"$FLEET_RECORD\" | "
+      "grep -c '^started-') -lt 2 ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; "
+      "sed -i \"2s/.*/$ORRERY_ITEM_KEY/\" README",
+      "echo \"$ORRERY_ITEM_KEY\" >> README");
+  fix_workflow();
+  json_of({"enqueue", "issues", "--key", "left"});
+  json_of({"enqueue", "issues", "--key", "right"});
+  start_daemon();
+  ASSERT_TRUE(all_rest()) << items().dump(1);
+
+  int retried = 0;
+  for (const json& item : items()) {
+    EXPECT_EQ(item["status"], "succeeded") << item.dump(1);
+    if (item["attempts"] == 2) {
+      ++retried;
+      const std::string key = item["key"];
+      const std::string prompt = recorded("prompt-" + key + "-2");
+      EXPECT_TRUE(contains(prompt, "conflicted with `main` in: README")) << prompt;
+      EXPECT_EQ(json::parse(recorded("feedback-" + key + "-2"))["outcome"], "conflict");
+    }
+  }
+  EXPECT_EQ(retried, 1) << items().dump(1);
+  const std::string readme = git("show main:README");
+  EXPECT_TRUE(contains(readme, "left\n") && contains(readme, "right\n")) << readme;
+}
+
+}  // namespace
+}  // namespace orrery
