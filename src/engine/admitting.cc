@@ -89,10 +89,7 @@ Result<int> settle_finished(Store& store, const TickSettings& settings, TimeMs n
       continue;  // cancelled or requeued meanwhile: left as it is now
     }
     ++settled;
-    if (settlement.status == ItemStatus::kSucceeded && end.item.attempts > 1) {
-      report.succeeded_after_retry.push_back(
-          {end.item.id, end.item.workflow_run_id, end.item.attempts});
-    }
+    if (settlement.status == ItemStatus::kSucceeded) ++report.succeeded;
     log("work item " + end.item.route_name + "/" + end.item.key + " " +
         item_status_name(settlement.status) + ": " + settlement.reason);
   }

@@ -40,18 +40,11 @@ struct AdmissionSettings {
   bool plan = true;
 };
 
-// An item that succeeded, and the run it succeeded with.
-struct SucceededItem {
-  std::string item_id;
-  std::string workflow_run_id;
-  int attempts = 0;
-};
-
 struct AdmissionReport {
   int settled = 0;
-  // Items settled succeeded after an earlier attempt: the held workers of
-  // those attempts are the daemon's to release (engine/worker_release.h).
-  std::vector<SucceededItem> succeeded_after_retry;
+  // Items settled succeeded: held workers of their earlier attempts are
+  // the daemon's to release (engine/worker_release.h).
+  int succeeded = 0;
   int admitted = 0;
   int started = 0;
   bool more = false;  // work was left for another tick at once

@@ -171,6 +171,7 @@ class Daemon {
     scheduling_ = true;
     recover_ = true;
     expire_ = true;
+    release_due_ = true;
     log("lease " + lease_.lease_id + " " + how + " (generation " +
         std::to_string(lease_.generation) + ", ttl " + format_duration(options_.lease_ttl_ms) +
         ", pid " + std::to_string(self_.pid) + ")");
@@ -382,22 +383,19 @@ class Daemon {
       return report.error();
     }
     if (report->changed()) admission_due_ = true;
-    release_superseded(report->succeeded_after_retry, at);
+    if (release_due_ || report->succeeded > 0) release_superseded(at);
     return report->more;
   }
 
   // The held workers of items that succeeded on a later attempt
-  // (engine/worker_release.h); a failure is logged, never the tick's.
-  void release_superseded(const std::vector<SucceededItem>& items, TimeMs at) {
-    if (items.empty()) return;
+  // (engine/worker_release.h): after such a settlement, and once when the
+  // lease is taken; a failure is logged, never the tick's.
+  void release_superseded(TimeMs at) {
+    release_due_ = false;
     Git git(system_commands(), process_environment());
     const EventSink sink = [this](const std::string& line) { log(line); };
-    for (const SucceededItem& item : items) {
-      auto released =
-          release_superseded_workers(store_, git, processes_.host_name(), item, at, sink);
-      if (!released)
-        log("held workers of work item " + item.item_id + ": " + released.error().message);
-    }
+    auto released = release_superseded_workers(store_, git, processes_.host_name(), at, sink);
+    if (!released) log("releasing superseded workers: " + released.error().message);
   }
 
   // Feeds of this host's succeeded runs (engine/feeding.h); true when more
@@ -775,6 +773,7 @@ class Daemon {
   // admission step's own changes (engine/admitting.h).
   bool admission_due_ = true;
   bool recover_ = true;
+  bool release_due_ = true;  // superseded held workers to look for
   bool expire_ = true;
   bool more_ = false;
   bool stopping_ = false;
