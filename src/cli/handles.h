@@ -1,7 +1,9 @@
 // Handles: how human output shows the ids of stored rows (docs/cli.md,
 // "Ids"). Every id a listing or a document shows is its handle, the shortest
 // prefix (at least 8 characters) that no other row of its table starts with
-// (store/id_handles.h), so that any id shown can be typed back.
+// (store/id_handles.h) — nor a row of a table whose ids the same argument
+// takes (runs and loops, for `logs`) — so that any id shown can be typed
+// back.
 #pragma once
 
 #include <string>

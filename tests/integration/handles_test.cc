@@ -64,5 +64,45 @@ TEST_F(Handles, EveryListingShowsHandlesThatItsShowCommandTakesBack) {
   }
 }
 
+// `logs` takes a run or a loop: a run's handle in `runs` never starts a
+// loop's id, nor a loop's handle in `ls` a run's, however long the prefix
+// they share (a loop row is copied under ids made to share it).
+TEST_F(Handles, ARunsHandleAndALoopsHandleNeverNameEachOtherInLogs) {
+  add("hello", {"--every", "1h", "--shell", "echo hello"});
+  const std::string run_id = json_of({"trigger", "hello", "--wait"})["id"];
+  for (const size_t shared : {8u, 12u, 20u, 31u}) {
+    SCOPED_TRACE(shared);
+    const char other = run_id[shared] == 'f' ? '0' : 'f';
+    const std::string twin = run_id.substr(0, shared) + std::string(32 - shared, other);
+    const std::string name = "twin" + std::to_string(shared);
+    sql("CREATE TEMP TABLE copied AS SELECT * FROM loops WHERE name = 'hello';"
+        "UPDATE copied SET id = '" +
+        twin + "', name = '" + name +
+        "';"
+        "INSERT INTO loops SELECT * FROM copied; DROP TABLE copied;");
+    std::string run_handle;
+    for (const std::string& line : lines(run({"runs"}).out)) {
+      const std::string first = line.substr(0, line.find(' '));
+      if (first.size() >= 8 && run_id.rfind(first, 0) == 0) run_handle = first;
+    }
+    ASSERT_GT(run_handle.size(), shared) << run({"runs"}).out;
+    const RunResult logs = run({"logs", run_handle});
+    EXPECT_EQ(logs.exit_code, 0) << logs.err;
+    EXPECT_EQ(logs.out, "hello\n");
+    std::string loop_handle;
+    for (const std::string& line : lines(run({"ls"}).out)) {
+      if (line.find(name + " ") == std::string::npos) continue;
+      for (size_t at = 0; at + 8 <= line.size(); ++at) {
+        if (line.compare(at, 8, twin, 0, 8) != 0) continue;
+        const size_t end = line.find(' ', at);
+        loop_handle = line.substr(at, end == std::string::npos ? std::string::npos : end - at);
+      }
+    }
+    ASSERT_GT(loop_handle.size(), shared) << run({"ls"}).out;
+    EXPECT_EQ(twin.rfind(loop_handle, 0), 0u) << loop_handle;
+    EXPECT_NE(run({"logs", loop_handle}).exit_code, 4) << run({"logs", loop_handle}).err;
+  }
+}
+
 }  // namespace
 }  // namespace orrery
