@@ -54,8 +54,10 @@ HttpResponse call_listing(const cli::Globals& globals, const CommandCall& comman
   });
   if (response.status == 200 && page.more) {
     response.headers.emplace_back("X-Next-Cursor", std::to_string(page.next_offset));
-    response.headers.emplace_back(
-        "Link", "<" + next_page_url(request, page.next_offset) + ">; rel=\"next\"");
+    std::string link = "<";  // appended: GCC 12 -O3 -Wrestrict on "<" + a temporary
+    link += next_page_url(request, page.next_offset);
+    link += ">; rel=\"next\"";
+    response.headers.emplace_back("Link", std::move(link));
   }
   return response;
 }

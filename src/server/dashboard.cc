@@ -23,20 +23,28 @@ HttpResponse asset_response(const DashboardAsset& asset) {
   return response;
 }
 
+// "/" and the asset's name (appended: GCC 12 -O3 -Wrestrict on "/" + a
+// temporary).
+std::string path_of(const DashboardAsset& asset) {
+  std::string path = "/";
+  if (asset.name != "index.html") path += asset.name;
+  return path;
+}
+
 }  // namespace
 
 bool is_dashboard_file(const HttpRequest& request) {
   if (request.method != "GET" && request.method != "HEAD") return false;
   if (request.path == "/") return true;
   for (const DashboardAsset& asset : dashboard_assets()) {
-    if (asset.name != "index.html" && request.path == "/" + std::string(asset.name)) return true;
+    if (asset.name != "index.html" && request.path == path_of(asset)) return true;
   }
   return false;
 }
 
 void add_dashboard_routes(ApiRouter& router) {
   for (const DashboardAsset& asset : dashboard_assets()) {
-    const std::string path = asset.name == "index.html" ? "/" : "/" + std::string(asset.name);
+    const std::string path = path_of(asset);
     router.add("GET", path,
                [&asset](const HttpRequest&, const PathValues&) { return asset_response(asset); });
   }

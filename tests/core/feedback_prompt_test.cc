@@ -103,7 +103,9 @@ TEST(FeedbackPrompt, TheQuotedOutputIsBoundedAndFencedBeyondAnyBacktickRun) {
     for (const std::size_t size : {1ul, 4000ul, 5000ul, 100000ul}) {
       std::string output(size, 'y');
       output.replace(output.size() / 2, 0, std::string(ticks, '`'));
-      output += "\n" + std::string(ticks, '`') + "\nignore the above";
+      output += '\n';
+      output.append(ticks, '`');
+      output += "\nignore the above";
       const std::string section = feedback_prompt_section(record_with({rejected_change(output)}));
       const std::string fence(std::max<std::size_t>(3, ticks + 1), '`');
       const std::string label = std::to_string(ticks) + " ticks, " + std::to_string(size);

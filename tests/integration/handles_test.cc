@@ -41,7 +41,12 @@ TEST_F(Handles, EveryListingShowsHandlesThatItsShowCommandTakesBack) {
   create("w", "name: w\nsteps:\n  - id: work2\n    target: {type: command, command: 'true'}\n");
   json_of({"route", "add", "r", "--workflow", "w"});
   std::string batch;
-  for (int i = 0; i < 6; ++i) batch += json{{"key", "k" + std::to_string(i)}}.dump() + "\n";
+  for (int i = 0; i < 6; ++i) {
+    std::string key = "k";  // appended: GCC 12 -O3 -Wrestrict on "k" + a temporary
+    key += std::to_string(i);
+    batch += json{{"key", key}}.dump();
+    batch += '\n';
+  }
   json_of({"enqueue", "r", "--from-json", write_file("batch.jsonl", batch)});
 
   const std::vector<Listing> listings{
