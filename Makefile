@@ -51,7 +51,7 @@ fuzz:
 		-DORRERY_SANITIZE=ON -DORRERY_FUZZ=ON -DORRERY_TESTS=OFF -DORRERY_BENCH=OFF \
 		-DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link" >/dev/null
 	@cmake --build build/fuzz -j $(JOBS) --target fuzz_cron fuzz_duration fuzz_time fuzz_scrubber \
-		fuzz_usage fuzz_usage_limit fuzz_workflow_spec fuzz_goal_update
+		fuzz_usage fuzz_usage_limit fuzz_workflow_spec fuzz_goal_update fuzz_prompt_template
 	@scripts/run-fuzzers build/fuzz $(FUZZ_SECONDS)
 
 BENCH_FLAGS ?= --benchmark_repetitions=5 --benchmark_report_aggregates_only=true --benchmark_min_time=0.5

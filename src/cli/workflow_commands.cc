@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/env_settings.h"
 #include "cli/handles.h"
@@ -17,6 +18,7 @@
 #include "core/duration.h"
 #include "core/exit_codes.h"
 #include "core/limits.h"
+#include "core/prompt_template.h"
 #include "core/text.h"
 #include "core/workflow_spec.h"
 #include "engine/workflow_driver.h"
@@ -405,12 +407,49 @@ Result<int> list_workflow_runs_command(const WorkflowArgs& args, const Context& 
   return kExitOk;
 }
 
+// The prompt each agent step's latest attempt was given, rendered and
+// scrubbed (docs/workflows.md, "Prompt templates"), by step id; steps that
+// kept none (commands, attempts on another host) are left out.
+Result<std::vector<std::pair<std::string, std::string>>> kept_prompts(
+    const std::string& home, const WorkflowRun& run, const std::vector<StepRun>& steps) {
+  std::vector<std::pair<std::string, std::string>> prompts;
+  for (const StepRun& step : steps) {
+    if (step.attempts < 1) continue;
+    const std::string path = HomeLayout(home).step(run.id, step.step_id).prompt(step.attempts);
+    auto text = read_regular_file(path, kMaxRenderedPromptBytes + 1);
+    if (!text) return text.error();
+    if (*text) prompts.emplace_back(step.step_id, std::move(**text));
+  }
+  return prompts;
+}
+
 Result<int> show_workflow_run_command(const WorkflowArgs& args, const Context& context) {
   auto opened = open_store_to_read(context);
   if (!opened) return opened.error();
   auto run = opened->store->resolve_workflow_run(args.run);
   if (!run) return run.error();
-  return print_run(*opened->store, context, *run);
+  auto steps = opened->store->list_step_runs(run->id);
+  if (!steps) return steps.error();
+  auto prompts = kept_prompts(opened->home, *run, *steps);
+  if (!prompts) return prompts.error();
+  if (context.globals.json) {
+    auto attempts = opened->store->list_step_attempts(run->id);
+    if (!attempts) return attempts.error();
+    nlohmann::json document = workflow_run_json(*run, *steps, account_attempts(*attempts));
+    nlohmann::json by_step = nlohmann::json::object();
+    for (const auto& [step, text] : *prompts) by_step[step] = text;
+    document["prompts"] = by_step;
+    *context.out << json_text(document) << '\n';
+    return kExitOk;
+  }
+  auto printed = print_run(*opened->store, context, *run);
+  if (!printed) return printed.error();
+  for (const auto& [step, text] : *prompts) {
+    *context.out << "\nprompt of " << terminal_text(step) << ":\n";
+    std::istringstream lines(terminal_lines(text));
+    for (std::string line; std::getline(lines, line);) *context.out << "  " << line << '\n';
+  }
+  return kExitOk;
 }
 
 Result<int> cancel_workflow_run_command(const WorkflowArgs& args, const Context& context) {

@@ -10,6 +10,7 @@
 #include "core/duration.h"
 #include "core/limits.h"
 #include "core/loop_spec.h"
+#include "core/prompt_template.h"
 #include "core/spec_fields.h"
 #include "core/spec_tree.h"
 #include "core/step_worktree_spec.h"
@@ -399,6 +400,36 @@ Status spec_header(const json& tree, WorkflowSpec& spec) {
   return Ok{};
 }
 
+// The steps `step` depends on, directly or through others (no cycle).
+TemplateScope template_scope(const WorkflowSpec& spec, const WorkflowStep& step) {
+  std::unordered_map<std::string, const WorkflowStep*> by_id;
+  for (const WorkflowStep& each : spec.steps) by_id.emplace(each.id, &each);
+  TemplateScope scope;
+  std::vector<std::string> todo = step.depends_on;
+  while (!todo.empty()) {
+    const std::string id = todo.back();
+    todo.pop_back();
+    if (!scope.steps.insert(id).second) continue;
+    auto found = by_id.find(id);
+    if (found == by_id.end()) continue;
+    todo.insert(todo.end(), found->second->depends_on.begin(), found->second->depends_on.end());
+  }
+  return scope;
+}
+
+// Every inline agent prompt is a template whose names a step can have
+// (core/prompt_template.h); a prompt_file is checked when it is read.
+Status check_prompt_templates(const WorkflowSpec& spec) {
+  for (size_t i = 0; i < spec.steps.size(); ++i) {
+    const WorkflowStep& step = spec.steps[i];
+    if (!step.target.agent || step.target.agent->prompt.empty()) continue;
+    const std::string where = step_where(step.id, i) + "target.prompt";
+    auto names = check_template(step.target.agent->prompt, template_scope(spec, step), where);
+    if (!names) return names.error();
+  }
+  return Ok{};
+}
+
 Status spec_steps(const json& tree, const std::string& base_dir, WorkflowSpec& spec) {
   const json* steps = field(tree, "steps");
   if (!steps) return usage_error("steps: required, a list of at least one step");
@@ -418,7 +449,7 @@ Status spec_steps(const json& tree, const std::string& base_dir, WorkflowSpec& s
     spec.steps.push_back(std::move(*step));
   }
   const std::vector<size_t> cycle = dependency_cycle(spec);
-  if (cycle.empty()) return Ok{};
+  if (cycle.empty()) return check_prompt_templates(spec);
   std::string path;
   const size_t shown = std::min<size_t>(cycle.size(), 10);
   for (size_t i = 0; i < shown; ++i) path += spec.steps[cycle[i]].id + " → ";

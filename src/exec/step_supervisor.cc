@@ -8,6 +8,7 @@
 
 #include "core/attempt_feedback.h"
 #include "core/feedback_prompt.h"
+#include "core/prompt_values.h"
 #include "core/step_values.h"
 #include "exec/clock.h"
 #include "exec/supervisor.h"
@@ -148,6 +149,26 @@ WorkerAttempt worker_attempt(const StepSuperviseRequest& request, const StepCont
 
 }  // namespace
 
+// What the step's prompt template is filled in from (core/prompt_values.h).
+Result<std::string> prompt_values(Store& store, const StepContext& context,
+                                  const SupervisedJob& job) {
+  const WorkflowRun& run = context.run;
+  PromptValuesInput input;
+  if (!run.item_id.empty()) {
+    auto item = store.get_item(run.item_id);
+    if (!item) return item.error();
+    input.item = std::move(*item);
+  }
+  input.run_id = run.id;
+  input.step_attempt = job.attempt;
+  input.run_input_json = run.input_json;
+  input.workflow_name = run.workflow_name;
+  if (job.goal) input.goal_document = job.goal->document;
+  input.feedback_section = job.prompt_feedback;
+  input.steps_document = steps_document(context.spec, context.steps);
+  return prompt_values_json(input);
+}
+
 Status supervise_step(Store& store, const StepSuperviseRequest& request, Env& env) {
   auto context = read_context(store, request);
   if (!context) return context.error();
@@ -165,6 +186,11 @@ Status supervise_step(Store& store, const StepSuperviseRequest& request, Env& en
   auto feedback = item_feedback(request.home, run);
   if (!feedback) return feedback.error();
   job.prompt_feedback = feedback_prompt_section(*feedback);
+  if (job.target.agent) {
+    auto values = prompt_values(store, *context, job);
+    if (!values) return values.error();
+    job.prompt_values = std::move(*values);
+  }
   std::optional<Git> git;
   std::optional<WorkerRun> worker;
   if (uses_worktree(context->step.worktree)) {

@@ -19,6 +19,7 @@
 #include "core/duration.h"
 #include "core/limits.h"
 #include "core/output_tail.h"
+#include "core/prompt_template.h"
 #include "core/run_environment.h"
 #include "core/step_values.h"
 #include "core/stream_scrubber.h"
@@ -129,6 +130,7 @@ class Supervision {
     placed.cwd = cwd_;  // an agent is told its directory too
     auto invocation = invocation_of(placed);
     if (!invocation) return conclude_failed(invocation.error().message);
+
     auto spawned = spawn_in_group(invocation->argv, environment_, cwd_, invocation->stdin_text);
     if (!spawned) return conclude_failed(spawned.error().message);
     // The record exists before the target can run (docs/execution.md).
@@ -194,23 +196,41 @@ class Supervision {
   }
 
   // What to start: the command as given, or the agent CLI with its prompt.
-  // An agent's prompt ends with the previous attempt's feedback, when its
-  // work item's last attempt failed, and its goal's section, when the work
-  // is a turn.
+  // A workflow step's prompt is a template filled in first; an agent's
+  // prompt ends with the previous attempt's feedback, when its work item's
+  // last attempt failed (unless the template placed it), and its goal's
+  // section, when the work is a turn. A workflow step's prompt is kept as
+  // given, scrubbed, for `workflow show-run` (docs/workflows.md).
   Result<AgentInvocation> invocation_of(const Target& target) const {
     if (!target.agent) return AgentInvocation{target_argv(target), std::nullopt};
-    std::string prompt = target.agent->prompt;
-    if (!target.agent->prompt_file.empty()) {
-      auto file = read_regular_file(target.agent->prompt_file, kMaxPromptFileBytes);
+    auto prompt = prompt_of(*target.agent);
+    if (!prompt) return prompt.error();
+    if (!job_.prompt_values.empty()) {
+      auto kept = write_file_atomically(env_, RunDirectory(job_.dir).prompt(job_.attempt),
+                                        scrubber_.scrub(*prompt), 0600);
+      if (!kept) return kept.error();
+    }
+    return build_agent_invocation(*target.agent, *prompt);
+  }
+
+  Result<std::string> prompt_of(const AgentTarget& agent) const {
+    std::string prompt = agent.prompt;
+    if (!agent.prompt_file.empty()) {
+      auto file = read_regular_file(agent.prompt_file, kMaxPromptFileBytes);
       if (!file) return usage_error("the prompt file " + file.error().message);
-      if (!file->has_value()) {
-        return usage_error("the prompt file " + target.agent->prompt_file + " no longer exists");
-      }
+      if (!*file) return usage_error("the prompt file " + agent.prompt_file + " no longer exists");
       prompt = std::move(**file);
     }
-    prompt += job_.prompt_feedback;
+    bool feedback_placed = false;
+    if (!job_.prompt_values.empty()) {
+      auto filled = render_template(prompt, job_.prompt_values, "prompt");
+      if (!filled) return filled.error();
+      feedback_placed = template_names(prompt, "feedback");
+      prompt = std::move(*filled);
+    }
+    if (!feedback_placed) prompt += job_.prompt_feedback;
     if (job_.goal) prompt += job_.goal->prompt_section;
-    return build_agent_invocation(*target.agent, prompt);
+    return prompt;
   }
 
   static StopCause cancelled_by(int signal) {

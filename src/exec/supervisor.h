@@ -61,6 +61,9 @@ struct SupervisedJob {
   // An agent prompt's section on the previous failed attempt of the work
   // item (core/feedback_prompt.h); "" : none.
   std::string prompt_feedback;
+  // A workflow step's agent prompt is a template (core/prompt_template.h)
+  // filled in from these values (core/prompt_values.h); "" : not a template.
+  std::string prompt_values;
   // What the job does beside its target (a step's worker, exec/worker_run.h):
   // on_beat with every renewal of the claim (an error stops the target,
   // failed with its message); before_finish on the outcome about to be

@@ -28,6 +28,10 @@ std::string RunDirectory::step_output(int attempt) const {
   return joined(path_, "output." + std::to_string(attempt));
 }
 
+std::string RunDirectory::prompt(int attempt) const {
+  return joined(path_, "prompt." + std::to_string(attempt) + ".txt");
+}
+
 std::string RunDirectory::goal_document(int attempt) const {
   return joined(path_, "goal." + std::to_string(attempt) + ".json");
 }

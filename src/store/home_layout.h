@@ -33,6 +33,8 @@ class RunDirectory {
   // A step attempt's ORRERY_STEPS and ORRERY_OUTPUT files.
   std::string step_values(int attempt) const;
   std::string step_output(int attempt) const;
+  // The prompt an agent step's attempt was given, rendered and scrubbed.
+  std::string prompt(int attempt) const;
   // A goal's turn (docs/goals.md): ORRERY_GOAL, the goal and its plan as the
   // attempt was given them, and ORRERY_GOAL_UPDATE, where it may write its
   // update.

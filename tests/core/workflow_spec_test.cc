@@ -778,3 +778,44 @@ TEST(WorkflowSpec, StepsJsonHasTheShapeOfTheCli) {
 
 }  // namespace
 }  // namespace orrery
+
+namespace orrery {
+namespace {
+
+// An agent step `id` after `depends_on` (JSON list text) with `prompt`.
+std::string agent_step(const std::string& id, const std::string& depends_on,
+                       const std::string& prompt) {
+  return json{{"id", id},
+              {"depends_on", json::parse(depends_on)},
+              {"target", {{"type", "agent"}, {"provider", "claude"}, {"prompt", prompt}}}}
+      .dump();
+}
+
+TEST(WorkflowSpec, APromptTemplateIsCheckedAtCreationAgainstTheStepsItDependsOn) {
+  const std::string plan = agent_step("plan", "[]", "Plan {{ item.key }}: {{ item.title? }}");
+  const std::string build = agent_step("build.linux", R"(["plan"])", "x");
+  const std::string fix =
+      agent_step("fix", R"(["build.linux"])",
+                 "{{ steps.plan.outputs.file }} {{ steps.build.linux.status }} {{ feedback? }}");
+  EXPECT_TRUE(parse_json(with_steps("[" + plan + "," + build + "," + fix + "]")).ok());
+
+  const std::string unknown = agent_step("plan", "[]", "Plan {{ item.titel }}");
+  const std::string message = error_of(parse_json(with_steps("[" + unknown + "]")));
+  EXPECT_EQ(message.rfind("step 'plan' (steps[0]): target.prompt: {{ item.titel }} at byte 5 "
+                          "names nothing a step has; known: item.id",
+                          0),
+            0u)
+      << message;
+  // A step it does not depend on has no values yet.
+  const std::string early = agent_step("plan", "[]", "{{ steps.fix.status }}");
+  const std::string later = agent_step("fix", R"(["plan"])", "x");
+  EXPECT_NE(error_of(parse_json(with_steps("[" + early + "," + later + "]")))
+                .find("{{ steps.fix.status }}"),
+            std::string::npos);
+  const std::string unclosed = agent_step("plan", "[]", "Plan {{ item.key");
+  EXPECT_NE(error_of(parse_json(with_steps("[" + unclosed + "]"))).find("is not closed by }}"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace orrery

@@ -72,10 +72,12 @@ class Fleet : public WorkflowFixture {
     std::filesystem::permissions(tmp_ + "/bin/claude", std::filesystem::perms::owner_all);
   }
 
+  // The prompt is a template (docs/workflows.md, "Prompt templates").
   void fix_workflow() {
     create("fix",
            "name: fix\nsteps:\n  - id: fix\n    target: {type: agent, provider: claude, "
-           "prompt: 'Fix the issue'}\n    worktree: required\n    repo: " +
+           "prompt: 'Fix the issue {{ item.key }}: {{ item.title? }}'}\n    worktree: "
+           "required\n    repo: " +
                repo_ + "\n    merge: queue\n");
     json_of({"route", "add", "issues", "--workflow", "fix", "--max-running", "2", "--max-attempts",
              "3", "--retry-delay", "1s"});
@@ -112,7 +114,7 @@ TEST_F(Fleet, ARejectedChangeFailsItsAttemptAndTheNextAttemptIsToldWhyAndMerges)
            "if [ -e broken.txt ]; then echo broken.txt must not exist; exit 4; fi"});
   fake_claude("echo oops > broken.txt; echo fix > fix.txt", "echo fix > fix.txt");
   fix_workflow();
-  json_of({"enqueue", "issues", "--key", "issue-7"});
+  json_of({"enqueue", "issues", "--key", "issue-7", "--intent", "the {{ parser }} crashes"});
   start_daemon();
   ASSERT_TRUE(all_rest()) << items().dump(1);
 
@@ -127,12 +129,20 @@ TEST_F(Fleet, ARejectedChangeFailsItsAttemptAndTheNextAttemptIsToldWhyAndMerges)
   EXPECT_EQ(run({"item", "show", "issues/issue-7"}).out.find("\nfeedback"), std::string::npos);
 
   // The first attempt knew nothing; the second was told, in words and as a file.
-  EXPECT_FALSE(contains(recorded("prompt-issue-7-1"), "previous attempt"));
   EXPECT_FALSE(std::filesystem::exists(record_ + "/feedback-issue-7-1"));
   const std::string prompt = recorded("prompt-issue-7-2");
-  EXPECT_TRUE(contains(prompt, "Fix the issue\n\n## The previous attempt\n")) << prompt;
+  EXPECT_EQ(recorded("prompt-issue-7-1"), "Fix the issue issue-7: the {{ parser }} crashes");
+  EXPECT_TRUE(contains(prompt,
+                       "Fix the issue issue-7: the {{ parser }} crashes\n\n"
+                       "## The previous attempt\n"))
+      << prompt;
   EXPECT_TRUE(contains(prompt, "failed with exit status 4")) << prompt;
   EXPECT_TRUE(contains(prompt, "broken.txt must not exist")) << prompt;
+  // show-run shows the prompt the step's attempt was given.
+  const json shown = json_of({"workflow", "show-run", item["workflow_run_id"]});
+  EXPECT_EQ(shown["prompts"]["fix"], prompt) << shown.dump(1);
+  EXPECT_TRUE(contains(run({"workflow", "show-run", item["workflow_run_id"]}).out,
+                       "prompt of fix:\n  Fix the issue issue-7: the {{ parser }} crashes\n"));
   const json feedback = json::parse(recorded("feedback-issue-7-2"));
   EXPECT_EQ(feedback["attempt"], 1);
   EXPECT_EQ(feedback["outcome"], "rejected");
@@ -187,6 +197,7 @@ TEST_F(Fleet, TwoItemsChangingTheSameLineBothReachMainOneAfterItsConflict) {
     if (item["attempts"] == 2) {
       ++retried;
       const std::string key = item["key"];
+      EXPECT_EQ(recorded("prompt-" + key + "-1"), "Fix the issue " + key + ": ");
       const std::string prompt = recorded("prompt-" + key + "-2");
       EXPECT_TRUE(contains(prompt, "conflicted with `main` in: README")) << prompt;
       EXPECT_EQ(json::parse(recorded("feedback-" + key + "-2"))["outcome"], "conflict");
@@ -195,6 +206,18 @@ TEST_F(Fleet, TwoItemsChangingTheSameLineBothReachMainOneAfterItsConflict) {
   EXPECT_EQ(retried, 1) << items().dump(1);
   const std::string readme = git("show main:README");
   EXPECT_TRUE(contains(readme, "left\n") && contains(readme, "right\n")) << readme;
+}
+
+// A template is checked when the workflow is created: an unknown name is
+// refused with exit 2, naming it and what is known, and nothing is stored.
+TEST_F(Fleet, AnUnknownNameInAPromptIsRefusedWhenTheWorkflowIsCreated) {
+  const std::string spec = write_file(
+      "typo.yaml",
+      "name: typo\nsteps:\n  - id: fix\n    target: {type: agent, provider: claude, prompt: "
+      "'Fix {{ item.titel }}'}\n");
+  const std::string error = expect_error({"workflow", "create", spec}, 2);
+  EXPECT_TRUE(contains(error, "{{ item.titel }}") && contains(error, "known: item.id")) << error;
+  EXPECT_TRUE(json_of({"workflow", "ls", "--all"}).empty());
 }
 
 }  // namespace
