@@ -16,6 +16,7 @@
 #include "core/work_item_json.h"
 #include "engine/admission_input.h"
 #include "exec/wake.h"
+#include "exec/worker_actions.h"
 #include "store/regular_file.h"
 
 namespace orrery::cli {
@@ -258,12 +259,42 @@ void print_item(const Context& context, const WorkItem& item, const std::string&
 
 // Stops the workflow run an item was running, as `workflow cancel` does; a
 // run already finished is left as it is.
+// The changes of a cancelled item's run still waiting (or in conflict) in
+// the merge queue are dropped, so that they never land (docs/fleet.md); one
+// being verified right now may still merge.
+Status drop_queued_changes(Store& store, const WorkItem& item, TimeMs now) {
+  WorkerFilter of_run;
+  of_run.workflow_run_id = item.workflow_run_id;
+  of_run.limit = 10000;
+  auto workers = store.list_workers(of_run);
+  if (!workers) return workers.error();
+  for (const Worker& worker : *workers) {
+    MergeFilter of_repo;
+    of_repo.repo = worker.repo;
+    of_repo.limit = 10000;
+    auto entries = store.list_merge_entries(of_repo);
+    if (!entries) return entries.error();
+    for (const MergeEntry& entry : *entries) {
+      if (entry.worker_id != worker.id ||
+          (entry.state != MergeState::kWaiting && entry.state != MergeState::kConflict))
+        continue;
+      auto dropped = drop_entry(store, entry, now, "its work item " + item.id + " was cancelled");
+      if (!dropped) return dropped.error();
+    }
+  }
+  return Ok{};
+}
+
 void cancel_run_of(Store& store, const WorkItem& before, const Context& context) {
   if (before.workflow_run_id.empty() || !item_holds_capacity(before.status)) return;
   auto run = store.request_workflow_cancel(before.workflow_run_id, context.now);
   if (!run && run.error().code != ErrorCode::kConflict) {
     std::cerr << "orrery: workflow run " << before.workflow_run_id
               << " was not cancelled: " << terminal_text(run.error().message) << '\n';
+  }
+  if (auto dropped = drop_queued_changes(store, before, context.now); !dropped) {
+    std::cerr << "orrery: the queued changes of workflow run " << before.workflow_run_id
+              << " were not dropped: " << terminal_text(dropped.error().message) << '\n';
   }
 }
 

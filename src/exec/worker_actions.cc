@@ -245,7 +245,8 @@ Result<MergeEntry> retry_entry(Store& store, Git& git, const MergeEntry& entry, 
   return store.change_merge_entry(change, now);
 }
 
-Result<MergeEntry> drop_entry(Store& store, const MergeEntry& entry, TimeMs now) {
+Result<MergeEntry> drop_entry(Store& store, const MergeEntry& entry, TimeMs now,
+                              const std::string& reason) {
   if (entry.state != MergeState::kWaiting && entry.state != MergeState::kConflict) {
     return conflict_error("queue entry " + entry.id + " is " + merge_state_name(entry.state) +
                           "; only a waiting or a conflict entry is dropped");
@@ -254,7 +255,7 @@ Result<MergeEntry> drop_entry(Store& store, const MergeEntry& entry, TimeMs now)
   change.entry_id = entry.id;
   change.from = entry.state;
   change.to = MergeState::kRejected;
-  change.reason = "dropped from the queue by a person";
+  change.reason = reason;
   auto worker = store.get_worker(entry.worker_id);
   if (!worker) return worker.error();
   if (worker->has_value() && (*worker)->state == WorkerState::kReported) {

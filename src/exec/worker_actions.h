@@ -55,6 +55,7 @@ Result<MergeEntry> enqueue_worker(Store& store, const Worker& worker, TimeMs now
 Result<MergeEntry> retry_entry(Store& store, Git& git, const MergeEntry& entry, TimeMs now);
 // A waiting or conflict entry out of the queue (rejected, "dropped"), its
 // worker on hold.
-Result<MergeEntry> drop_entry(Store& store, const MergeEntry& entry, TimeMs now);
+Result<MergeEntry> drop_entry(Store& store, const MergeEntry& entry, TimeMs now,
+                              const std::string& reason = "dropped from the queue by a person");
 
 }  // namespace orrery

@@ -208,6 +208,56 @@ TEST_F(Fleet, TwoItemsChangingTheSameLineBothReachMainOneAfterItsConflict) {
   EXPECT_TRUE(contains(readme, "left\n") && contains(readme, "right\n")) << readme;
 }
 
+// Cancelling an item drops its change from the merge queue: it never lands.
+TEST_F(Fleet, ACancelledItemsChangeWaitingInTheQueueIsDroppedAndNeverMerges) {
+  const std::string gate = tmp_ + "/gate";
+  json_of({"queue", "config", repo_, "--verify",
+           "i=0; while [ ! -e " + gate + " ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done"});
+  fake_claude("echo \"$ORRERY_ITEM_KEY\" > \"$ORRERY_ITEM_KEY.txt\"", "true");
+  fix_workflow();
+  json_of({"enqueue", "issues", "--key", "first"});
+  json_of({"enqueue", "issues", "--key", "second"});
+  start_daemon();
+  // One entry is being verified (the gate holds it), the other waits behind it.
+  json waiting;
+  ASSERT_TRUE(eventually(
+      [&] {
+        waiting = nullptr;
+        bool verifying = false;
+        for (const json& entry : json_of({"queue", "ls"})) {
+          if (entry["state"] == "waiting") waiting = entry;
+          verifying = verifying || entry["state"] == "ready";
+        }
+        return verifying && !waiting.is_null();
+      },
+      std::chrono::seconds(30)));
+  const json worker = json_of({"worker", "show", waiting["worker_id"]});
+  json cancelled;
+  for (const json& item : items())
+    if (item["workflow_run_id"] == worker["workflow_run_id"]) cancelled = item;
+  ASSERT_FALSE(cancelled.is_null());
+  json_of({"item", "cancel", cancelled["id"]});
+  const json dropped = json_of({"queue", "show", waiting["id"]});
+  EXPECT_EQ(dropped["state"], "rejected");
+  EXPECT_TRUE(contains(dropped["reason"],
+                       "its work item " + cancelled["id"].get<std::string>() + " was cancelled"))
+      << dropped.dump(1);
+  write_file("gate", "");
+  ASSERT_TRUE(eventually(
+      [&] {
+        for (const json& item : items())
+          if (item["status"] != "succeeded" && item["status"] != "cancelled") return false;
+        return true;
+      },
+      std::chrono::seconds(60)))
+      << items().dump(1);
+  const std::string key = cancelled["key"];
+  const std::string other = key == "first" ? "second" : "first";
+  EXPECT_EQ(git("show main:" + other + ".txt"), other + "\n");
+  EXPECT_EQ(git("show main:" + key + ".txt"), "");
+  EXPECT_EQ(json_of({"item", "show", cancelled["id"]})["status"], "cancelled");
+}
+
 // A template is checked when the workflow is created: an unknown name is
 // refused with exit 2, naming it and what is known, and nothing is stored.
 TEST_F(Fleet, AnUnknownNameInAPromptIsRefusedWhenTheWorkflowIsCreated) {
