@@ -269,18 +269,13 @@ Status drop_queued_changes(Store& store, const WorkItem& item, TimeMs now) {
   auto workers = store.list_workers(of_run);
   if (!workers) return workers.error();
   for (const Worker& worker : *workers) {
-    MergeFilter of_repo;
-    of_repo.repo = worker.repo;
-    of_repo.limit = 10000;
-    auto entries = store.list_merge_entries(of_repo);
-    if (!entries) return entries.error();
-    for (const MergeEntry& entry : *entries) {
-      if (entry.worker_id != worker.id ||
-          (entry.state != MergeState::kWaiting && entry.state != MergeState::kConflict))
-        continue;
-      auto dropped = drop_entry(store, entry, now, "its work item " + item.id + " was cancelled");
-      if (!dropped) return dropped.error();
-    }
+    auto entry = entry_of(store, worker);
+    if (!entry) return entry.error();
+    if (!*entry ||
+        ((*entry)->state != MergeState::kWaiting && (*entry)->state != MergeState::kConflict))
+      continue;
+    auto dropped = drop_entry(store, **entry, now, "its work item " + item.id + " was cancelled");
+    if (!dropped) return dropped.error();
   }
   return Ok{};
 }

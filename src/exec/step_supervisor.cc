@@ -147,8 +147,6 @@ WorkerAttempt worker_attempt(const StepSuperviseRequest& request, const StepCont
   return attempt;
 }
 
-}  // namespace
-
 // What the step's prompt template is filled in from (core/prompt_values.h).
 Result<std::string> prompt_values(Store& store, const StepContext& context,
                                   const SupervisedJob& job) {
@@ -168,6 +166,8 @@ Result<std::string> prompt_values(Store& store, const StepContext& context,
   input.steps_document = steps_document(context.spec, context.steps);
   return prompt_values_json(input);
 }
+
+}  // namespace
 
 Status supervise_step(Store& store, const StepSuperviseRequest& request, Env& env) {
   auto context = read_context(store, request);

@@ -130,7 +130,6 @@ class Supervision {
     placed.cwd = cwd_;  // an agent is told its directory too
     auto invocation = invocation_of(placed);
     if (!invocation) return conclude_failed(invocation.error().message);
-
     auto spawned = spawn_in_group(invocation->argv, environment_, cwd_, invocation->stdin_text);
     if (!spawned) return conclude_failed(spawned.error().message);
     // The record exists before the target can run (docs/execution.md).

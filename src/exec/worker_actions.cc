@@ -11,18 +11,6 @@ namespace {
 
 constexpr DurationMs kResumeLeaseMs = 10 * 60 * 1000;
 
-Result<std::optional<MergeEntry>> entry_of(Store& store, const Worker& worker) {
-  MergeFilter filter;
-  filter.repo = worker.repo;
-  filter.limit = 10000;
-  auto entries = store.list_merge_entries(filter);
-  if (!entries) return entries.error();
-  for (const MergeEntry& entry : *entries) {
-    if (entry.worker_id == worker.id) return std::optional<MergeEntry>(entry);
-  }
-  return std::optional<MergeEntry>();
-}
-
 // hold → reported, with what the worktree holds now.
 Result<WorkerChange> report_change(Git& git, const Worker& worker, const WorkerStep& step) {
   if (!std::filesystem::is_directory(worker.worktree_path)) {
@@ -67,6 +55,18 @@ Status check_attempt_open(Store& store, const Worker& worker) {
 }
 
 }  // namespace
+
+Result<std::optional<MergeEntry>> entry_of(Store& store, const Worker& worker) {
+  MergeFilter filter;
+  filter.repo = worker.repo;
+  filter.limit = 10000;
+  auto entries = store.list_merge_entries(filter);
+  if (!entries) return entries.error();
+  for (const MergeEntry& entry : *entries) {
+    if (entry.worker_id == worker.id) return std::optional<MergeEntry>(entry);
+  }
+  return std::optional<MergeEntry>();
+}
 
 Result<WorkerStep> step_of(Store& store, const Worker& worker) {
   auto run = store.get_workflow_run(worker.workflow_run_id);

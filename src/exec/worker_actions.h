@@ -29,6 +29,8 @@ struct WorkerStep {
   WorkflowStep spec;            // the step of the run's workflow version
 };
 Result<WorkerStep> step_of(Store& store, const Worker& worker);
+// The worker's merge entry, if it has one.
+Result<std::optional<MergeEntry>> entry_of(Store& store, const Worker& worker);
 
 enum class Resumed { kRunsAgain, kReported, kQueued };
 
