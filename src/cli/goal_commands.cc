@@ -343,12 +343,14 @@ Result<int> goal_turns_command(const GoalArgs& args, const Context& context) {
   std::vector<std::vector<std::string>> rows;
   for (size_t i = 0; i < turns->size(); ++i) {
     const GoalTurn& turn = (*turns)[i];
-    // A loop's run, or a workflow run's step: both typed back as shown
-    // (`orrery show RUN`, `orrery workflow show-run RUN`).
-    const std::string run = !turn.loop_run_id.empty() ? (*loop_handles)[i]
-                            : !turn.workflow_run_id.empty()
-                                ? (*workflow_handles)[i] + " " + turn.step_id
-                                : "-";
+    // What the turn was: a loop's run, a workflow run, or one step's
+    // attempt; the handle is typed back as shown (`orrery show RUN`,
+    // `orrery workflow show-run RUN`).
+    const std::string run =
+        !turn.step_id.empty()           ? "step " + turn.step_id + " of " + (*workflow_handles)[i]
+        : !turn.workflow_run_id.empty() ? "workflow run " + (*workflow_handles)[i]
+        : !turn.loop_run_id.empty()     ? "run " + (*loop_handles)[i]
+                                        : "-";
     std::string note = turn.update_error.empty() ? turn.summary : "refused: " + turn.update_error;
     rows.push_back({std::to_string(turn.turn) + (turn.spent ? "" : " (not spent)"), run,
                     run_status_name(turn.run_status), turn.node_key.empty() ? "-" : turn.node_key,

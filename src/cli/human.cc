@@ -30,17 +30,6 @@ std::string format_wall(TimeMs unclamped, const TimeZone& zone) {
   return text + suffix;
 }
 
-std::string format_count(std::int64_t count) {
-  const std::string digits = std::to_string(count);
-  const size_t sign = count < 0 ? 1 : 0;
-  std::string text;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > sign && (digits.size() - i) % 3 == 0) text += ',';
-    text += digits[i];
-  }
-  return text;
-}
-
 void print_fields(std::ostream& out, const std::vector<std::pair<std::string, std::string>>& rows) {
   size_t width = 0;
   for (const auto& row : rows) width = std::max(width, display_width(terminal_text(row.first)));

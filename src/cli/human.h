@@ -11,14 +11,12 @@
 
 #include "core/time.h"
 #include "core/timezone.h"
+#include "core/token_amount.h"  // format_count
 
 namespace orrery::cli {
 
 // "2026-11-30 09:00 +01:00": seconds, then milliseconds, only when non-zero.
 std::string format_wall(TimeMs time, const TimeZone& zone);
-
-// "1,234,567": a count with thousands separators.
-std::string format_count(std::int64_t count);
 
 // Lines of "label  value", the values aligned in one column.
 void print_fields(std::ostream& out, const std::vector<std::pair<std::string, std::string>>& rows);

@@ -41,7 +41,7 @@ Result<std::map<std::string, std::string>> waiting_reasons(Store& store,
   if (!any_waiting) return reasons;
   auto queue = store.admission_snapshot();
   if (!queue) return queue.error();
-  auto holds = cooldown_holds(store, store, store, now);
+  auto holds = route_holds(store, store, store, store, now);
   if (!holds) return holds.error();
   AdmissionPlan plan = plan_admission(admission_input(std::move(*queue), *holds, 0, now));
   for (const std::string& id : plan.admit) reasons[id] = "next tick";

@@ -201,6 +201,7 @@ nlohmann::json workflow_run_json(const WorkflowRun& run, const std::vector<StepR
           {"loop_id", text_or_null(run.loop_id)},
           {"loop_run_id", text_or_null(run.loop_run_id)},
           {"item_id", text_or_null(run.item_id)},
+          {"goal_id", text_or_null(run.goal_id)},
           {"status", workflow_run_status_name(run.status)},
           {"idempotency_key", text_or_null(run.idempotency_key)},
           {"input", nlohmann::json::parse(run.input_json, nullptr, false)},

@@ -125,6 +125,12 @@ void decide_status(Goal& goal, const Goal& before, const std::optional<GoalUpdat
   }
 }
 
+// A failed run none of whose work started, and that used no token.
+bool never_started(const TurnInput& input) {
+  return !input.work_started && !input.usage_limited && input.tokens <= 0 &&
+         input.run_status == RunStatus::kFailed;
+}
+
 }  // namespace
 
 bool cooldown_over(const Goal& goal, TimeMs now) {
@@ -173,7 +179,13 @@ TurnSettlement settle_turn(const Goal& goal, const TurnInput& input) {
       node->status = NodeStatus::kBlocked;
     }
   }
-  if (open) {
+  if (never_started(input)) {
+    turn.spent = false;
+    if (turn.summary.empty()) {
+      turn.summary = "not a turn: the run failed before its work started" +
+                     (input.run_error.empty() ? "" : " (" + input.run_error + ")");
+    }
+  } else if (open) {
     next.limited_until.reset();
     decide_status(next, goal, update, input, settled);
   } else {

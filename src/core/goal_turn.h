@@ -18,6 +18,10 @@
 // - the budget reached: budget_limited;
 // - the run stopped by a provider's usage limit: usage_limited until the
 //   cooldown ends, and the turn is not spent;
+// - a run that failed before any of its work started (no process ran, no
+//   token was used, no usage limit was met: a worktree that could not be made, a command that could
+//   not be launched) is recorded, saying so, but is not a turn: nothing is
+//   spent and the goal's status does not change;
 // - otherwise the turn is spent: max_turns reached, or stall_turns turns in
 //   a row without progress (no node status change, no plan change, no new
 //   evidence): blocked; an update saying blocked: blocked.
@@ -41,6 +45,10 @@ struct TurnInput {
   std::string given_node;               // the node the turn was given (may be empty)
   std::optional<std::string> update;    // the update's text, if the target left one
   std::string update_error;             // why the update could not be read, if it could not
+  // Whether any process of the work started (a run that failed before it
+  // did, with no tokens, is recorded but not spent).
+  bool work_started = true;
+  std::string run_error;  // why the run failed, for the record of one that never started
   TimeMs now = 0;
 };
 

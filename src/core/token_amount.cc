@@ -69,4 +69,15 @@ std::string format_token_amount(std::int64_t tokens) {
   return std::to_string(tokens);
 }
 
+std::string format_count(std::int64_t count) {
+  const std::string digits = std::to_string(count);
+  const size_t sign = count < 0 ? 1 : 0;
+  std::string text;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > sign && (digits.size() - i) % 3 == 0) text += ',';
+    text += digits[i];
+  }
+  return text;
+}
+
 }  // namespace orrery

@@ -22,4 +22,7 @@ Result<std::int64_t> parse_token_amount(std::string_view text, std::string_view 
 // 200000 -> "200k", 1500000 -> "1.5M", 1234 -> "1234".
 std::string format_token_amount(std::int64_t tokens);
 
+// "1,234,567": a count with thousands separators.
+std::string format_count(std::int64_t count);
+
 }  // namespace orrery

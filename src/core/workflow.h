@@ -168,7 +168,10 @@ struct WorkflowRun {
   std::string loop_id;          // empty unless a loop's run started it
   std::string loop_run_id;
   std::string item_id;  // empty unless a work item started it (docs/admission.md)
-  std::string cwd;      // the steps' working directory unless a step names its own
+  // The workflow's goal the run was published under (docs/goals.md, "A goal
+  // over a fleet"); empty: none. Its tokens count towards that goal alone.
+  std::string goal_id;
+  std::string cwd;  // the steps' working directory unless a step names its own
   int max_parallel = kDefaultParallelSteps;
   // The engine lease: one driver at a time (docs/workflows.md).
   std::string driver;        // who holds or held it, e.g. drive@HOST:PID

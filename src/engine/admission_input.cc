@@ -2,17 +2,24 @@
 
 namespace orrery {
 
-Result<RouteHolds> cooldown_holds(RouteCatalog& routes, WorkflowCatalog& workflows,
-                                  Cooldowns& cooldowns, TimeMs now) {
+Result<RouteHolds> route_holds(RouteCatalog& routes, WorkflowCatalog& workflows,
+                               Cooldowns& cooldowns, GoalBook& goals, TimeMs now) {
   RouteHolds holds;
+  auto stopped = goals.workflow_goal_holds(now);
+  if (!stopped) return stopped.error();
   auto active = cooldowns.active_cooldowns(now);
   if (!active) return active.error();
-  if (active->empty()) return holds;
+  if (stopped->empty() && active->empty()) return holds;
   std::map<std::string, TimeMs> cooling;
   for (const Cooldown& cooldown : *active) cooling[cooldown.account] = cooldown.until_at;
   auto listed = routes.list_routes();
   if (!listed) return listed.error();
   for (const Route& route : *listed) {
+    if (auto goal = stopped->find(route.workflow_name); goal != stopped->end()) {
+      holds[route.id] = goal->second;
+      continue;
+    }
+    if (cooling.empty()) continue;
     auto workflow = workflows.get_workflow(route.workflow_id);
     if (!workflow) return workflow.error();
     if (!*workflow) continue;

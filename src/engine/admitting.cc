@@ -189,7 +189,7 @@ Status admit_waiting_items(Store& store, const TickSettings& settings,
                            const AdmissionSettings& admission, TimeMs now,
                            AdmissionReport& report) {
   report.planned = true;
-  auto holds = cooldown_holds(store, store, store, now);
+  auto holds = route_holds(store, store, store, store, now);
   if (!holds) return holds.error();
   AdmissionRead read;
   read.now = now;

@@ -28,6 +28,8 @@ GoalHandoff goal_handoff(const Goal& goal, const std::string& dir, int attempt) 
 GoalHandoff workflow_goal_handoff(const Goal& goal, const std::string& run_dir) {
   GoalHandoff handoff = goal_handoff(goal, run_dir, 1);
   handoff.is_turn = false;
+  auto file = read_regular_file(handoff.update_path, std::int64_t(kMaxGoalUpdateBytes) + 1);
+  if (file && file->has_value()) handoff.shared_update_at_start = std::move(**file);
   return handoff;
 }
 
@@ -46,9 +48,44 @@ Result<std::vector<EnvVar>> hand_goal_over(Env& env, const GoalHandoff& handoff)
                              {"ORRERY_GOAL_ID", handoff.goal_id}};
 }
 
-void take_goal_update(const GoalHandoff& handoff, const Target& target, const Scrubber& scrubber,
-                      RunOutcome& outcome) {
-  if (!handoff.is_turn) return;
+namespace {
+
+// The last goal block of an agent's final message, scrubbed.
+std::optional<std::string> update_in_final_message(const Target& target, const Scrubber& scrubber,
+                                                   const RunOutcome& outcome) {
+  if (!target.agent) return std::nullopt;
+  auto block = goal_update_in_message(final_message(target.agent->provider, outcome.stdout_tail));
+  if (!block) return std::nullopt;
+  return scrubber.scrub(*block);
+}
+
+// A step of a workflow run: the shared file is the run's update; a step
+// that left it as it found it but answered with a block writes the block.
+void pass_step_update_on(Env& env, const GoalHandoff& handoff, const Target& target,
+                         const Scrubber& scrubber, RunOutcome& outcome) {
+  auto file = read_regular_file(handoff.update_path, std::int64_t(kMaxGoalUpdateBytes) + 1);
+  if (!file) return;  // the run's end reads it and says why
+  const std::optional<std::string> now = std::move(*file);
+  if (now != handoff.shared_update_at_start) return;  // the step wrote it
+  auto block = update_in_final_message(target, scrubber, outcome);
+  if (!block) return;
+  if (auto written = write_file_atomically(env, handoff.update_path, *block, 0600); !written) {
+    if (outcome.status == RunStatus::kSucceeded) outcome.status = RunStatus::kFailed;
+    if (outcome.error.empty()) {
+      outcome.error =
+          "cannot keep the goal update of the final message: " + written.error().message;
+    }
+  }
+}
+
+}  // namespace
+
+void take_goal_update(Env& env, const GoalHandoff& handoff, const Target& target,
+                      const Scrubber& scrubber, RunOutcome& outcome) {
+  if (!handoff.is_turn) {
+    pass_step_update_on(env, handoff, target, scrubber, outcome);
+    return;
+  }
   outcome.goal_id = handoff.goal_id;
   outcome.goal_node = handoff.node;
   // One byte over the limit is enough for the parser to refuse it, saying so.
@@ -61,9 +98,7 @@ void take_goal_update(const GoalHandoff& handoff, const Target& target, const Sc
     outcome.goal_update = scrubber.scrub(**file);
     return;
   }
-  if (!target.agent) return;
-  auto block = goal_update_in_message(final_message(target.agent->provider, outcome.stdout_tail));
-  if (block) outcome.goal_update = scrubber.scrub(*block);
+  outcome.goal_update = update_in_final_message(target, scrubber, outcome);
 }
 
 void take_workflow_goal_update(const std::string& run_dir, std::optional<std::string>& update,

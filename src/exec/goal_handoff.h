@@ -6,7 +6,11 @@
 // ends: the update is the file, if written, else the last fenced json block
 // with a "goal" key of an agent's final message; it is scrubbed like any
 // output and travels in the outcome, which the store settles as the turn
-// in the finish's own transaction.
+// in the finish's own transaction. A step of a workflow run whose turn is
+// the whole run reads its update the same way: an agent step that left the
+// run's shared update file as it found it, but ended its final message
+// with a goal block, writes that block (scrubbed) to the file, so the run's
+// update is its steps' last word either way.
 #pragma once
 
 #include <optional>
@@ -33,10 +37,14 @@ struct GoalHandoff {
   // its own works towards the goal, but the turn is the whole workflow run,
   // whose files (in the run's directory) every step shares.
   bool is_turn = true;
+  // A step's: the run's shared update file when the step started (empty:
+  // there was none), to tell whether the step wrote it.
+  std::optional<std::string> shared_update_at_start;
 };
 
 GoalHandoff goal_handoff(const Goal& goal, const std::string& dir, int attempt);
-// A workflow goal's handoff to a step of `run_dir`'s run.
+// A workflow goal's handoff to a step of `run_dir`'s run (it notes the
+// run's update file as it is now).
 GoalHandoff workflow_goal_handoff(const Goal& goal, const std::string& run_dir);
 
 // Writes the goal's file and removes a stale update; the variables to add
@@ -45,8 +53,10 @@ Result<std::vector<EnvVar>> hand_goal_over(Env& env, const GoalHandoff& handoff)
 
 // The update the target left, scrubbed, into the outcome with the goal and
 // its node; a file that cannot be read is an update that fails, naming why.
-void take_goal_update(const GoalHandoff& handoff, const Target& target, const Scrubber& scrubber,
-                      RunOutcome& outcome);
+// A workflow run's step: its final message's update, if it wrote no file,
+// into the run's shared file (a failure to write it is the step's error).
+void take_goal_update(Env& env, const GoalHandoff& handoff, const Target& target,
+                      const Scrubber& scrubber, RunOutcome& outcome);
 
 // The update a finished workflow run's steps left for its workflow's goal
 // (the file of workflow_goal_handoff), scrubbed, or why it could not be read.

@@ -446,7 +446,7 @@ class Supervision {
   Status conclude(const RunOutcome& outcome) {
     RunOutcome finished = outcome;
     if (!job_.outputs_path.empty()) finished.outputs_json = read_outputs(finished);
-    if (job_.goal) take_goal_update(*job_.goal, job_.target, scrubber_, finished);
+    if (job_.goal) take_goal_update(env_, *job_.goal, job_.target, scrubber_, finished);
     if (job_.before_finish) {
       job_.before_finish(finished);
       finished.error = scrubber_.scrub(finished.error);

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,13 +54,19 @@ class GoalBook {
   // Applies `edit` to the goal as read, in one transaction with what its new
   // status does to its target's loop; returns the goal as stored.
   virtual Result<Goal> change_goal(const std::string& id, const GoalEdit& edit, TimeMs now) = 0;
-  // The goal a piece of claimed work is a turn of, when it is to be given
-  // one: the target's open goal while it is active (or usage_limited with
-  // its cooldown over at `now`); nothing otherwise.
+  // The goal a piece of claimed work is given, when it is to be given one:
+  // a loop's run or a step attempt, the target's open goal while it is
+  // active (or usage_limited with its cooldown over at `now`); a step
+  // without a goal of its own, the goal its workflow run was published
+  // under, on the same terms; nothing otherwise.
   virtual Result<std::optional<Goal>> goal_of_work(const Claim& claim, TimeMs now) = 0;
   // usage_limited goals whose cooldown ended by `now` become active again;
   // returns how many.
   virtual Result<int> reopen_cooled_goals(TimeMs now, const Fence& fence) = 0;
+  // What holds new runs of each workflow, by name, whose goal stops them
+  // (core/goal_hold.h): the goal governing a target is its open goal, else
+  // the one changed last. One query when no workflow goal is stopped.
+  virtual Result<std::map<std::string, std::string>> workflow_goal_holds(TimeMs now) = 0;
 };
 
 }  // namespace orrery

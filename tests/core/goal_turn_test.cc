@@ -545,3 +545,45 @@ TEST(GoalTurn, APlanDrivenToComplete) {
 
 }  // namespace
 }  // namespace orrery
+
+namespace orrery {
+namespace {
+
+// Every failed run none of whose work started is recorded and not spent,
+// whatever the goal's limits; one that started, or used tokens, is a turn.
+TEST(GoalTurnNeverStarted, IsRecordedButSpendsNothingWhateverTheGoalsLimits) {
+  for (const int max_turns : {1, 5}) {
+    for (const int stall : {1, 3}) {
+      for (const bool started : {false, true}) {
+        for (const std::int64_t tokens : {std::int64_t(0), std::int64_t(40)}) {
+          Goal goal;
+          goal.id = "g-1";
+          goal.objective = "ship it";
+          goal.max_turns = max_turns;
+          goal.stall_turns = stall;
+          TurnInput turn;
+          turn.run_status = RunStatus::kFailed;
+          turn.tokens = tokens;
+          turn.work_started = started;
+          turn.run_error = "the worktree could not be made";
+          const TurnSettlement settled = settle_turn(goal, turn);
+          const bool never = !started && tokens == 0;
+          SCOPED_TRACE(testing::Message() << "max_turns " << max_turns << " stall " << stall
+                                          << " started " << started << " tokens " << tokens);
+          EXPECT_EQ(settled.turn.spent, !never);
+          EXPECT_EQ(settled.goal.turns, never ? 0 : 1);
+          EXPECT_EQ(settled.goal.tokens_used, tokens);
+          if (never) {
+            EXPECT_EQ(settled.goal.status, GoalStatus::kActive);
+            EXPECT_EQ(settled.turn.turn, 1) << "the number it would have been";
+            EXPECT_NE(settled.turn.summary.find("the worktree could not be made"),
+                      std::string::npos);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace orrery

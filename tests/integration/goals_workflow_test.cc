@@ -1,6 +1,9 @@
 // Goals of workflows and of their steps, from the outside (docs/goals.md,
 // "Targets"): each run of a workflow is one turn of the workflow's goal,
 // whatever its steps; each attempt of a step is one turn of the step's goal.
+#include <cstdlib>
+#include <filesystem>
+
 #include "workflow_fixture.h"
 
 namespace orrery {
@@ -78,6 +81,68 @@ TEST_F(WorkflowGoals, EachAttemptOfAStepIsOneTurnOfTheStepsGoal) {
       expect_error({"goal", "create", "--workflow", "review", "--step", "nope", "--objective", "x"},
                    3),
       "prepare, review"));
+}
+
+// A fake claude on PATH that answers each prompt with a final message ending
+// in a goal block, and `tokens` of usage.
+class AgentWorkflowGoals : public WorkflowGoals {
+ protected:
+  void SetUp() override {
+    WorkflowGoals::SetUp();
+    path_ = std::getenv("PATH");
+    setenv("PATH", (tmp_ + "/bin:" + path_).c_str(), 1);
+    std::filesystem::create_directories(tmp_ + "/bin");
+    const json message =
+        "Done.\n\n```json\n" +
+        json{{"goal", {{"evidence", {{"run", "RUN"}}}, {"summary", "fixed one more"}}}}.dump() +
+        "\n```\n";
+    const std::string reply = json{{"type", "result"},
+                                   {"subtype", "success"},
+                                   {"result", message},
+                                   {"usage", {{"input_tokens", 500}, {"output_tokens", 100}}}}
+                                  .dump();
+    write_file("reply.json", reply);
+    write_file("bin/claude", "#!/bin/sh\ncat > /dev/null\nsed \"s/RUN/$ORRERY_WORKFLOW_RUN_ID/\" " +
+                                 tmp_ + "/reply.json\n");
+    std::filesystem::permissions(tmp_ + "/bin/claude", std::filesystem::perms::owner_all);
+    create("agentic",
+           "name: agentic\nsteps:\n  - id: work\n    target: {type: agent, provider: claude, "
+           "prompt: 'fix the next bug'}\n");
+  }
+  void TearDown() override {
+    WorkflowGoals::TearDown();
+    setenv("PATH", path_.c_str(), 1);
+  }
+  std::string path_;
+};
+
+TEST_F(AgentWorkflowGoals, TheAgentsFinalMessageIsTheRunsUpdateAndTheBudgetStopsNewRuns) {
+  const std::string id = json_of({"goal", "create", "--workflow", "agentic", "--objective",
+                                  "fix the reported bugs", "--budget", "1k"})["id"];
+  const std::string first = run_wait("agentic")["id"];
+  EXPECT_EQ(show_workflow_run(first)["goal_id"], id);
+  json recorded = turns(id);
+  ASSERT_EQ(recorded.size(), 1u);
+  // Read from the final message, as a loop's turn is.
+  EXPECT_EQ(recorded[0]["summary"], "fixed one more") << recorded[0];
+  EXPECT_EQ(recorded[0]["evidence"]["run"], first) << recorded[0];
+  EXPECT_EQ(goal(id)["tokens_used"], 600);
+  run_wait("agentic");
+  const json spent = goal(id);
+  EXPECT_EQ(spent["status"], "budget_limited");
+  EXPECT_EQ(spent["tokens_used"], 1200);
+  // No run starts without its goal: refused, naming the goal and the way on.
+  const std::string refused = expect_error({"workflow", "run", "agentic"}, 4);
+  EXPECT_TRUE(contains(refused, "goal " + id + " budget 1,200/1,000 tokens")) << refused;
+  EXPECT_TRUE(contains(refused, "orrery goal budget " + id + " --add")) << refused;
+  EXPECT_EQ(json_of({"workflow", "runs", "agentic"}).size(), 2u) << "nothing was published";
+  json_of({"goal", "budget", id, "--add", "1k"});
+  const std::string third = run_wait("agentic")["id"];
+  EXPECT_EQ(show_workflow_run(third)["goal_id"], id);
+  EXPECT_EQ(goal(id)["turns"], 3);
+  // The listing says what each turn was.
+  const RunResult listed = run({"goal", "turns", id});
+  EXPECT_TRUE(contains(listed.out, "workflow run " + third.substr(0, 8))) << listed.out;
 }
 
 }  // namespace

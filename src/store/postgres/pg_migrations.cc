@@ -703,6 +703,9 @@ constexpr const char* kWebhookSecrets =
 constexpr const char* kItemFeedback =
     "ALTER TABLE work_items ADD COLUMN feedback_json TEXT COLLATE \"C\" NOT NULL DEFAULT '';";
 
+constexpr const char* kRunGoals =
+    "ALTER TABLE workflow_runs ADD COLUMN goal_id TEXT COLLATE \"C\" NOT NULL DEFAULT '';";
+
 }  // namespace
 
 Status check_server_version(int version, const std::string& shown_url) {
@@ -727,6 +730,7 @@ const std::vector<Migration>& migrations() {
       {14, "the event journal: what changed, for live events", events.c_str()},
       {15, "routes: the environment variable of a webhook's signing secret", kWebhookSecrets},
       {16, "work items: the feedback of a failed attempt for the next one", kItemFeedback},
+      {17, "workflow runs: the goal each was published under", kRunGoals},
 
   };
   return list;

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/goal_edits.h"
+#include "core/goal_hold.h"
 #include "core/goal_prompt.h"
 #include "core/loop_transitions.h"
 #include "core/text.h"
@@ -24,15 +25,18 @@ constexpr const char* kOpenGoal = "status NOT IN ('budget_limited', 'complete', 
 struct TurnWork {
   std::string target_key;  // empty: the work is gone
   GoalTurn ids;            // loop_run_id, workflow_run_id, step_id, dispatch_id
+  bool started = false;    // its process was started
 };
 
 Result<TurnWork> work_of(sql::Connection& db, const Claim& claim) {
   TurnWork work;
   const bool run = claim.kind == WorkKind::kLoopRun;
-  auto query =
-      db.prepare(run ? "SELECT loop_id FROM runs WHERE id = ?1"
-                     : "SELECT a.run_id, a.step_id, r.workflow_name FROM workflow_attempts a "
-                       "JOIN workflow_runs r ON r.id = a.run_id WHERE a.dispatch_id = ?1");
+  auto query = db.prepare(
+      run ? "SELECT loop_id, CASE WHEN pid IS NULL THEN 0 ELSE 1 END FROM runs WHERE id = ?1"
+          : "SELECT a.run_id, a.step_id, r.workflow_name, CASE WHEN a.pid IS NULL THEN 0 "
+            "ELSE 1 END FROM "
+            "workflow_attempts a JOIN workflow_runs r ON r.id = a.run_id "
+            "WHERE a.dispatch_id = ?1");
   if (!query) return query.error();
   (*query)->bind(1, claim.id);
   auto row = (*query)->step();
@@ -41,10 +45,12 @@ Result<TurnWork> work_of(sql::Connection& db, const Claim& claim) {
   if (run) {
     work.target_key = goal_target_key({GoalTargetType::kLoop, (*query)->text(0), "", "", ""});
     work.ids.loop_run_id = claim.id;
+    work.started = (*query)->int64(1) != 0;
   } else {
     work.ids.workflow_run_id = (*query)->text(0);
     work.ids.step_id = (*query)->text(1);
     work.ids.dispatch_id = claim.id;
+    work.started = (*query)->int64(3) != 0;
     work.target_key =
         goal_target_key({GoalTargetType::kStep, "", "", (*query)->text(2), (*query)->text(1)});
   }
@@ -63,6 +69,21 @@ Result<std::optional<Goal>> open_goal_of(sql::Connection& db, const std::string&
                                          std::string_view lock) {
   return first_goal(db, "WHERE target_key = ?1 AND " + std::string(kOpenGoal) + std::string(lock),
                     [&](sql::Statement& s) { s.bind(1, target_key); });
+}
+
+// The goal that governs new runs of a target (core/goal_hold.h): its open
+// goal, else the goal of it changed last.
+Result<std::optional<Goal>> governing_goal(sql::Connection& db, const std::string& target_key,
+                                           std::string_view lock) {
+  auto open = open_goal_of(db, target_key, lock);
+  if (!open || open->has_value()) return open;
+  return first_goal(
+      db, "WHERE target_key = ?1 ORDER BY updated_at DESC, id DESC LIMIT 1" + std::string(lock),
+      [&](sql::Statement& s) { s.bind(1, target_key); });
+}
+
+std::string workflow_key(const std::string& workflow_name) {
+  return goal_target_key({GoalTargetType::kWorkflow, "", "", workflow_name, ""});
 }
 
 Status write_goal(sql::Connection& db, const Goal& goal) {
@@ -231,26 +252,65 @@ Result<std::optional<Goal>> SqlStore::goal_of_work(const Claim& claim, TimeMs no
   if (!work) return work.error();
   if (work->target_key.empty()) return std::optional<Goal>{};
   // A step attempt is a turn of its step's goal; without one, it works
-  // towards its workflow's goal (whose turn is the whole run).
-  std::vector<std::string> keys{work->target_key};
-  if (claim.kind == WorkKind::kStepAttempt) {
-    auto name = db_->prepare("SELECT workflow_name FROM workflow_runs WHERE id = ?1");
-    if (!name) return name.error();
-    (*name)->bind(1, work->ids.workflow_run_id);
-    auto row = (*name)->step();
-    if (!row) return row.error();
-    if (*row)
-      keys.push_back(goal_target_key({GoalTargetType::kWorkflow, "", "", (*name)->text(0), ""}));
-  }
-  for (const std::string& key : keys) {
-    auto open = open_goal_of(*db_, key, "");
-    if (!open) return open.error();
-    if (!open->has_value()) continue;
-    const Goal& goal = **open;
-    if (goal.status == GoalStatus::kActive || cooldown_over(goal, now)) return open;
+  // towards the goal its workflow run was published under (whose turn is
+  // the whole run).
+  auto open = open_goal_of(*db_, work->target_key, "");
+  if (!open) return open.error();
+  if (open->has_value()) {
+    if (goal_takes_runs(**open, now)) return open;
     return std::optional<Goal>{};
   }
+  if (claim.kind != WorkKind::kStepAttempt) return std::optional<Goal>{};
+  auto bound = db_->prepare("SELECT goal_id FROM workflow_runs WHERE id = ?1");
+  if (!bound) return bound.error();
+  (*bound)->bind(1, work->ids.workflow_run_id);
+  auto row = (*bound)->step();
+  if (!row) return row.error();
+  if (!*row || (*bound)->text(0).empty()) return std::optional<Goal>{};
+  auto goal = get_goal((*bound)->text(0));
+  if (!goal || !goal->has_value() || goal_takes_runs(**goal, now)) return goal;
   return std::optional<Goal>{};
+}
+
+Result<std::string> SqlStore::govern_new_run(WorkflowRun& run, TimeMs now) {
+  run.goal_id.clear();
+  auto goal =
+      governing_goal(*db_, workflow_key(run.workflow_name), db_->row_lock(sql::RowLock::kShare));
+  if (!goal) return goal.error();
+  if (!goal->has_value()) return std::string();
+  if (goal_takes_runs(**goal, now)) {
+    run.goal_id = (*goal)->id;
+    return std::string();
+  }
+  const std::string hold = goal_hold(**goal, now);
+  if (hold.empty()) return std::string();
+  return "workflow " + run.workflow_name + " starts no run while " + hold + ": " +
+         goal_release_hint(**goal);
+}
+
+Result<std::map<std::string, std::string>> SqlStore::workflow_goal_holds(TimeMs caller_now) {
+  auto clocked = clock(caller_now);
+  if (!clocked) return clocked.error();
+  std::map<std::string, std::string> holds;
+  auto stopped = db_->prepare(
+      "SELECT DISTINCT target_key, workflow_name FROM goals WHERE target_type = 'workflow' AND "
+      "status IN ('paused', 'blocked', 'usage_limited', 'budget_limited')");
+  if (!stopped) return stopped.error();
+  std::vector<std::pair<std::string, std::string>> targets;
+  for (;;) {
+    auto row = (*stopped)->step();
+    if (!row) return row.error();
+    if (!*row) break;
+    targets.emplace_back((*stopped)->text(0), (*stopped)->text(1));
+  }
+  for (const auto& [key, workflow_name] : targets) {
+    auto goal = governing_goal(*db_, key, "");
+    if (!goal) return goal.error();
+    if (!goal->has_value()) continue;
+    std::string hold = goal_hold(**goal, *clocked);
+    if (!hold.empty()) holds[workflow_name] = std::move(hold);
+  }
+  return holds;
 }
 
 Result<int> SqlStore::reopen_cooled_goals(TimeMs caller_now, const Fence& fence) {
@@ -295,6 +355,8 @@ Status SqlStore::account_goal_turn(const Claim& claim, const RunOutcome& outcome
   input.given_node = outcome.goal_node;
   input.update = outcome.goal_update;
   input.update_error = outcome.goal_update_error;
+  input.work_started = work->started || outcome.exit_code || outcome.signal;
+  input.run_error = outcome.error;
   input.now = now;
   return record_turn(work->target_key, outcome.goal_id, input, work->ids, claim.id);
 }
@@ -303,13 +365,16 @@ Status SqlStore::account_workflow_turn(const std::string& run_id, const Workflow
                                        TimeMs now) {
   auto run = db_->prepare(
       "SELECT r.workflow_name, r.loop_run_id, (SELECT COALESCE(SUM(COALESCE(a.input_tokens, 0) + "
-      "COALESCE(a.output_tokens, 0)), 0) FROM workflow_attempts a WHERE a.run_id = r.id) "
-      "FROM workflow_runs r WHERE r.id = ?1");
+      "COALESCE(a.output_tokens, 0)), 0) FROM workflow_attempts a WHERE a.run_id = r.id), "
+      "r.goal_id, CASE WHEN EXISTS (SELECT 1 FROM workflow_attempts a WHERE a.run_id = r.id AND "
+      "a.pid IS NOT NULL) THEN 1 ELSE 0 END, r.error FROM workflow_runs r WHERE r.id = ?1");
   if (!run) return run.error();
   (*run)->bind(1, run_id);
   auto row = (*run)->step();
   if (!row) return row.error();
-  if (!*row) return Ok{};
+  // A run is a turn of the goal it was published under, whatever that goal
+  // became since: its tokens count (docs/goals.md, "A goal over a fleet").
+  if (!*row || (*run)->text(3).empty()) return Ok{};
   GoalTurn ids;
   ids.workflow_run_id = run_id;
   ids.loop_run_id = (*run)->text(1);
@@ -320,9 +385,10 @@ Status SqlStore::account_workflow_turn(const std::string& run_id, const Workflow
   input.tokens = (*run)->int64(2);
   input.update = advance.goal_update;
   input.update_error = advance.goal_update_error;
+  input.work_started = (*run)->int64(4) != 0;
+  input.run_error = advance.error.empty() ? (*run)->text(5) : advance.error;
   input.now = now;
-  const std::string key = goal_target_key({GoalTargetType::kWorkflow, "", "", (*run)->text(0), ""});
-  return record_turn(key, "", input, ids, run_id);
+  return record_turn(workflow_key((*run)->text(0)), (*run)->text(3), input, ids, run_id);
 }
 
 // The turn of the goal named (or, with no name, of the target's open goal
@@ -340,7 +406,12 @@ Status SqlStore::record_turn(const std::string& target_key, const std::string& g
   // goal was one a turn is given.
   if (goal_id.empty() && before.status != GoalStatus::kActive && !cooldown_over(before, input.now))
     return Ok{};
-  if (input.given_node.empty() && goal_id.empty()) input.given_node = node_to_work_on(before);
+  // Work that ended without its supervisor, and a whole workflow run (whose
+  // steps were each given the node ready at their start), were given the
+  // node ready now.
+  const bool whole_workflow_run = work_id == ids.workflow_run_id;
+  if (input.given_node.empty() && (goal_id.empty() || whole_workflow_run))
+    input.given_node = node_to_work_on(before);
   TurnSettlement settled = settle_turn(before, input);
   GoalTurn turn = std::move(settled.turn);
   turn.loop_run_id = ids.loop_run_id;

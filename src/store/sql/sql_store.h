@@ -179,6 +179,7 @@ class SqlStore : public Store {
   Result<Goal> change_goal(const std::string& id, const GoalEdit& edit, TimeMs now) override;
   Result<std::optional<Goal>> goal_of_work(const Claim& claim, TimeMs now) override;
   Result<int> reopen_cooled_goals(TimeMs now, const Fence& fence) override;
+  Result<std::map<std::string, std::string>> workflow_goal_holds(TimeMs now) override;
 
   Result<Worker> create_worker(const Worker& worker, TimeMs now) override;
   Result<std::optional<Worker>> get_worker(const std::string& id) override;
@@ -292,6 +293,10 @@ class SqlStore : public Store {
   // turn of its workflow's goal, its tokens those of all its attempts.
   Status account_workflow_turn(const std::string& run_id, const WorkflowAdvance& advance,
                                TimeMs now);
+  // Within publish_workflow_run's transaction, before the run is written:
+  // the goal it is published under (run.goal_id), or the hold that refuses
+  // it (core/goal_hold.h); empty: none.
+  Result<std::string> govern_new_run(WorkflowRun& run, TimeMs now);
   Status record_turn(const std::string& target_key, const std::string& goal_id, TurnInput input,
                      const GoalTurn& ids, const std::string& work_id);
   Result<std::optional<DaemonLease>> read_daemon_lease(std::string_view lock);

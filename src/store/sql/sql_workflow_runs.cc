@@ -78,8 +78,8 @@ Status insert_run(sql::Connection& db, const WorkflowRun& run) {
   auto insert = db.prepare(
       "INSERT INTO workflow_runs (id, workflow_id, workflow_name, workflow_version, status, "
       "input_json, idempotency_key, loop_id, loop_run_id, cwd, max_parallel, created_at, "
-      "updated_at, item_id) VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, "
-      "?12) "
+      "updated_at, item_id, goal_id) VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?8, ?9, ?10, "
+      "?11, ?11, ?12, ?13) "
       "ON CONFLICT (workflow_name, idempotency_key) WHERE idempotency_key != '' DO NOTHING");
   if (!insert) return insert.error();
   (*insert)
@@ -94,7 +94,8 @@ Status insert_run(sql::Connection& db, const WorkflowRun& run) {
       .bind(9, run.cwd)
       .bind(10, run.max_parallel)
       .bind(11, run.created_at)
-      .bind(12, run.item_id);
+      .bind(12, run.item_id)
+      .bind(13, run.goal_id);
   return (*insert)->run();
 }
 
@@ -139,6 +140,8 @@ Result<PublishedRun> SqlStore::publish_workflow_run(const NewWorkflowRun& publis
   }
   run.workflow_name = (*workflow)->name;
   run.workflow_version = (*workflow)->version;
+  auto hold = govern_new_run(run, now);
+  if (!hold) return hold.error();
   if (auto inserted = insert_run(*db_, run); !inserted) return inserted.error();
   if (db_->changes() != 1) {
     // The key was published before (or, on PostgreSQL, just now by another
@@ -150,6 +153,7 @@ Result<PublishedRun> SqlStore::publish_workflow_run(const NewWorkflowRun& publis
     if (earlier->empty()) return internal_error("workflow run " + run.id + " was not stored");
     return PublishedRun{std::move(earlier->front()), true};
   }
+  if (!hold->empty()) return conflict_error(*hold);
   if (auto steps = insert_steps(*db_, run.id, published.steps, now); !steps) return steps.error();
   const nlohmann::json payload = {{"workflow", run.workflow_name},
                                   {"version", run.workflow_version}};

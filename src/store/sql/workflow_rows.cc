@@ -70,6 +70,7 @@ const ColumnTable<WorkflowRun> kWorkflowRunColumns = {
     {"loop_id", read_field<&WorkflowRun::loop_id>},
     {"loop_run_id", read_field<&WorkflowRun::loop_run_id>},
     {"item_id", read_field<&WorkflowRun::item_id>},
+    {"goal_id", read_field<&WorkflowRun::goal_id>},
     {"cwd", read_field<&WorkflowRun::cwd>},
     {"max_parallel", read_field<&WorkflowRun::max_parallel>},
     {"driver", read_field<&WorkflowRun::driver>},
