@@ -58,7 +58,8 @@ class GoalBook {
   // a loop's run or a step attempt, the target's open goal while it is
   // active (or usage_limited with its cooldown over at `now`); a step
   // without a goal of its own, the goal its workflow run was published
-  // under, on the same terms; nothing otherwise.
+  // under, whatever that goal's status since (the run is its turn);
+  // nothing otherwise.
   virtual Result<std::optional<Goal>> goal_of_work(const Claim& claim, TimeMs now) = 0;
   // usage_limited goals whose cooldown ended by `now` become active again;
   // returns how many.

@@ -84,7 +84,7 @@ TEST_P(GoalFleet, RunsArePublishedUnderTheGoalAndCountTowardsItAfterItsBudgetIsS
   EXPECT_EQ(ok_value(try_publish(workflow)).run.goal_id, goal.id);
 }
 
-TEST_P(GoalFleet, ARunPublishedBeforeTheHoldIsFoundAgainByItsKey) {
+TEST_P(GoalFleet, ARunPublishedBeforeTheHoldIsFoundAgainByItsKeyAndItsStepsGetTheGoal) {
   const Workflow workflow = add_workflow("fix");
   const Goal goal = workflow_goal(workflow, 100);
   const WorkflowRun keyed = ok_value(try_publish(workflow, "item:1:1")).run;
@@ -97,6 +97,11 @@ TEST_P(GoalFleet, ARunPublishedBeforeTheHoldIsFoundAgainByItsKey) {
   EXPECT_TRUE(again.existed);
   EXPECT_EQ(again.run.id, keyed.id);
   EXPECT_TRUE(is_conflict(try_publish(workflow, "item:2:1")));
+  // A step of the run published under the goal is still given it.
+  const Reservation a = reserve(drive(keyed), keyed, "a", 1);
+  const auto given = ok_value(store_->goal_of_work(claim_of(a.attempt), kNow + 2));
+  ASSERT_TRUE(given.has_value());
+  EXPECT_EQ(given->id, goal.id);
 }
 
 TEST_P(GoalFleet, ACompleteOrReplacedGoalHoldsNothingAndItsRunsRunWithoutIt) {

@@ -267,9 +267,9 @@ Result<std::optional<Goal>> SqlStore::goal_of_work(const Claim& claim, TimeMs no
   auto row = (*bound)->step();
   if (!row) return row.error();
   if (!*row || (*bound)->text(0).empty()) return std::optional<Goal>{};
-  auto goal = get_goal((*bound)->text(0));
-  if (!goal || !goal->has_value() || goal_takes_runs(**goal, now)) return goal;
-  return std::optional<Goal>{};
+  // Every step of a run published under the goal works towards it, even
+  // once the goal has stopped: the run is its turn, and counts.
+  return get_goal((*bound)->text(0));
 }
 
 Result<std::string> SqlStore::govern_new_run(WorkflowRun& run, TimeMs now) {
