@@ -210,16 +210,20 @@ Result<int> discard_worker_command(const WorkerArgs& args, const Context& contex
   auto worker = opened->store->resolve_worker(args.id);
   if (!worker) return worker.error();
   Git git = system_git();
-  if (auto discarded = discard_worker(*opened->store, git, *worker, context.now); !discarded)
-    return discarded.error();
+  auto discarded = discard_worker(*opened->store, git, *worker, context.now);
+  if (!discarded) return discarded.error();
   auto after = opened->store->get_worker(worker->id);
   if (!after) return after.error();
   if (context.globals.json) {
     print_json(context, worker_json(after->value_or(*worker)));
     return kExitOk;
   }
-  *context.out << "worker " << worker->id << " discarded: " << worker->worktree_path
-               << " and branch " << worker->branch << " removed\n";
+  *context.out << "worker " << worker->id << " discarded\n";
+  print_fields(*context.out,
+               {{"worktree", worker->worktree_path + " " + discarded->worktree},
+                {"branch", worker->branch + (discarded->branch_kept.empty()
+                                                 ? std::string(" removed")
+                                                 : " kept: " + discarded->branch_kept)}});
   return kExitOk;
 }
 

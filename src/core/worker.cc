@@ -82,4 +82,29 @@ Status check_worker_transition(const std::string& worker_id, WorkerState from, W
                         worker_state_name(from) + " it may become " + accepted);
 }
 
+std::string discard_refusal(const Worker& worker) {
+  const std::string is = "worker " + worker.id + " is " + worker_state_name(worker.state);
+  switch (worker.state) {
+    case S::kLeased:
+    case S::kStarting:
+    case S::kRunning:
+      return is + ": its step is running; cancel its workflow run first (orrery workflow cancel " +
+             worker.workflow_run_id + "), then discard it once it is on hold";
+    case S::kVerifying:
+    case S::kMergeReady:
+      return is +
+             ": the merge queue is verifying its change; wait for the verdict (orrery queue "
+             "ls) — a change that is rejected or conflicts leaves it on hold, to discard then";
+    case S::kMerged:
+      return is + ": its change is on the target, and its worktree and branch went with the " +
+             "merge; there is nothing to discard (orrery worker show " + worker.id + ")";
+    default:
+      return "";
+  }
+}
+
+const std::string& recorded_tip(const Worker& worker) {
+  return worker.final_revision.empty() ? worker.base_revision : worker.final_revision;
+}
+
 }  // namespace orrery

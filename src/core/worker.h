@@ -72,6 +72,18 @@ struct Worker {
   std::optional<TimeMs> finished_at;
 };
 
+// Why `worker discard` refuses the worker in its state, with what to do
+// instead (docs/workers.md, "Resume, discard, retry"); empty when it may be
+// discarded: planned, reported, hold, failed or cancelled. A worker some
+// process holds (running its step, or verifying its change) and a merged
+// one (its change is on the target) are refused.
+std::string discard_refusal(const Worker& worker);
+
+// The commit a worker's branch is at as far as orrery knows: the revision it
+// reported, else the base it was made from. A branch anywhere else holds
+// work orrery did not record, and is never deleted.
+const std::string& recorded_tip(const Worker& worker);
+
 // One appended transition (from_state empty for the first, `planned`).
 struct WorkerEvent {
   std::string worker_id;

@@ -314,8 +314,8 @@ class QueueDriver {
     change.worker = worker_change(worker, WorkerState::kMerged, change.reason);
     if (auto applied = apply(change); !applied) return applied.error();
     // The work is on the target now: the worker's worktree and branch go.
-    (void)git_.remove_worktree(queue_.repo, worker.worktree_path);
-    (void)git_.delete_branch(queue_.repo, worker.branch);
+    (void)git_.remove_worktree_of(queue_.repo, worker.worktree_path, worker.branch);
+    (void)git_.delete_branch_at(queue_.repo, worker.branch, recorded_tip(worker));
     return true;
   }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <filesystem>
 
 #include "core/text.h"
 
@@ -232,15 +233,76 @@ Result<bool> Git::branch_exists(const std::string& repo, const std::string& bran
   return result->succeeded();
 }
 
-Status Git::delete_branch(const std::string& repo, const std::string& branch) {
-  auto deleted = git(repo, {"branch", "--quiet", "-D", "--", branch});
-  if (!deleted) return deleted.error();
-  if (deleted->succeeded()) return Ok{};
+Status Git::delete_branch_at(const std::string& repo, const std::string& branch,
+                             const std::string& expected) {
+  const std::string ref = "refs/heads/" + branch;
+  if (!expected.empty()) {
+    auto deleted = git(repo, {"update-ref", "-d", ref, expected});
+    if (!deleted) return deleted.error();
+    if (deleted->succeeded()) return Ok{};
+  }
   auto exists = branch_exists(repo, branch);
   if (!exists) return exists.error();
   if (!*exists) return Ok{};  // it was not there
-  return internal_error("git branch -D " + branch + " in " + repo +
-                        " failed: " + visible(last_line(deleted->tail)));
+  auto now = commit_of(repo, ref);
+  if (!now) return now.error();
+  return conflict_error("branch " + branch + " in " + repo + " is at " + *now + ", not at " +
+                        (expected.empty() ? std::string("a commit orrery recorded") : expected) +
+                        " where orrery left it: it holds work orrery did not record, so it is "
+                        "kept (git branch -D " +
+                        branch + " deletes it)");
+}
+
+namespace {
+
+// The paths of the registered worktrees and what each has checked out
+// ("refs/heads/B", or "" when detached), from `worktree list --porcelain -z`.
+std::vector<std::pair<std::string, std::string>> parse_worktrees(const std::string& listing) {
+  std::vector<std::pair<std::string, std::string>> worktrees;
+  for (const std::string& line : split_nul(listing)) {
+    if (line.rfind("worktree ", 0) == 0) {
+      worktrees.emplace_back(line.substr(9), "");
+    } else if (line.rfind("branch ", 0) == 0 && !worktrees.empty()) {
+      worktrees.back().second = line.substr(7);
+    }
+  }
+  return worktrees;
+}
+
+std::string same_path_form(const std::string& path) {
+  std::error_code ignored;
+  const std::filesystem::path resolved = std::filesystem::weakly_canonical(path, ignored);
+  return resolved.empty() ? path : resolved.lexically_normal().string();
+}
+
+}  // namespace
+
+Result<bool> Git::remove_worktree_of(const std::string& repo, const std::string& path,
+                                     const std::string& branch) {
+  WorktreeLock lock(repo);
+  auto listed = git(repo, {"worktree", "list", "--porcelain", "-z"});
+  if (!listed) return listed.error();
+  if (!listed->succeeded()) {
+    return internal_error("git worktree list in " + repo +
+                          " failed: " + visible(last_line(listed->tail)));
+  }
+  const std::string wanted = same_path_form(path);
+  for (const auto& [registered, checked_out] : parse_worktrees(listed->stdout_text)) {
+    if (same_path_form(registered) != wanted) continue;
+    if (checked_out != "refs/heads/" + branch) return false;  // not the worker's any more
+    auto removed = git(repo, {"worktree", "remove", "--force", "--force", "--", path});
+    if (!removed) return removed.error();
+    if (!removed->succeeded()) {
+      return internal_error("git worktree remove " + path + " in " + repo +
+                            " failed: " + visible(last_line(removed->tail)));
+    }
+    return true;
+  }
+  // Not registered: a record whose directory went is pruned; a directory
+  // that is there is not the worker's worktree, and is left.
+  auto pruned = git_line(repo, {"worktree", "prune"});
+  if (!pruned) return pruned.error();
+  return false;
 }
 
 Result<bool> Git::commit_all(const std::string& worktree, const std::string& message) {

@@ -57,10 +57,19 @@ class Git {
   Status add_detached_worktree(const std::string& repo, const std::string& path,
                                const std::string& commit);
   // Removes the worktree (forced) and prunes its record; a worktree already
-  // gone is not an error.
+  // gone is not an error. For orrery's own scratch worktrees.
   Status remove_worktree(const std::string& repo, const std::string& path);
-  // Deletes a branch; one that does not exist is not an error.
-  Status delete_branch(const std::string& repo, const std::string& branch);
+  // Removes the worktree at `path` only while it is registered with
+  // `branch` checked out; a directory that is not (a user's, or another
+  // branch's) is left as it is. Whether it was removed (false: left, or
+  // already gone — its stale record pruned).
+  Result<bool> remove_worktree_of(const std::string& repo, const std::string& path,
+                                  const std::string& branch);
+  // Deletes `branch` only while it is at `expected` (update-ref -d with the
+  // old value); one that does not exist is not an error; one that moved is
+  // a conflict naming where it is, and it is kept.
+  Status delete_branch_at(const std::string& repo, const std::string& branch,
+                          const std::string& expected);
   Result<bool> branch_exists(const std::string& repo, const std::string& branch);
 
   // Commits everything left in the worktree (new, changed, removed files)

@@ -164,30 +164,31 @@ Status cancel_worker(Store& store, const Worker& worker, const std::string& reas
   return Ok{};
 }
 
-Status remove_worktree(Git& git, const Worker& worker) {
-  if (auto removed = git.remove_worktree(worker.repo, worker.worktree_path); !removed)
-    return removed;
-  std::error_code ignored;
-  std::filesystem::remove_all(worker.worktree_path, ignored);
-  return Ok{};
-}
-
 }  // namespace
 
-Status discard_worker(Store& store, Git& git, const Worker& worker, TimeMs now) {
-  if (is_leased(worker.state)) {
-    return conflict_error("worker " + worker.id + " is " + worker_state_name(worker.state) +
-                          ", held by " + worker.lease_owner +
-                          "; cancel its workflow run first (orrery workflow cancel " +
-                          worker.workflow_run_id + ")");
+Result<Discarded> discard_worker(Store& store, Git& git, const Worker& worker, TimeMs now) {
+  if (std::string refusal = discard_refusal(worker); !refusal.empty()) {
+    return conflict_error(refusal);
   }
   if (auto cancelled =
           cancel_worker(store, worker, "discarded by a person", "its worker was discarded", now);
       !cancelled) {
-    return cancelled;
+    return cancelled.error();
   }
-  if (auto removed = remove_worktree(git, worker); !removed) return removed;
-  return git.delete_branch(worker.repo, worker.branch);
+  Discarded discarded;
+  auto removed = git.remove_worktree_of(worker.repo, worker.worktree_path, worker.branch);
+  if (!removed) return removed.error();
+  discarded.worktree =
+      *removed ? "removed"
+      : !std::filesystem::exists(worker.worktree_path)
+          ? "already gone"
+          : "kept: it is not the worktree of branch " + worker.branch + " any more";
+  const Status deleted = git.delete_branch_at(worker.repo, worker.branch, recorded_tip(worker));
+  if (!deleted) {
+    if (deleted.error().code != ErrorCode::kConflict) return deleted.error();
+    discarded.branch_kept = deleted.error().message;
+  }
+  return discarded;
 }
 
 Status release_worker(Store& store, Git& git, const Worker& worker, const std::string& reason,
@@ -198,7 +199,9 @@ Status release_worker(Store& store, Git& git, const Worker& worker, const std::s
   }
   if (auto cancelled = cancel_worker(store, worker, reason, reason, now); !cancelled)
     return cancelled;
-  return remove_worktree(git, worker);
+  auto removed = git.remove_worktree_of(worker.repo, worker.worktree_path, worker.branch);
+  if (!removed) return removed.error();
+  return Ok{};
 }
 
 Result<MergeEntry> enqueue_worker(Store& store, const Worker& worker, TimeMs now) {

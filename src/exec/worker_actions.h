@@ -40,10 +40,17 @@ enum class Resumed { kRunsAgain, kReported, kQueued };
 // queue if its entry was there or its step says merge: queue.
 Result<Resumed> resume_worker(Store& store, Git& git, const Worker& worker, const std::string& who,
                               TimeMs now);
-// Cancels the worker (one that a step or the queue holds right now is
-// refused) and removes its worktree and branch; an entry of it still
-// waiting is rejected.
-Status discard_worker(Store& store, Git& git, const Worker& worker, TimeMs now);
+// What discarding left of a worker's worktree and branch: each removed, or
+// kept with why (not the worker's any more; work orrery did not record).
+struct Discarded {
+  std::string worktree;     // "removed", "already gone", or why it was kept
+  std::string branch_kept;  // why the branch was kept (empty: deleted, or not there)
+};
+// Cancels the worker — refused, changing nothing, in a state that does not
+// allow it (core/worker.h discard_refusal) — and removes its worktree while
+// it is still the worktree of its branch, and its branch while it is still
+// at the commit orrery recorded; an entry of it still waiting is rejected.
+Result<Discarded> discard_worker(Store& store, Git& git, const Worker& worker, TimeMs now);
 // A held worker whose work item has since succeeded on a later attempt
 // (docs/fleet.md, "What is left behind"): cancelled with `reason`, an open
 // entry of it rejected, its worktree removed; its branch is kept.

@@ -86,3 +86,39 @@ TEST(WorkerStateTest, ARefusedTransitionSaysWhatTheStateMayBecome) {
 
 }  // namespace
 }  // namespace orrery
+
+namespace orrery {
+namespace {
+
+// Every state: discard is allowed exactly where nothing holds the worker and
+// its change is not merged; a refusal names the state and what to do.
+TEST(WorkerDiscard, EveryStateIsEitherDiscardableOrRefusedSayingWhatToDo) {
+  for (const WorkerState state :
+       {WorkerState::kPlanned, WorkerState::kLeased, WorkerState::kStarting, WorkerState::kRunning,
+        WorkerState::kReported, WorkerState::kVerifying, WorkerState::kMergeReady,
+        WorkerState::kMerged, WorkerState::kHold, WorkerState::kFailed, WorkerState::kCancelled}) {
+    Worker worker;
+    worker.id = "w-1";
+    worker.state = state;
+    worker.workflow_run_id = "run-1";
+    worker.branch = "orrery/run-1/a";
+    const std::string refusal = discard_refusal(worker);
+    SCOPED_TRACE(worker_state_name(state));
+    EXPECT_EQ(refusal.empty(), !is_leased(state) && state != WorkerState::kMerged);
+    if (!refusal.empty()) {
+      EXPECT_NE(refusal.find(std::string("is ") + worker_state_name(state)), std::string::npos);
+      EXPECT_NE(refusal.find("orrery "), std::string::npos) << "says what to run instead";
+    }
+  }
+}
+
+TEST(WorkerDiscard, TheRecordedTipIsTheReportedRevisionElseTheBase) {
+  Worker worker;
+  worker.base_revision = "base";
+  EXPECT_EQ(recorded_tip(worker), "base");
+  worker.final_revision = "final";
+  EXPECT_EQ(recorded_tip(worker), "final");
+}
+
+}  // namespace
+}  // namespace orrery

@@ -90,12 +90,28 @@ TEST_F(GitTest, RemovingAWorktreeAndItsBranchLeavesNothingAndIsRepeatable) {
   const std::string path = dir_.file("wt");
   ASSERT_TRUE(git_.add_worktree(repo_, path, "orrery/r/edit", base_).ok());
   write(path + "/dirty", "uncommitted\n");
-  ASSERT_TRUE(git_.remove_worktree(repo_, path).ok());
-  ASSERT_TRUE(git_.delete_branch(repo_, "orrery/r/edit").ok());
+  EXPECT_TRUE(ok(git_.remove_worktree_of(repo_, path, "orrery/r/edit")));
+  ASSERT_TRUE(git_.delete_branch_at(repo_, "orrery/r/edit", base_).ok());
   EXPECT_FALSE(std::ifstream(path).good());
   EXPECT_FALSE(ok(git_.branch_exists(repo_, "orrery/r/edit")));
+  EXPECT_FALSE(ok(git_.remove_worktree_of(repo_, path, "orrery/r/edit")));
   EXPECT_TRUE(git_.remove_worktree(repo_, path).ok());
-  EXPECT_TRUE(git_.delete_branch(repo_, "orrery/r/edit").ok());
+  EXPECT_TRUE(git_.delete_branch_at(repo_, "orrery/r/edit", base_).ok());
+}
+
+TEST_F(GitTest, AWorktreeOfAnotherBranchAndABranchThatMovedAreKept) {
+  const std::string path = dir_.file("wt");
+  ASSERT_TRUE(git_.add_worktree(repo_, path, "orrery/r/other", base_).ok());
+  EXPECT_FALSE(ok(git_.remove_worktree_of(repo_, path, "orrery/r/edit")));
+  EXPECT_TRUE(std::ifstream(path + "/README").good()) << "another branch's worktree is kept";
+  write(path + "/mine.txt", "mine\n");
+  ASSERT_TRUE(ok(git_.commit_all(path, "a person's commit")));
+  const std::string moved = ok(git_.commit_of(repo_, "orrery/r/other"));
+  const Status kept = git_.delete_branch_at(repo_, "orrery/r/other", base_);
+  ASSERT_FALSE(kept.ok());
+  EXPECT_EQ(kept.error().code, ErrorCode::kConflict);
+  EXPECT_NE(kept.error().message.find(moved), std::string::npos) << kept.error().message;
+  EXPECT_EQ(ok(git_.commit_of(repo_, "orrery/r/other")), moved);
 }
 
 TEST_F(GitTest, EachStrategyPutsACandidateOnTheTip) {

@@ -476,5 +476,68 @@ TEST_F(Workers, CommandsOnTheWrongStateAreRefusedAndChangeNothing) {
   EXPECT_EQ(json_of({"worker", "show", worker["id"]})["state"], "hold");
 }
 
+// Discard deletes only what is still what orrery recorded (docs/workers.md,
+// "Resume, discard, retry"): generated over where the branch is (where the
+// worker left it, moved by a person, deleted) x what is at the worktree's
+// path (the worker's worktree, a person's directory, nothing).
+TEST_F(Workers, DiscardRemovesOnlyTheWorktreeAndBranchOrreryRecorded) {
+  create("keep", "name: keep\nsteps:\n" + step("a", "echo a > a.txt", ""));
+  for (const std::string branch_case : {"recorded", "moved", "deleted"}) {
+    for (const std::string path_case : {"worktree", "foreign", "gone"}) {
+      SCOPED_TRACE(branch_case + " branch, " + path_case + " path");
+      const json worker = worker_of(run_wait("keep")["id"], "a");
+      ASSERT_EQ(worker["state"], "reported") << worker.dump(1);
+      const std::string path = worker["worktree_path"];
+      const std::string branch = worker["branch"];
+      if (path_case != "worktree") sh("git -C " + repo_ + " worktree remove --force " + path);
+      if (path_case == "foreign") sh("mkdir " + path + " && echo mine > " + path + "/mine.txt");
+      if (branch_case == "moved" && path_case == "worktree") {
+        sh("git -C " + path + " commit --quiet --allow-empty -m mine");
+      } else if (branch_case == "moved") {
+        sh("git -C " + repo_ + " branch --quiet -f " + branch + " main");
+      } else if (branch_case == "deleted") {
+        sh("git -C " + repo_ + " update-ref -d refs/heads/" + branch);
+      }
+      const std::string tip = git("rev-parse --verify --quiet refs/heads/" + branch);
+      const RunResult discarded = run({"worker", "discard", worker["id"]});
+      ASSERT_EQ(discarded.exit_code, 0) << discarded.err;
+      EXPECT_EQ(json_of({"worker", "show", worker["id"]})["state"], "cancelled");
+      if (path_case == "foreign") {
+        EXPECT_EQ(read_file(path + "/mine.txt"), "mine\n");
+        EXPECT_TRUE(contains(discarded.out, "kept: it is not the worktree of branch"))
+            << discarded.out;
+      } else {
+        EXPECT_FALSE(exists(path));
+      }
+      EXPECT_EQ(git("worktree list --porcelain").find(path + "\n"), std::string::npos);
+      if (branch_case == "moved") {
+        EXPECT_EQ(git("rev-parse refs/heads/" + branch), tip) << "a moved branch is kept";
+        EXPECT_TRUE(contains(discarded.out, "kept: branch " + branch)) << discarded.out;
+      } else {
+        EXPECT_EQ(git("branch --list " + branch), "");
+      }
+    }
+  }
+}
+
+// A merged worker has nothing to discard: refused, and a branch a person
+// has since made with its name is left alone.
+TEST_F(Workers, DiscardIsRefusedForAMergedWorkerAndChangesNothing) {
+  json_of({"queue", "config", repo_, "--verify", "true"});
+  create("one", "name: one\nsteps:\n" + step("a", "echo a > a.txt"));
+  start_daemon();
+  const std::string id = run_wait("one")["id"];
+  ASSERT_EQ(queue_settled()[0]["state"], "merged");
+  const json worker = worker_of(id, "a");
+  ASSERT_EQ(worker["state"], "merged");
+  const std::string branch = worker["branch"];
+  sh("git -C " + repo_ + " branch " + branch + " main~1");
+  const std::string tip = git("rev-parse refs/heads/" + branch);
+  const std::string error = expect_error({"worker", "discard", worker["id"]}, 4);
+  EXPECT_TRUE(contains(error, "is merged")) << error;
+  EXPECT_EQ(git("rev-parse refs/heads/" + branch), tip);
+  EXPECT_EQ(json_of({"worker", "show", worker["id"]})["state"], "merged");
+}
+
 }  // namespace
 }  // namespace orrery
