@@ -393,6 +393,7 @@ Result<int> drive_queue_command(const WorkerArgs& args, const Context& context) 
   MergeDriverOptions options;
   options.home = opened->home;
   options.driver = "queue@" + SystemProcessProbe().host_name() + ":" + std::to_string(getpid());
+  options.process = current_process();
   options.env = process_environment();
   auto driven = drive_merge_queue(*opened->store, {args.repo, args.target}, options);
   if (!driven) return driven.error();

@@ -26,6 +26,8 @@ constexpr NameTable<MergeStrategy, 3> kStrategyNames{{
 }};
 
 // docs/workers.md, "Entries": ready is the head being verified and merged;
+// it stays ready while its driver records the commit it is about to move
+// the target to (or, the target having moved, forgets it to verify again);
 // it goes back to waiting when its driver stopped before it ended; conflict
 // and rejected wait for a person (`queue retry` puts them at the end of the
 // queue again, `queue drop` rejects a waiting entry); merged is final.
@@ -35,9 +37,10 @@ struct Transition {
 };
 
 constexpr Transition kTransitions[] = {
-    {M::kWaiting, M::kReady},    {M::kWaiting, M::kRejected},  {M::kReady, M::kMerged},
-    {M::kReady, M::kConflict},   {M::kReady, M::kRejected},    {M::kReady, M::kWaiting},
-    {M::kConflict, M::kWaiting}, {M::kConflict, M::kRejected}, {M::kRejected, M::kWaiting},
+    {M::kWaiting, M::kReady},    {M::kWaiting, M::kRejected}, {M::kReady, M::kReady},
+    {M::kReady, M::kMerged},     {M::kReady, M::kConflict},   {M::kReady, M::kRejected},
+    {M::kReady, M::kWaiting},    {M::kConflict, M::kWaiting}, {M::kConflict, M::kRejected},
+    {M::kRejected, M::kWaiting},
 };
 
 }  // namespace

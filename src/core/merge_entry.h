@@ -56,7 +56,9 @@ struct MergeEntry {
   std::string base_revision;              // the worker's base
   std::string parent_revision;            // the tip the candidate was put on
   std::string candidate_revision;         // the worker's final revision
-  std::string merge_commit;               // what the target became (merged)
+  // What the target became (merged); while ready, the commit the driver
+  // verified and is about to move the target to, once it is that far.
+  std::string merge_commit;
   VerifyRecord verify;
   std::string reason;  // why conflict or rejected, or what changed
   std::string conflict_files_json = "[]";

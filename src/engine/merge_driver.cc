@@ -34,7 +34,7 @@ class QueueDriver {
   Result<int> drive() {
     int ended = 0;
     while (true) {
-      auto held = store_.lease_queue(queue_, options_.driver, lease_ms(), now());
+      auto held = store_.lease_queue(queue_, holder(), lease_ms(), now());
       if (!held) return held.error();
       if (!*held) return ended;  // another driver has it
       auto next = next_entry();
@@ -43,24 +43,25 @@ class QueueDriver {
       if (auto done = process(**next); !done) return done.error();
       ++ended;
     }
-    (void)store_.lease_queue(queue_, options_.driver, 0, now());
+    (void)store_.lease_queue(queue_, holder(), 0, now());
     return ended;
   }
 
  private:
   TimeMs now() const { return clock_.wall_now(); }
   DurationMs lease_ms() const { return kQueueLeaseMs; }
+  QueueHolder holder() const { return {options_.driver, options_.process}; }
 
   // The queue's lease and the worker's, renewed while an entry is worked on
   // (every lease/3 during its verification). A renewal that fails is
   // noticed by the guarded writes that follow.
   void renew(const Worker& worker) {
-    (void)store_.lease_queue(queue_, options_.driver, lease_ms(), now());
+    (void)store_.lease_queue(queue_, holder(), lease_ms(), now());
     (void)store_.heartbeat_worker(worker.id, options_.driver, lease_ms(), now());
   }
 
   // The queue's head: waiting entries in order; a ready one left by a driver
-  // that stopped goes back to waiting first (verified again from scratch).
+  // that stopped is recovered first.
   Result<std::optional<MergeEntry>> next_entry() {
     MergeFilter filter;
     filter.repo = queue_.repo;
@@ -69,7 +70,7 @@ class QueueDriver {
     if (!entries) return entries.error();
     for (const MergeEntry& entry : *entries) {
       if (entry.target != queue_.target || entry.state != MergeState::kReady) continue;
-      if (auto back = give_back(entry); !back) return back.error();
+      if (auto recovered = recover(entry); !recovered) return recovered.error();
     }
     entries = store_.list_merge_entries(filter);
     if (!entries) return entries.error();
@@ -78,6 +79,37 @@ class QueueDriver {
         return std::optional<MergeEntry>(entry);
     }
     return std::optional<MergeEntry>();
+  }
+
+  // A ready entry whose driver stopped: merged when the target already
+  // holds the commit it recorded before moving the target (it moved, the
+  // record of it did not follow); otherwise back to waiting, verified again
+  // from scratch. Its scratch worktree goes either way (apply).
+  Status recover(const MergeEntry& entry) {
+    if (!target_holds(entry.merge_commit)) return give_back(entry);
+    auto worker = store_.get_worker(entry.worker_id);
+    if (!worker) return worker.error();
+    const std::string note = " (recorded after its driver " + entry.driver + " stopped)";
+    if (worker->has_value() && (*worker)->state == WorkerState::kMergeReady) {
+      return record_merged(entry, **worker, entry.parent_revision, entry.merge_commit, entry.verify,
+                           note);
+    }
+    // Its worker was changed by other means: the entry's record only.
+    MergeChange change =
+        ending(entry, MergeState::kMerged,
+               "merged onto " + queue_.target + " at " + short_commit(entry.merge_commit) + note);
+    change.driver.clear();
+    return apply(change);
+  }
+
+  // Whether the target branch holds `commit` (false for none, or one git
+  // cannot find or read).
+  bool target_holds(const std::string& commit) {
+    if (commit.empty()) return false;
+    auto tip = git_.commit_of(queue_.repo, "refs/heads/" + queue_.target);
+    if (!tip) return false;
+    auto held = git_.is_ancestor(queue_.repo, commit, *tip);
+    return held && *held;
   }
 
   Status give_back(const MergeEntry& entry) {
@@ -156,12 +188,10 @@ class QueueDriver {
       }
       auto combined = combine_in_scratch(entry, scratch, *tip, strategy);
       if (!combined) {
-        remove_scratch(scratch);
         return end(entry, MergeState::kReady, MergeState::kRejected, combined.error().message,
                    worker_change(worker, WorkerState::kHold, ""));
       }
       if (combined->conflict) {
-        remove_scratch(scratch);
         MergeChange change =
             refusal(entry, MergeState::kConflict, worker, *tip,
                     "conflict with " + queue_.target + " at " + short_commit(*tip) + " in " +
@@ -174,7 +204,6 @@ class QueueDriver {
           run_verification(verify, scratch, entry, worker, combined->commit, combined->tree);
       renew(worker);
       if (record.exit_code != 0) {
-        remove_scratch(scratch);
         MergeChange change =
             refusal(entry, MergeState::kRejected, worker, *tip,
                     "verification failed (" +
@@ -185,31 +214,50 @@ class QueueDriver {
         change.verify = record;
         return apply(change);
       }
-      auto ready = store_.change_worker(
-          worker_change(worker, WorkerState::kMergeReady, "verified on " + short_commit(*tip)),
-          now());
+      auto ready = record_intent(entry, worker, *tip, combined->commit, record);
       if (!ready) return ready.error();
       worker = *ready;
-      auto moved = move_target(entry, worker, *tip, combined->commit, record);
-      if (!moved) return moved.error();
-      if (*moved) {
-        remove_scratch(scratch);
-        return Ok{};
+      auto moved = move_target(entry, *tip, combined->commit);
+      if (!moved) {
+        return after_git_failure(entry, worker, *tip, combined->commit, record,
+                                 moved.error().message);
+      }
+      if (moved->moved) return record_merged(entry, worker, *tip, combined->commit, record, "");
+      if (!moved->refusal.empty()) {
+        MergeChange change = refusal(entry, MergeState::kRejected, worker, *tip, moved->refusal);
+        change.verify = record;
+        return apply(change);
       }
       // The target moved while it was verified: verify again on the new tip.
       remove_scratch(scratch);
-      auto again = store_.change_worker(
-          worker_change(worker, WorkerState::kVerifying,
-                        queue_.target + " moved from " + short_commit(*tip) +
-                            " during verification; verified again on the new tip"),
-          now());
-      if (!again) return again.error();
-      worker = *again;
+      MergeChange again = ending(entry, MergeState::kReady,
+                                 queue_.target + " moved from " + short_commit(*tip) +
+                                     " during verification; verified again on the new tip");
+      again.merge_commit = "";
+      again.worker = worker_change(worker, WorkerState::kVerifying, again.reason);
+      if (auto applied = apply(again); !applied) return applied.error();
+      worker.state = WorkerState::kVerifying;
     }
     return end(entry, MergeState::kReady, MergeState::kRejected,
                queue_.target + " moved " + std::to_string(kMaxTipMoves) +
                    " times during verification; orrery queue retry " + entry.id + " tries again",
                worker_change(worker, WorkerState::kHold, ""));
+  }
+
+  // Before the target moves: the entry records the commit it will become
+  // (and what was verified), and the worker is merge_ready, in one write.
+  Result<Worker> record_intent(const MergeEntry& entry, const Worker& worker,
+                               const std::string& tip, const std::string& commit,
+                               const VerifyRecord& record) {
+    MergeChange intent = ending(entry, MergeState::kReady, "verified on " + short_commit(tip));
+    intent.parent_revision = tip;
+    intent.merge_commit = commit;
+    intent.verify = record;
+    intent.worker = worker_change(worker, WorkerState::kMergeReady, intent.reason);
+    if (auto applied = apply(intent); !applied) return applied.error();
+    Worker ready = worker;
+    ready.state = WorkerState::kMergeReady;
+    return ready;
   }
 
   Result<Combined> combine_in_scratch(const MergeEntry& entry, const std::string& scratch,
@@ -262,61 +310,87 @@ class QueueDriver {
     return record;
   }
 
-  // Moves the target from `tip` to `commit`; false when it had moved.
-  Result<bool> move_target(const MergeEntry& entry, const Worker& worker, const std::string& tip,
-                           const std::string& commit, const VerifyRecord& record) {
+  // How moving the target went, when git did not fail: moved; or refused
+  // for a reason that ends the entry (the checkout's state); or neither,
+  // the target having moved meanwhile.
+  struct Move {
+    bool moved = false;
+    std::string refusal;
+  };
+
+  // Moves the target from `tip` to `commit` (git only; nothing recorded).
+  Result<Move> move_target(const MergeEntry& entry, const std::string& tip,
+                           const std::string& commit) {
     auto checkout = git_.checkout_of(queue_.repo, queue_.target);
     if (!checkout) return checkout.error();
-    bool moved = false;
-    if (checkout->has_value()) {
-      auto dirty = git_.dirty(**checkout);
-      if (!dirty) return dirty.error();
-      if (*dirty) {
-        MergeChange change = refusal(
-            entry, MergeState::kRejected, worker, tip,
-            "the checkout " + **checkout + " has uncommitted changes on " + queue_.target +
-                "; orrery never overwrites them: commit or stash them, then orrery queue retry " +
-                entry.id);
-        change.verify = record;
-        if (auto applied = apply(change); !applied) return applied.error();
-        return true;
-      }
-      auto head = git_.commit_of(**checkout, "HEAD");
-      if (!head) return head.error();
-      if (*head == tip) {
-        auto refused = git_.fast_forward_checkout(**checkout, commit);
-        if (!refused) return refused.error();
-        moved = refused->empty();
-        auto after = moved ? Result<std::string>(commit) : git_.commit_of(**checkout, "HEAD");
-        if (!after) return after.error();
-        if (!moved && *after == tip) {  // refused for another reason than a new commit
-          MergeChange change = refusal(
-              entry, MergeState::kRejected, worker, tip,
-              "the checkout " + **checkout + " refused the fast-forward (" + visible(*refused) +
-                  "); orrery never overwrites files there: move them, then orrery queue retry " +
-                  entry.id);
-          change.verify = record;
-          if (auto applied = apply(change); !applied) return applied.error();
-          return true;
-        }
-      }
-    } else {
+    if (!checkout->has_value()) {
       auto swapped = git_.swap_branch(queue_.repo, queue_.target, commit, tip);
       if (!swapped) return swapped.error();
-      moved = *swapped;
+      return Move{*swapped, ""};
     }
-    if (!moved) return false;
-    MergeChange change = ending(entry, MergeState::kMerged,
-                                "merged onto " + queue_.target + " at " + short_commit(commit));
+    const std::string& path = **checkout;
+    const std::string retry = "then orrery queue retry " + entry.id;
+    if (!std::filesystem::is_directory(path)) {
+      return Move{false, queue_.target + " is checked out at " + path + ", which is gone; git -C " +
+                             queue_.repo + " worktree prune forgets it, " + retry};
+    }
+    auto dirty = git_.dirty(path);
+    if (!dirty) return dirty.error();
+    if (*dirty) {
+      return Move{false, "the checkout " + path + " has uncommitted changes on " + queue_.target +
+                             "; orrery never overwrites them: commit or stash them, " + retry};
+    }
+    auto head = git_.commit_of(path, "HEAD");
+    if (!head) return head.error();
+    if (*head != tip) return Move{};
+    auto refused = git_.fast_forward_checkout(path, commit);
+    if (!refused) return refused.error();
+    if (refused->empty()) return Move{true, ""};
+    auto after = git_.commit_of(path, "HEAD");
+    if (!after) return after.error();
+    if (*after != tip) return Move{};  // a new commit came first
+    return Move{false, "the checkout " + path + " refused the fast-forward (" + visible(*refused) +
+                           "); orrery never overwrites files there: move them, " + retry};
+  }
+
+  // Git failed while the target was being moved: it may have moved all the
+  // same (the failure came after), so git is asked; merged if it holds the
+  // commit, else rejected with git's reason.
+  Status after_git_failure(const MergeEntry& entry, const Worker& worker, const std::string& tip,
+                           const std::string& commit, const VerifyRecord& record,
+                           const std::string& message) {
+    if (target_holds(commit)) {
+      return record_merged(entry, worker, tip, commit, record,
+                           " (git reported a failure after it moved: " + message + ")");
+    }
+    MergeChange change =
+        refusal(entry, MergeState::kRejected, worker, tip,
+                "git failed while moving " + queue_.target + ": " + message + "; " + queue_.target +
+                    " is untouched, branch " + worker.branch + " is kept; orrery queue retry " +
+                    entry.id + " tries again");
+    change.verify = record;
+    return apply(change);
+  }
+
+  // The entry merged (the target is at or past `commit`): the worker's
+  // worktree and branch go, the work being on the target now.
+  Status record_merged(const MergeEntry& entry, const Worker& worker, const std::string& tip,
+                       const std::string& commit, const VerifyRecord& record,
+                       const std::string& note) {
+    MergeChange change =
+        ending(entry, MergeState::kMerged,
+               "merged onto " + queue_.target + " at " + short_commit(commit) + note);
+    change.from = MergeState::kReady;
     change.parent_revision = tip;
     change.merge_commit = commit;
     change.verify = record;
     change.worker = worker_change(worker, WorkerState::kMerged, change.reason);
-    if (auto applied = apply(change); !applied) return applied.error();
-    // The work is on the target now: the worker's worktree and branch go.
+    if (!entry.driver.empty() && entry.driver != options_.driver) change.driver.clear();
+    // Before the record, so that a driver that dies between the two leaves
+    // the entry ready and the next one finishes it.
     (void)git_.remove_worktree_of(queue_.repo, worker.worktree_path, worker.branch);
     (void)git_.delete_branch_at(queue_.repo, worker.branch, recorded_tip(worker));
-    return true;
+    return apply(change);
   }
 
   // An entry that ends without a merge (conflict, rejected) after it was
@@ -350,7 +424,11 @@ class QueueDriver {
     return apply(change);
   }
 
+  // Writes the change; an entry that ends (or goes back to waiting) has its
+  // scratch worktree removed first, so that no path leaves one behind.
   Status apply(const MergeChange& change) {
+    if (change.to != MergeState::kReady)
+      remove_scratch(HomeLayout(options_.home).queue_scratch(change.entry_id));
     auto applied = store_.change_merge_entry(change, now());
     if (!applied) return applied.error();
     return Ok{};

@@ -14,7 +14,11 @@
 // a verification is never skipped unless the queue says `none`, and every
 // entry records what ran, how it ended, its output's tail (scrubbed) and the
 // tree it verified; a conflict, a failed verification or any other refusal
-// holds the worker with its branch and worktree kept.
+// holds the worker with its branch and worktree kept. Before the target
+// moves, the entry records the commit it is about to become; a driver that
+// finds a ready entry whose recorded commit the target already holds
+// records the merge rather than merging again, so that whatever dies, an
+// entry lands at most once.
 #pragma once
 
 #include <string>
@@ -36,6 +40,7 @@ inline constexpr DurationMs kQueueLeaseMs = 60'000;
 struct MergeDriverOptions {
   std::string home;
   std::string driver;                 // who holds the queue, e.g. queue@HOST:PID
+  ProcessIdentity process;            // this process (pid 0: only the lease's expiry counts)
   std::vector<EnvVar> env;            // git's and the verification's environment
   CommandRunner* commands = nullptr;  // null: the system's
   Clock* clock = nullptr;             // null: the real clock

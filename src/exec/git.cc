@@ -151,7 +151,9 @@ Result<std::string> Git::commit_of(const std::string& repo, const std::string& r
       git(repo, {"rev-parse", "--verify", "--quiet", "--end-of-options", revision + "^{commit}"});
   if (!result) return result.error();
   if (!result->succeeded()) {
-    return not_found_error("'" + visible(revision) + "' names no commit in " + repo);
+    const std::string why = last_line(result->tail);  // --quiet: empty for no such commit
+    return not_found_error("'" + visible(revision) + "' names no commit in " + repo +
+                           (why.empty() ? "" : " (git: " + visible(why) + ")"));
   }
   return first_line(result->stdout_text);
 }
@@ -219,8 +221,10 @@ Status Git::remove_worktree(const std::string& repo, const std::string& path) {
   auto removed = git(repo, {"worktree", "remove", "--force", "--force", "--", path});
   if (!removed) return removed.error();
   if (removed->succeeded()) return Ok{};
-  // Not a worktree (any more), or its directory went by other means: the
-  // record of it, if any, goes.
+  // Not a worktree (any more), its directory gone by other means, or git
+  // failed: the directory goes, then the record of it, if any.
+  std::error_code ignored;
+  std::filesystem::remove_all(path, ignored);
   auto pruned = git_line(repo, {"worktree", "prune"});
   if (!pruned) return pruned.error();
   return Ok{};
@@ -406,10 +410,19 @@ Result<Combined> Git::combine(const std::string& scratch, const std::string& tip
     return combined;
   }
   if (strategy == MergeStrategy::kSquash) {
-    std::vector<std::string> commit = identity;
-    commit.insert(commit.end(),
-                  {"commit", "--quiet", "--no-verify", "--allow-empty", "-m", message});
-    if (auto made = git_line(scratch, commit); !made) return made.error();
+    // A candidate whose changes the tip holds already squashes to nothing:
+    // the tip itself, never an empty commit (a squash is idempotent).
+    auto staged = git(scratch, {"diff", "--cached", "--quiet"});
+    if (!staged) return staged.error();
+    if (staged->exit_code != 0 && staged->exit_code != 1) {
+      return internal_error("git diff --cached in " + scratch +
+                            " failed: " + visible(last_line(staged->tail)));
+    }
+    if (staged->exit_code == 1) {
+      std::vector<std::string> commit = identity;
+      commit.insert(commit.end(), {"commit", "--quiet", "--no-verify", "-m", message});
+      if (auto made = git_line(scratch, commit); !made) return made.error();
+    }
   }
   auto ids = git(scratch, {"rev-parse", "HEAD", "HEAD^{tree}"});
   if (!ids) return ids.error();

@@ -57,7 +57,8 @@ class Git {
   Status add_detached_worktree(const std::string& repo, const std::string& path,
                                const std::string& commit);
   // Removes the worktree (forced) and prunes its record; a worktree already
-  // gone is not an error. For orrery's own scratch worktrees.
+  // gone is not an error, and one git fails to remove has its directory
+  // deleted and its record pruned. For orrery's own scratch worktrees only.
   Status remove_worktree(const std::string& repo, const std::string& path);
   // Removes the worktree at `path` only while it is registered with
   // `branch` checked out; a directory that is not (a user's, or another

@@ -17,6 +17,7 @@
 
 #include "core/merge_entry.h"
 #include "core/result.h"
+#include "core/run.h"  // ProcessIdentity
 #include "core/time.h"
 #include "store/worker_book.h"
 
@@ -46,6 +47,13 @@ struct MergeChange {
   std::optional<WorkerChange> worker;
 };
 
+// Who drives a queue: the name its entries and workers record, and its
+// process on this host (pid 0: not known; only the lease's expiry counts).
+struct QueueHolder {
+  std::string driver;
+  ProcessIdentity process;
+};
+
 // One queue: a repository and a target branch.
 struct QueueKey {
   std::string repo;
@@ -67,13 +75,15 @@ class MergeQueue {
   // Oldest first: by queue, then priority (higher first) and arrival.
   virtual Result<std::vector<MergeEntry>> list_merge_entries(const MergeFilter& filter) = 0;
   virtual Result<MergeEntry> change_merge_entry(const MergeChange& change, TimeMs now) = 0;
-  // Takes or extends the queue's driver lease for `driver`; false when
-  // another driver's lease is live (nothing changes). A lease_ms of 0 gives
-  // a held lease up.
-  virtual Result<bool> lease_queue(const QueueKey& queue, const std::string& driver,
+  // Takes or extends the queue's driver lease for `holder`; false when
+  // another driver's lease is live (nothing changes). A lease held by a
+  // process of this host that is gone is not live, whatever its expiry. A
+  // lease_ms of 0 gives a held lease up.
+  virtual Result<bool> lease_queue(const QueueKey& queue, const QueueHolder& holder,
                                    DurationMs lease_ms, TimeMs now) = 0;
-  // Queues with waiting or ready entries and no live driver at `now`: the
-  // queues a daemon starts a driver for.
+  // Queues with waiting or ready entries and no live driver at `now` (none,
+  // expired, or a process of this host that is gone): the queues a daemon
+  // starts a driver for.
   virtual Result<std::vector<QueueKey>> queues_with_work(TimeMs now) = 0;
 };
 

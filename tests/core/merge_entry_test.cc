@@ -28,7 +28,9 @@ TEST(MergeEntryTest, OnlyTheHeadBeingVerifiedMergesAndMergedIsFinal) {
     EXPECT_EQ(legal_merge_transition(from, M::kMerged), from == M::kReady)
         << merge_state_name(from);
     EXPECT_FALSE(legal_merge_transition(M::kMerged, from));
-    EXPECT_FALSE(legal_merge_transition(from, from));
+    // Only the head being merged stays what it is: its driver records the
+    // commit it is about to move the target to.
+    EXPECT_EQ(legal_merge_transition(from, from), from == M::kReady) << merge_state_name(from);
   }
   // A person's retry puts a conflict or a rejection back in the queue.
   EXPECT_TRUE(legal_merge_transition(M::kConflict, M::kWaiting));

@@ -2,7 +2,8 @@
 // and real git repositories made here, without the binary: reported workers
 // are made in the store with real branches, and the driver is run in the
 // test's process. A CommandRunner between the driver and the system lets a
-// test act while the verification runs (a person's commit to the target).
+// test act while the verification runs (a person's commit to the target),
+// or stop the driver dead at any git call.
 #include "engine/merge_driver.h"
 
 #include <gtest/gtest.h>
@@ -39,6 +40,35 @@ class HookedCommands final : public CommandRunner {
   }
   std::function<void()> before_verify;
   int verifications = 0;
+};
+
+// Thrown where the driver's process would have been killed: the driver is
+// abandoned mid-call, as kill -9 would leave it.
+struct Killed {};
+
+// The system's commands, except that the driver dies at its `kill_at`-th
+// git call (before it runs, or after it did its work and before the driver
+// saw its result), or that its `fail_at`-th git call fails.
+class DyingCommands final : public CommandRunner {
+ public:
+  Result<CommandResult> run(const CommandRequest& request) override {
+    const bool git = !request.argv.empty() && request.argv[0] == "git";
+    if (git) ++calls;
+    if (git && calls == kill_at && !after) throw Killed{};
+    if (git && calls == fail_at) {
+      CommandResult failed;
+      failed.exit_code = 128;
+      failed.tail = "fatal: injected failure of call " + std::to_string(calls) + "\n";
+      return failed;
+    }
+    auto result = system_commands().run(request);
+    if (git && calls == kill_at && after) throw Killed{};
+    return result;
+  }
+  int kill_at = 0;
+  bool after = false;
+  int fail_at = 0;  // this call fails as git does (exit 128), without running
+  int calls = 0;
 };
 
 class MergeDriverTest : public ::testing::Test {
@@ -117,6 +147,29 @@ class MergeDriverTest : public ::testing::Test {
   }
 
   MergeEntry entry(const std::string& id) { return *store_->resolve_merge_entry(id); }
+  void use_strategy(MergeStrategy strategy) {
+    QueueConfig config;
+    config.repo = repo_;
+    config.verify = "true";
+    config.strategy = strategy;
+    ASSERT_TRUE(store_->configure_queue(config, kNow).ok());
+  }
+  // The target checked out in repo_, or repo_'s checkout detached.
+  void check_out_target(bool checked_out) {
+    sh("git -C " + repo_ + (checked_out ? " checkout --quiet main" : " checkout --quiet --detach"));
+  }
+  // `git -C repo ARGS`'s stdout, its last newline cut.
+  std::string run_git(const std::string& args) const {
+    CommandRequest request;
+    request.argv = {"/bin/sh", "-c", "git -C " + repo_ + " " + args};
+    request.env = kEnv;
+    request.cwd = repo_;
+    auto result = system_commands().run(request);
+    if (!result || !result->succeeded()) return "(failed: git " + args + ")";
+    std::string text = result->stdout_text;
+    if (!text.empty() && text.back() == '\n') text.pop_back();
+    return text;
+  }
   Worker worker_of(const MergeEntry& entry) { return **store_->get_worker(entry.worker_id); }
 
   int drive() {
@@ -157,7 +210,8 @@ TEST_F(MergeDriverTest, EntriesMergeOneAtATimeInOrderEachOnTheLast) {
   std::ifstream a_file(repo_ + "/a.txt");
   EXPECT_TRUE(a_file.good());
   // The queue's lease is given up once it is empty.
-  EXPECT_TRUE(*store_->lease_queue({repo_, "main"}, "someone-else", 1000, clock_.wall_now()));
+  EXPECT_TRUE(*store_->lease_queue({repo_, "main"}, QueueHolder{"someone-else", {}}, 1000,
+                                   clock_.wall_now()));
 }
 
 TEST_F(MergeDriverTest, AConflictHoldsTheWorkerKeepsItsBranchAndLeavesTheTarget) {
@@ -240,7 +294,8 @@ TEST_F(MergeDriverTest, EachStrategyMerges) {
 TEST_F(MergeDriverTest, AnEntryLeftReadyByAStoppedDriverIsVerifiedAgain) {
   const MergeEntry a = queued("a", "a.txt", "a\n");
   // A driver took it and died (its lease runs out).
-  ASSERT_TRUE(*store_->lease_queue({repo_, "main"}, "queue@dead", 1000, clock_.wall_now()));
+  ASSERT_TRUE(*store_->lease_queue({repo_, "main"}, QueueHolder{"queue@dead", {}}, 1000,
+                                   clock_.wall_now()));
   MergeChange take;
   take.entry_id = a.id;
   take.from = MergeState::kWaiting;
@@ -259,6 +314,145 @@ TEST_F(MergeDriverTest, AnEntryLeftReadyByAStoppedDriverIsVerifiedAgain) {
   clock_.advance(2000);
   EXPECT_EQ(drive(), 1);
   EXPECT_EQ(entry(a.id).state, MergeState::kMerged);
+}
+
+// Generated over strategy x where the target is (checked out, or only a
+// branch) x before or after each git call of a merge: the driver dies
+// there, the next one (a lease later) finishes, and the entry has landed
+// exactly once, with nothing of it left behind.
+TEST_F(MergeDriverTest, AnEntryMergesExactlyOnceWhateverGitCallItsDriverDiesAt) {
+  int cases = 0;
+  for (MergeStrategy strategy :
+       {MergeStrategy::kRebase, MergeStrategy::kMerge, MergeStrategy::kSquash}) {
+    use_strategy(strategy);
+    for (bool checked_out : {true, false}) {
+      check_out_target(checked_out);
+      for (bool after : {false, true}) {
+        for (int kill_at = 1;; ++kill_at) {
+          const std::string name = std::string(merge_strategy_name(strategy)) +
+                                   (checked_out ? "-co" : "-br") +
+                                   (after ? "-after-" : "-before-") + std::to_string(kill_at);
+          SCOPED_TRACE(name);
+          const MergeEntry queued_entry = queued(name, name + ".txt", name + "\n");
+          const std::string before = head("main");
+          DyingCommands dying;
+          dying.kill_at = kill_at;
+          dying.after = after;
+          MergeDriverOptions first = options_;
+          first.commands = &dying;
+          first.driver = "queue@first-" + name;
+          bool killed = false;
+          try {
+            (void)drive_merge_queue(*store_, {repo_, "main"}, first);
+          } catch (const Killed&) {
+            killed = true;
+          }
+          if (killed) {
+            clock_.advance(kQueueLeaseMs + 1);
+            drive();
+          }
+          ++cases;
+          const MergeEntry merged = entry(queued_entry.id);
+          ASSERT_EQ(merged.state, MergeState::kMerged) << merged.reason;
+          EXPECT_EQ(run_git("rev-list --count --first-parent " + before + "..main"), "1");
+          EXPECT_EQ(run_git("show main:" + name + ".txt"), name);
+          EXPECT_EQ(merged.merge_commit, head("main"));
+          const Worker worker = worker_of(merged);
+          EXPECT_EQ(worker.state, WorkerState::kMerged);
+          EXPECT_FALSE(std::filesystem::exists(worker.worktree_path));
+          EXPECT_FALSE(*git_.branch_exists(repo_, worker.branch));
+          EXPECT_FALSE(std::filesystem::exists(HomeLayout(dir_.path()).queue_scratch(merged.id)));
+          EXPECT_EQ(run_git("worktree list --porcelain")
+                        .find("worktree " + HomeLayout(dir_.path()).worktrees()),
+                    std::string::npos)
+              << run_git("worktree list --porcelain");
+          if (!killed) break;  // the driver made fewer git calls than kill_at
+          ASSERT_LT(kill_at, 200) << "a merge that never ends";
+        }
+      }
+    }
+  }
+  EXPECT_GT(cases, 6 * 10);
+}
+
+// Generated over each git call of a merge failing as git fails (exit 128),
+// for each strategy and where the target is: the driver goes on, the entry
+// ends (merged once, or rejected with git's reason and the target as it
+// was), and no scratch worktree is left.
+TEST_F(MergeDriverTest, AGitFailureAtAnyCallEndsTheEntryAndLeavesNoScratch) {
+  int failed_cases = 0;
+  for (MergeStrategy strategy :
+       {MergeStrategy::kRebase, MergeStrategy::kMerge, MergeStrategy::kSquash}) {
+    use_strategy(strategy);
+    for (bool checked_out : {true, false}) {
+      if (!checked_out && strategy != MergeStrategy::kSquash) continue;
+      check_out_target(checked_out);
+      for (int fail_at = 1;; ++fail_at) {
+        const std::string name = std::string(merge_strategy_name(strategy)) +
+                                 (checked_out ? "-co" : "-br") + "-fail-" + std::to_string(fail_at);
+        SCOPED_TRACE(name);
+        const MergeEntry queued_entry = queued(name, name + ".txt", name + "\n");
+        const std::string before = head("main");
+        DyingCommands failing;
+        failing.fail_at = fail_at;
+        MergeDriverOptions options = options_;
+        options.commands = &failing;
+        auto driven = drive_merge_queue(*store_, {repo_, "main"}, options);
+        ASSERT_TRUE(driven.ok()) << driven.error().message;
+        const MergeEntry ended = entry(queued_entry.id);
+        const Worker worker = worker_of(ended);
+        if (ended.state == MergeState::kMerged) {
+          EXPECT_EQ(run_git("rev-list --count --first-parent " + before + "..main"), "1");
+          EXPECT_EQ(worker.state, WorkerState::kMerged);
+        } else {
+          ++failed_cases;
+          EXPECT_EQ(ended.state, MergeState::kRejected);
+          EXPECT_NE(ended.reason.find("injected failure of call"), std::string::npos)
+              << ended.reason;
+          EXPECT_EQ(head("main"), before);
+          EXPECT_EQ(worker.state, WorkerState::kHold);
+          EXPECT_TRUE(*git_.branch_exists(repo_, worker.branch));
+        }
+        EXPECT_FALSE(std::filesystem::exists(HomeLayout(dir_.path()).queue_scratch(ended.id)));
+        EXPECT_EQ(run_git("worktree list --porcelain").find("/queue/"), std::string::npos)
+            << run_git("worktree list --porcelain");
+        if (failing.calls < fail_at) break;  // no call failed: every call has been
+        ASSERT_LT(fail_at, 200) << "a merge that never ends";
+      }
+    }
+  }
+  EXPECT_GT(failed_cases, 4 * 5);
+}
+
+// The target checked out in a worktree whose directory was deleted: the
+// entry is rejected saying so and how to mend it, nothing leaks, and once
+// mended a retry merges.
+TEST_F(MergeDriverTest, ATargetCheckedOutInADeletedWorktreeRejectsWithTheMend) {
+  sh("git -C " + repo_ + " checkout --quiet --detach && git -C " + repo_ +
+     " worktree add --quiet " + dir_.file("elsewhere") + " main && rm -rf " +
+     dir_.file("elsewhere"));
+  const MergeEntry a = queued("a", "a.txt", "a\n");
+  EXPECT_EQ(drive(), 1);
+  const MergeEntry rejected = entry(a.id);
+  ASSERT_EQ(rejected.state, MergeState::kRejected);
+  EXPECT_NE(rejected.reason.find("which is gone; git -C " + repo_ + " worktree prune"),
+            std::string::npos)
+      << rejected.reason;
+  EXPECT_EQ(head("main"), base_);
+  EXPECT_EQ(run_git("worktree list --porcelain").find("/queue/"), std::string::npos);
+  sh("git -C " + repo_ + " worktree prune");
+  MergeChange retry;
+  retry.entry_id = a.id;
+  retry.from = MergeState::kRejected;
+  retry.to = MergeState::kWaiting;
+  WorkerChange reported;
+  reported.worker_id = a.worker_id;
+  reported.from = WorkerState::kHold;
+  reported.to = WorkerState::kReported;
+  retry.worker = reported;
+  ASSERT_TRUE(store_->change_merge_entry(retry, clock_.wall_now()).ok());
+  EXPECT_EQ(drive(), 1);
+  EXPECT_EQ(entry(a.id).state, MergeState::kMerged) << entry(a.id).reason;
 }
 
 }  // namespace

@@ -77,6 +77,15 @@ class WorkersStore : public StoreConformance {
     return ok_value(store_->create_worker(worker, kNow));
   }
 
+  // The driver takes the entry: it becomes ready, its worker verifying.
+  void take(const MergeEntry& entry, const Worker& worker, const std::string& driver, TimeMs at) {
+    MergeChange taken = change_of(entry.id, MergeState::kWaiting, MergeState::kReady, driver);
+    WorkerChange verifying = change(worker, S::kReported, S::kVerifying);
+    verifying.lease_owner = driver;
+    taken.worker = verifying;
+    ok_value(store_->change_merge_entry(taken, at));
+  }
+
   static WorkerChange change(const Worker& worker, S from, S to) {
     WorkerChange made;
     made.worker_id = worker.id;
@@ -299,11 +308,7 @@ TEST_P(WorkersStore, EntriesAreListedByPriorityThenArrivalAndARetryArrivesAgain)
 TEST_P(WorkersStore, AnEntryAndItsWorkerChangeTogetherOrNotAtAll) {
   const Worker worker = reported_worker("r1");
   const MergeEntry entry = ok_value(store_->enqueue_merge(entry_for(worker), kNow));
-  MergeChange take = change_of(entry.id, MergeState::kWaiting, MergeState::kReady, "driver-a");
-  WorkerChange verifying = change(worker, S::kReported, S::kVerifying);
-  verifying.lease_owner = "driver-a";
-  take.worker = verifying;
-  ok_value(store_->change_merge_entry(take, kNow + 1));
+  take(entry, worker, "driver-a", kNow + 1);
   EXPECT_EQ(ok_value(store_->get_worker(worker.id)).value_or(Worker{}).state, S::kVerifying);
   // A worker change that does not hold undoes the entry's too.
   MergeChange merged = change_of(entry.id, MergeState::kReady, MergeState::kMerged, "driver-a");
@@ -325,14 +330,69 @@ TEST_P(WorkersStore, AQueueHasOneLiveDriverAndQueuesWithWorkAreTheOnesWithoutOne
   ok_value(store_->enqueue_merge(entry_for(reported_worker("r1")), kNow));
   const QueueKey queue{"/srv/repo", "main"};
   EXPECT_EQ(ok_value(store_->queues_with_work(kNow)), std::vector<QueueKey>{queue});
-  EXPECT_TRUE(ok_value(store_->lease_queue(queue, "driver-a", kMinute, kNow)));
-  EXPECT_FALSE(ok_value(store_->lease_queue(queue, "driver-b", kMinute, kNow + 1)));
+  EXPECT_TRUE(ok_value(store_->lease_queue(queue, QueueHolder{"driver-a", {}}, kMinute, kNow)));
+  EXPECT_FALSE(
+      ok_value(store_->lease_queue(queue, QueueHolder{"driver-b", {}}, kMinute, kNow + 1)));
   EXPECT_TRUE(ok_value(store_->queues_with_work(kNow + 1)).empty());
-  EXPECT_TRUE(ok_value(store_->lease_queue(queue, "driver-a", kMinute, kNow + 2)));  // extends
+  EXPECT_TRUE(ok_value(
+      store_->lease_queue(queue, QueueHolder{"driver-a", {}}, kMinute, kNow + 2)));  // extends
   EXPECT_EQ(ok_value(store_->queues_with_work(kNow + 2 + kMinute)), std::vector<QueueKey>{queue});
-  EXPECT_TRUE(ok_value(store_->lease_queue(queue, "driver-b", kMinute, kNow + 2 + kMinute)));
-  EXPECT_TRUE(ok_value(store_->lease_queue(queue, "driver-b", 0, kNow + 3 + kMinute)));  // gives up
-  EXPECT_TRUE(ok_value(store_->lease_queue(queue, "driver-c", kMinute, kNow + 4 + kMinute)));
+  EXPECT_TRUE(ok_value(
+      store_->lease_queue(queue, QueueHolder{"driver-b", {}}, kMinute, kNow + 2 + kMinute)));
+  EXPECT_TRUE(ok_value(
+      store_->lease_queue(queue, QueueHolder{"driver-b", {}}, 0, kNow + 3 + kMinute)));  // gives up
+  EXPECT_TRUE(ok_value(
+      store_->lease_queue(queue, QueueHolder{"driver-c", {}}, kMinute, kNow + 4 + kMinute)));
+}
+
+// A driver that died on this host no longer holds its queue, whatever its
+// lease's expiry; one alive, or on another host, does.
+TEST_P(WorkersStore, AQueueHeldByADeadProcessOfThisHostIsTakenAtOnce) {
+  ok_value(store_->enqueue_merge(entry_for(reported_worker("r1")), kNow));
+  const QueueKey queue{"/srv/repo", "main"};
+  const ProcessIdentity first{4101, 7000};
+  probe_->start(first);
+  EXPECT_TRUE(ok_value(store_->lease_queue(queue, {"driver-a", first}, kMinute, kNow)));
+  EXPECT_FALSE(ok_value(store_->lease_queue(queue, {"driver-b", {4102, 7001}}, kMinute, kNow + 1)));
+  EXPECT_TRUE(ok_value(store_->queues_with_work(kNow + 1)).empty());
+  probe_->stop(first.pid);
+  EXPECT_EQ(ok_value(store_->queues_with_work(kNow + 2)), std::vector<QueueKey>{queue});
+  const ProcessIdentity second{4102, 7001};
+  probe_->start(second);
+  EXPECT_TRUE(ok_value(store_->lease_queue(queue, {"driver-b", second}, kMinute, kNow + 2)));
+  // Its pid reused by another process is not it either.
+  probe_->start({4102, 9999});
+  EXPECT_TRUE(ok_value(store_->lease_queue(queue, {"driver-c", {4104, 5}}, kMinute, kNow + 3)));
+  // A process recorded on another host is not probed here: its lease runs
+  // (4104 is not alive, which a probe of that host would say).
+  probe_->set_host("elsewhere");
+  EXPECT_FALSE(ok_value(store_->lease_queue(queue, {"driver-d", {4103, 1}}, kMinute, kNow + 4)));
+}
+
+// A ready entry records the commit its driver is about to move the target to
+// (merge_commit), the worker becoming merge_ready with it; an entry that
+// ends without a merge keeps no commit.
+TEST_P(WorkersStore, AReadyEntryRecordsTheCommitItIsAboutToBecome) {
+  const Worker worker = reported_worker("r1");
+  const MergeEntry entry = ok_value(store_->enqueue_merge(entry_for(worker), kNow));
+  take(entry, worker, "driver-a", kNow + 1);
+  MergeChange intent = change_of(entry.id, MergeState::kReady, MergeState::kReady, "driver-a");
+  intent.merge_commit = std::string(40, 'e');
+  intent.parent_revision = std::string(40, 'f');
+  intent.worker = change(worker, S::kVerifying, S::kMergeReady);
+  // Only the driver holding it records one.
+  MergeChange stolen = intent;
+  stolen.driver = "driver-b";
+  EXPECT_FALSE(store_->change_merge_entry(stolen, kNow + 2).ok());
+  EXPECT_EQ(ok_value(store_->resolve_merge_entry(entry.id)).merge_commit, "");
+  const MergeEntry recorded = ok_value(store_->change_merge_entry(intent, kNow + 2));
+  EXPECT_EQ(recorded.state, MergeState::kReady);
+  EXPECT_EQ(recorded.merge_commit, std::string(40, 'e'));
+  EXPECT_EQ(recorded.driver, "driver-a");
+  EXPECT_EQ(ok_value(store_->get_worker(worker.id)).value_or(Worker{}).state, S::kMergeReady);
+  MergeChange rejected = change_of(entry.id, MergeState::kReady, MergeState::kRejected, "driver-a");
+  rejected.worker = change(worker, S::kMergeReady, S::kHold);
+  EXPECT_EQ(ok_value(store_->change_merge_entry(rejected, kNow + 3)).merge_commit, "");
 }
 
 TEST_P(WorkersStore, QueueSettingsAreStoredPerRepositoryAndReplaced) {

@@ -706,6 +706,14 @@ constexpr const char* kItemFeedback =
 constexpr const char* kRunGoals =
     "ALTER TABLE workflow_runs ADD COLUMN goal_id TEXT COLLATE \"C\" NOT NULL DEFAULT '';";
 
+// The process holding a queue's lease, so that a driver that died on this
+// host is replaced at once rather than after its lease.
+constexpr const char* kQueueHolders = R"sql(
+ALTER TABLE queue_leases ADD COLUMN pid BIGINT;
+ALTER TABLE queue_leases ADD COLUMN process_started_at BIGINT;
+ALTER TABLE queue_leases ADD COLUMN host TEXT COLLATE "C" NOT NULL DEFAULT '';
+)sql";
+
 }  // namespace
 
 Status check_server_version(int version, const std::string& shown_url) {
@@ -731,6 +739,7 @@ const std::vector<Migration>& migrations() {
       {15, "routes: the environment variable of a webhook's signing secret", kWebhookSecrets},
       {16, "work items: the feedback of a failed attempt for the next one", kItemFeedback},
       {17, "workflow runs: the goal each was published under", kRunGoals},
+      {18, "queue leases: the process of the driver holding each", kQueueHolders},
 
   };
   return list;

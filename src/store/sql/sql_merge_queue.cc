@@ -40,9 +40,11 @@ MergeEntry changed(MergeEntry entry, const MergeChange& change, TimeMs now) {
   entry.lease_expires_at.reset();  // the queue's lease (queue_leases) is the one that counts
   if (change.to == MergeState::kWaiting) {
     entry.queued_at = now;  // a retry arrives again, at the end
-    entry.merge_commit.clear();
     entry.conflict_files_json = "[]";
   }
+  // A commit is kept only by a merge, or by a ready entry about to merge.
+  if (change.to != MergeState::kMerged && change.to != MergeState::kReady)
+    entry.merge_commit.clear();
   entry.updated_at = now;
   entry.finished_at = change.to == MergeState::kMerged ? std::optional<TimeMs>(now) : std::nullopt;
   return entry;
@@ -229,7 +231,9 @@ Result<MergeEntry> SqlStore::change_merge_entry(const MergeChange& change, TimeM
   return after;
 }
 
-Result<bool> SqlStore::lease_queue(const QueueKey& queue, const std::string& driver,
+// The lease row is read under its lock and written with a guard on the
+// driver read, so that of drivers racing for a queue exactly one takes it.
+Result<bool> SqlStore::lease_queue(const QueueKey& queue, const QueueHolder& holder,
                                    DurationMs lease_ms, TimeMs caller_now) {
   auto clocked = clock(caller_now);
   if (!clocked) return clocked.error();
@@ -241,41 +245,77 @@ Result<bool> SqlStore::lease_queue(const QueueKey& queue, const std::string& dri
   if (!insert) return insert.error();
   (*insert)->bind(1, queue.repo).bind(2, queue.target);
   if (auto status = (*insert)->run(); !status) return status.error();
+  auto read = read_queue_lease(queue, true);
+  if (!read) return read.error();
+  const QueueLease& lease = *read;
+  if (lease.driver != holder.driver && lease_is_live(lease, *clocked)) return false;
   auto update = db_->prepare(
-      "UPDATE queue_leases SET driver = ?3, lease_expires_at = ?4 WHERE repo = ?1 AND "
-      "target = ?2 AND (driver = ?6 OR driver = '' OR lease_expires_at IS NULL OR "
-      "lease_expires_at <= ?5)");
+      "UPDATE queue_leases SET driver = ?3, lease_expires_at = ?4, pid = ?5, "
+      "process_started_at = ?6, host = ?7 WHERE repo = ?1 AND target = ?2 AND driver = ?8");
   if (!update) return update.error();
   const bool release = lease_ms <= 0;
   (*update)
       ->bind(1, queue.repo)
       .bind(2, queue.target)
-      .bind(3, release ? std::string() : driver)
+      .bind(3, release ? std::string() : holder.driver)
       .bind(4, release ? std::optional<TimeMs>() : std::optional<TimeMs>(*clocked + lease_ms))
-      .bind(5, *clocked)
-      .bind(6, driver);
+      .bind(5, release || holder.process.pid <= 0 ? std::optional<std::int64_t>()
+                                                  : std::optional<std::int64_t>(holder.process.pid))
+      .bind(6, release ? std::optional<TimeMs>() : holder.process.started_at)
+      .bind(7, release ? std::string() : probe_->host_name())
+      .bind(8, lease.driver);
   if (auto status = (*update)->run(); !status) return status.error();
   const bool held = db_->changes() == 1;
   if (auto committed = (*transaction)->commit(); !committed) return committed.error();
   return held;
 }
 
+Result<SqlStore::QueueLease> SqlStore::read_queue_lease(const QueueKey& queue, bool lock) {
+  auto query = db_->prepare(
+      "SELECT driver, lease_expires_at, pid, process_started_at, host FROM queue_leases WHERE "
+      "repo = ?1 AND target = ?2" +
+      std::string(lock ? db_->row_lock(sql::RowLock::kUpdate) : ""));
+  if (!query) return query.error();
+  (*query)->bind(1, queue.repo).bind(2, queue.target);
+  auto row = (*query)->step();
+  if (!row) return row.error();
+  QueueLease lease;
+  if (!*row) return lease;
+  lease.driver = (*query)->text(0);
+  lease.expires_at = (*query)->optional_int64(1);
+  lease.process.pid = int((*query)->optional_int64(2).value_or(0));
+  lease.process.started_at = (*query)->optional_int64(3);
+  lease.host = (*query)->text(4);
+  return lease;
+}
+
+// Live: held, not expired, and not by a process of this host that is gone.
+bool SqlStore::lease_is_live(const QueueLease& lease, TimeMs now) const {
+  if (lease.driver.empty() || !lease.expires_at || *lease.expires_at <= now) return false;
+  const bool holder_gone = lease.process.pid > 0 && lease.host == probe_->host_name() &&
+                           !probe_->is_alive(lease.process);
+  return !holder_gone;
+}
+
 Result<std::vector<QueueKey>> SqlStore::queues_with_work(TimeMs caller_now) {
   auto clocked = clock(caller_now);
   if (!clocked) return clocked.error();
   auto query = db_->prepare(
-      "SELECT DISTINCT e.repo, e.target FROM merge_entries e LEFT JOIN queue_leases l "
-      "ON l.repo = e.repo AND l.target = e.target WHERE e.state IN ('waiting', 'ready') AND "
-      "(l.driver IS NULL OR l.driver = '' OR l.lease_expires_at IS NULL OR "
-      "l.lease_expires_at <= ?1) ORDER BY e.repo, e.target LIMIT 1000");
+      "SELECT DISTINCT repo, target FROM merge_entries WHERE state IN ('waiting', 'ready') "
+      "ORDER BY repo, target LIMIT 1000");
   if (!query) return query.error();
-  (*query)->bind(1, *clocked);
-  std::vector<QueueKey> queues;
+  std::vector<QueueKey> with_work;
   while (true) {
     auto row = (*query)->step();
     if (!row) return row.error();
     if (!*row) break;
-    queues.push_back({(*query)->text(0), (*query)->text(1)});
+    with_work.push_back({(*query)->text(0), (*query)->text(1)});
+  }
+  std::vector<QueueKey> queues;
+  for (const QueueKey& queue : with_work) {
+    auto lease = read_queue_lease(queue, false);
+    if (!lease) return lease.error();
+    if (!lease_is_live(*lease, *clocked)) queues.push_back(queue);
   }
   return queues;
 }

@@ -198,7 +198,7 @@ class SqlStore : public Store {
   Result<MergeEntry> resolve_merge_entry(const std::string& text) override;
   Result<std::vector<MergeEntry>> list_merge_entries(const MergeFilter& filter) override;
   Result<MergeEntry> change_merge_entry(const MergeChange& change, TimeMs now) override;
-  Result<bool> lease_queue(const QueueKey& queue, const std::string& driver, DurationMs lease_ms,
+  Result<bool> lease_queue(const QueueKey& queue, const QueueHolder& holder, DurationMs lease_ms,
                            TimeMs now) override;
   Result<std::vector<QueueKey>> queues_with_work(TimeMs now) override;
 
@@ -299,6 +299,15 @@ class SqlStore : public Store {
   Result<std::string> govern_new_run(WorkflowRun& run, TimeMs now);
   Status record_turn(const std::string& target_key, const std::string& goal_id, TurnInput input,
                      const GoalTurn& ids, const std::string& work_id);
+  // A queue's lease row as stored (an empty driver when there is none).
+  struct QueueLease {
+    std::string driver;
+    std::optional<TimeMs> expires_at;
+    ProcessIdentity process;
+    std::string host;
+  };
+  Result<QueueLease> read_queue_lease(const QueueKey& queue, bool lock);
+  bool lease_is_live(const QueueLease& lease, TimeMs now) const;
   Result<std::optional<DaemonLease>> read_daemon_lease(std::string_view lock);
   // Inside a write transaction: the lease row, locked for update.
   Result<std::optional<DaemonLease>> locked_daemon_lease();
