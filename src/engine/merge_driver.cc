@@ -249,7 +249,9 @@ class QueueDriver {
   Result<Worker> record_intent(const MergeEntry& entry, const Worker& worker,
                                const std::string& tip, const std::string& commit,
                                const VerifyRecord& record) {
-    MergeChange intent = ending(entry, MergeState::kReady, "verified on " + short_commit(tip));
+    std::string verified = "verified on ";
+    verified += short_commit(tip);
+    MergeChange intent = ending(entry, MergeState::kReady, verified);
     intent.parent_revision = tip;
     intent.merge_commit = commit;
     intent.verify = record;

@@ -58,7 +58,9 @@ class DyingCommands final : public CommandRunner {
     if (git && calls == fail_at) {
       CommandResult failed;
       failed.exit_code = 128;
-      failed.tail = "fatal: injected failure of call " + std::to_string(calls) + "\n";
+      failed.tail = "fatal: injected failure of call ";
+      failed.tail += std::to_string(calls);
+      failed.tail += "\n";
       return failed;
     }
     auto result = system_commands().run(request);

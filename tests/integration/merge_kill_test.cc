@@ -60,7 +60,8 @@ class MergeKill : public WorkflowFixture, public ::testing::WithParamInterface<K
     sh("chmod +x " + tmp_ + "/bin/git");
     std::string steps;
     for (int n = 0; n < kStepsPerRun; ++n) {
-      const std::string id = "s" + std::to_string(n);
+      std::string id = "s";
+      id += std::to_string(n);
       steps += "  - id: " + id + "\n    target: {type: command, shell: true, command: 'echo " + id +
                "-$ORRERY_WORKFLOW_RUN_ID > " + id +
                ".txt'}\n    worktree: required\n    repo: " + repo_ + "\n";
@@ -124,7 +125,7 @@ class MergeKill : public WorkflowFixture, public ::testing::WithParamInterface<K
 TEST_P(MergeKill, AnEntryLandsOnceWhicheverGitCallItsDriverIsKilledAfter) {
   std::map<std::string, json> worker_of_entry;  // by entry id
   for (int kill_at = 1;; ++kill_at) {
-    SCOPED_TRACE("killed after git call " + std::to_string(kill_at));
+    SCOPED_TRACE(::testing::Message() << "killed after git call " << kill_at);
     const json worker = next_worker();
     const std::string entry_id = json_of({"worker", "enqueue", worker["id"]})["id"];
     worker_of_entry[entry_id] = worker;
@@ -141,7 +142,8 @@ TEST_P(MergeKill, AnEntryLandsOnceWhicheverGitCallItsDriverIsKilledAfter) {
     const std::string step = worker["step_id"];
     EXPECT_EQ(git("show main:" + step + ".txt"),
               step + "-" + std::string(worker["workflow_run_id"]));
-    EXPECT_EQ(git("branch --list " + std::string(worker["branch"])), "");
+    const std::string branch = worker["branch"];
+    EXPECT_EQ(git("branch --list " + branch), "");
     // The main checkout and the pool's worktrees only: no scratch, not this one.
     const std::string listed = git("worktree list --porcelain");
     EXPECT_EQ(listed.find(std::string(worker["worktree_path"]) + "\n"), std::string::npos);
@@ -154,8 +156,8 @@ TEST_P(MergeKill, AnEntryLandsOnceWhicheverGitCallItsDriverIsKilledAfter) {
   for (const json& entry : json_of({"queue", "ls"})) {
     SCOPED_TRACE(entry.dump());
     EXPECT_EQ(entry["state"], "merged");
-    EXPECT_EQ(git("rev-parse " + std::string(entry["merge_commit"]) + "^1"),
-              std::string(entry["parent_revision"]));
+    const std::string merge_commit = entry["merge_commit"];
+    EXPECT_EQ(git("rev-parse " + merge_commit + "^1"), std::string(entry["parent_revision"]));
     worker_of_entry.erase(entry["id"]);
   }
   EXPECT_TRUE(worker_of_entry.empty());
