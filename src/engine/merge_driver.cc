@@ -6,6 +6,7 @@
 #include "core/scrubber.h"
 #include "core/text.h"
 #include "exec/git.h"
+#include "exec/worker_actions.h"
 #include "store/data_dir.h"
 #include "store/home_layout.h"
 
@@ -390,8 +391,13 @@ class QueueDriver {
     if (!entry.driver.empty() && entry.driver != options_.driver) change.driver.clear();
     // Before the record, so that a driver that dies between the two leaves
     // the entry ready and the next one finishes it.
-    (void)git_.remove_worktree_of(queue_.repo, worker.worktree_path, worker.branch);
-    (void)git_.delete_branch_at(queue_.repo, worker.branch, recorded_tip(worker));
+    auto removed = remove_finished_worktree(git_, worker);
+    if (removed && removed->starts_with("kept: ")) {
+      // Its branch stays with it (a worktree on a deleted branch is broken).
+      change.reason += "; its worktree " + worker.worktree_path + " is " + *removed;
+    } else {
+      (void)git_.delete_branch_at(queue_.repo, worker.branch, recorded_tip(worker));
+    }
     return apply(change);
   }
 

@@ -15,6 +15,38 @@ namespace {
 
 constexpr DurationMs kGitTimeoutMs = 10 * 60 * 1000;
 
+// The settings every git command orrery runs has pinned, whatever the
+// repository's, the user's or the system's configuration says
+// (docs/workers.md, "Git settings"): what orrery reads from git and how a
+// merge, a rebase or a commit behaves must not depend on them.
+constexpr const char* kPinnedSettings[] = {
+    "core.hooksPath=/dev/null",  // no hook runs for orrery's own commands
+    "core.fsmonitor=false",      // nor a file-system monitor program
+    "core.autocrlf=false",       // files are committed as the step left them
+    "core.safecrlf=false",
+    "core.quotePath=false",
+    "color.ui=never",  // output is parsed
+    "diff.external=",
+    "diff.renames=false",  // a rename is the old path and the new one
+    "merge.ff=true",       // squash and --no-ff as orrery asks, never "only"
+    "merge.autoStash=false",
+    "merge.renormalize=false",
+    "merge.verifySignatures=false",
+    "merge.conflictStyle=merge",
+    "merge.log=false",
+    "rerere.enabled=false",  // a conflict is never resolved from a record
+    "rebase.autoStash=false",
+    "rebase.autoSquash=false",
+    "rebase.updateRefs=false",  // a rebase moves no branch but the one it is on
+    "commit.gpgSign=false",
+    "commit.cleanup=strip",
+    "tag.gpgSign=false",
+    "worktree.guessRemote=false",  // a worker's branch never tracks a remote's
+    "submodule.recurse=false",
+    "gc.auto=0",  // no collection in the middle of a merge
+    "maintenance.auto=false",
+};
+
 // Variables that point git at another repository, index or configuration.
 constexpr const char* kRemoved[] = {"GIT_DIR",
                                     "GIT_WORK_TREE",
@@ -97,7 +129,9 @@ Git::Git(CommandRunner& commands, std::vector<EnvVar> env)
     : commands_(commands), env_(git_environment(env)) {}
 
 Result<CommandResult> Git::git(const std::string& dir, std::vector<std::string> args) {
-  std::vector<std::string> argv{"git", "-c", "core.hooksPath=/dev/null", "-C", dir};
+  std::vector<std::string> argv{"git"};
+  for (const char* setting : kPinnedSettings) argv.insert(argv.end(), {"-c", setting});
+  argv.insert(argv.end(), {"-C", dir});
   argv.insert(argv.end(), args.begin(), args.end());
   CommandRequest request;
   request.argv = std::move(argv);
@@ -330,7 +364,8 @@ Result<bool> Git::commit_all(const std::string& worktree, const std::string& mes
 Result<std::vector<std::string>> Git::changed_files(const std::string& repo,
                                                     const std::string& from,
                                                     const std::string& to) {
-  auto result = git(repo, {"diff", "--name-only", "-z", "--no-renames", from, to, "--"});
+  auto result =
+      git(repo, {"diff", "--no-ext-diff", "--name-only", "-z", "--no-renames", from, to, "--"});
   if (!result) return result.error();
   if (!result->succeeded()) {
     return internal_error("git diff in " + repo + " failed: " + visible(last_line(result->tail)));
@@ -342,7 +377,8 @@ Result<std::vector<std::string>> Git::changed_files(const std::string& repo,
 
 Result<std::vector<std::string>> Git::worktree_changes(const std::string& worktree,
                                                        const std::string& base) {
-  auto tracked = git(worktree, {"diff", "--name-only", "-z", "--no-renames", base, "--"});
+  auto tracked =
+      git(worktree, {"diff", "--no-ext-diff", "--name-only", "-z", "--no-renames", base, "--"});
   if (!tracked) return tracked.error();
   auto untracked = git(worktree, {"ls-files", "--others", "--exclude-standard", "-z"});
   if (!untracked) return untracked.error();
@@ -355,6 +391,10 @@ Result<std::vector<std::string>> Git::worktree_changes(const std::string& worktr
   std::sort(files.begin(), files.end());
   files.erase(std::unique(files.begin(), files.end()), files.end());
   return files;
+}
+
+Result<std::vector<std::string>> Git::uncommitted_files(const std::string& worktree) {
+  return worktree_changes(worktree, "HEAD");
 }
 
 Result<std::string> Git::merge_base(const std::string& repo, const std::string& a,
@@ -398,7 +438,7 @@ Result<Combined> Git::combine(const std::string& scratch, const std::string& tip
   if (!result) return result.error();
   Combined combined;
   if (!result->succeeded()) {
-    auto unmerged = git(scratch, {"diff", "--name-only", "-z", "--diff-filter=U"});
+    auto unmerged = git(scratch, {"diff", "--no-ext-diff", "--name-only", "-z", "--diff-filter=U"});
     if (!unmerged) return unmerged.error();
     combined.conflict_files = split_nul(unmerged->stdout_text);
     std::sort(combined.conflict_files.begin(), combined.conflict_files.end());
@@ -412,7 +452,7 @@ Result<Combined> Git::combine(const std::string& scratch, const std::string& tip
   if (strategy == MergeStrategy::kSquash) {
     // A candidate whose changes the tip holds already squashes to nothing:
     // the tip itself, never an empty commit (a squash is idempotent).
-    auto staged = git(scratch, {"diff", "--cached", "--quiet"});
+    auto staged = git(scratch, {"diff", "--no-ext-diff", "--cached", "--quiet"});
     if (!staged) return staged.error();
     if (staged->exit_code != 0 && staged->exit_code != 1) {
       return internal_error("git diff --cached in " + scratch +

@@ -5,8 +5,10 @@
 //
 // Invariants: every call is `git -C DIR …` through a CommandRunner, with an
 // environment that names no other repository (GIT_DIR, GIT_WORK_TREE and the
-// like removed), never prompts, and reads no hooks for orrery's own commits
-// (core.hooksPath=/dev/null); revisions and names reach git only after
+// like removed), never prompts, and with the settings orrery depends on
+// pinned by `-c` whatever any configuration says (no hooks, no fsmonitor,
+// no signing, merge.ff=true, no autostash, no rerere, …; docs/workers.md,
+// "Git settings"); revisions and names reach git only after
 // core/git_names.h checked them, and after `--end-of-options` where git takes
 // one; a failure is an Error naming the command and git's own last line;
 // adding, removing and listing worktrees take an exclusive flock on the
@@ -86,6 +88,9 @@ class Git {
   // changed in the working tree or new (untracked, not ignored); sorted.
   Result<std::vector<std::string>> worktree_changes(const std::string& worktree,
                                                     const std::string& base);
+  // What a worktree holds that no commit does: files staged, changed in the
+  // working tree or new (untracked, not ignored); sorted.
+  Result<std::vector<std::string>> uncommitted_files(const std::string& worktree);
   // Whether `ancestor` is an ancestor of (or equal to) `commit`.
   Result<bool> is_ancestor(const std::string& repo, const std::string& ancestor,
                            const std::string& commit);

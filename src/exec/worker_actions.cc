@@ -199,9 +199,29 @@ Status release_worker(Store& store, Git& git, const Worker& worker, const std::s
   }
   if (auto cancelled = cancel_worker(store, worker, reason, reason, now); !cancelled)
     return cancelled;
-  auto removed = git.remove_worktree_of(worker.repo, worker.worktree_path, worker.branch);
+  auto removed = remove_finished_worktree(git, worker);
   if (!removed) return removed.error();
   return Ok{};
+}
+
+Result<std::string> remove_finished_worktree(Git& git, const Worker& worker) {
+  if (std::filesystem::is_directory(worker.worktree_path)) {
+    auto uncommitted = git.uncommitted_files(worker.worktree_path);
+    if (!uncommitted) {
+      return "kept: what it holds cannot be read (" + uncommitted.error().message + ")";
+    }
+    if (!uncommitted->empty()) {
+      std::string kept = "kept: it holds ";
+      kept += std::to_string(uncommitted->size());
+      return kept + " uncommitted file(s), e.g. " + uncommitted->front() +
+             "; orrery worker discard " + worker.id + " removes it";
+    }
+  }
+  auto removed = git.remove_worktree_of(worker.repo, worker.worktree_path, worker.branch);
+  if (!removed) return removed.error();
+  if (*removed) return std::string("removed");
+  if (!std::filesystem::exists(worker.worktree_path)) return std::string("already gone");
+  return "kept: it is not the worktree of branch " + worker.branch + " any more";
 }
 
 Result<MergeEntry> enqueue_worker(Store& store, const Worker& worker, TimeMs now) {

@@ -51,9 +51,15 @@ struct Discarded {
 // it is still the worktree of its branch, and its branch while it is still
 // at the commit orrery recorded; an entry of it still waiting is rejected.
 Result<Discarded> discard_worker(Store& store, Git& git, const Worker& worker, TimeMs now);
+// Removes a worker's worktree for orrery's own reasons (merged, released):
+// only while it is the worktree of the worker's branch and holds nothing
+// uncommitted — orrery never removes work nobody committed. What happened:
+// "removed", "already gone", or "kept: " and why.
+Result<std::string> remove_finished_worktree(Git& git, const Worker& worker);
 // A held worker whose work item has since succeeded on a later attempt
 // (docs/fleet.md, "What is left behind"): cancelled with `reason`, an open
-// entry of it rejected, its worktree removed; its branch is kept.
+// entry of it rejected, its worktree removed unless it holds uncommitted
+// changes; its branch is kept.
 Status release_worker(Store& store, Git& git, const Worker& worker, const std::string& reason,
                       TimeMs now);
 // Puts a reported worker in the merge queue.

@@ -209,6 +209,22 @@ void WorkerRun::finish(RunOutcome& outcome, TimeMs now) {
   hold(reason, now);
 }
 
+namespace {
+
+// A commit: never step that left files no commit holds: its work would be
+// lost by a merge (only commits merge) and by the worktree's removal.
+Error uncommitted_error(const Worker& worker, const std::vector<std::string>& files) {
+  std::string left = "commit: never, and the step left ";
+  left += std::to_string(files.size());
+  return conflict_error(left + " uncommitted " + (files.size() == 1 ? "file" : "files") + " (" +
+                        joined_list(files, 20) +
+                        "); orrery neither commits nor removes them: commit them in " +
+                        worker.worktree_path + " (or remove them), then orrery worker resume " +
+                        worker.id + "; orrery worker discard " + worker.id + " drops them");
+}
+
+}  // namespace
+
 Result<WorkerResult> inspect_worktree(Git& git, const Worker& worker, const StepWorktree& settings,
                                       const std::string& message) {
   if (settings.commit == CommitMode::kAuto) {
@@ -216,6 +232,10 @@ Result<WorkerResult> inspect_worktree(Git& git, const Worker& worker, const Step
       return Error{committed.error().code,
                    "what the step left could not be committed: " + committed.error().message};
     }
+  } else {
+    auto uncommitted = git.uncommitted_files(worker.worktree_path);
+    if (!uncommitted) return uncommitted.error();
+    if (!uncommitted->empty()) return uncommitted_error(worker, *uncommitted);
   }
   auto head = git.commit_of(worker.worktree_path, "HEAD");
   if (!head)

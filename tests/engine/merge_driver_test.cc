@@ -457,5 +457,86 @@ TEST_F(MergeDriverTest, ATargetCheckedOutInADeletedWorktreeRejectsWithTheMend) {
   EXPECT_EQ(entry(a.id).state, MergeState::kMerged) << entry(a.id).reason;
 }
 
+// What a person left uncommitted in a worker's worktree while its entry
+// waited is not removed with the merge: the worktree and its branch stay.
+TEST_F(MergeDriverTest, AMergedWorkersWorktreeWithUncommittedWorkIsKept) {
+  for (const std::string leftover : {"untracked", "modified", "staged"}) {
+    SCOPED_TRACE(leftover);
+    const MergeEntry queued_entry = queued(leftover, leftover + ".txt", "x\n");
+    const Worker worker = worker_of(queued_entry);
+    const std::string file = worker.worktree_path + "/" + leftover + ".txt";
+    if (leftover == "untracked") write(worker.worktree_path + "/notes.txt", "mine\n");
+    if (leftover != "untracked") write(file, "changed by a person\n");
+    if (leftover == "staged") sh("git -C " + worker.worktree_path + " add " + leftover + ".txt");
+    EXPECT_EQ(drive(), 1);
+    const MergeEntry merged = entry(queued_entry.id);
+    ASSERT_EQ(merged.state, MergeState::kMerged) << merged.reason;
+    EXPECT_NE(merged.reason.find("is kept: it holds 1 uncommitted file"), std::string::npos)
+        << merged.reason;
+    EXPECT_TRUE(std::filesystem::exists(worker.worktree_path));
+    EXPECT_TRUE(*git_.branch_exists(repo_, worker.branch));
+    if (leftover == "untracked") {
+      EXPECT_EQ(run_git("-C " + worker.worktree_path + " status --porcelain"), "?? notes.txt");
+    }
+  }
+}
+
+// Generated over repository settings that change what git does (each set
+// in the repository's own configuration) x strategy: the worker's commit
+// and the merge happen as without it, exactly once.
+TEST_F(MergeDriverTest, TheRepositorysGitSettingsChangeNothingOrreryDoes) {
+  const std::string hooks = dir_.file("hooks");
+  sh("mkdir -p " + hooks +
+     " && for h in pre-commit commit-msg post-checkout pre-rebase "
+     "post-merge post-rewrite reference-transaction; do printf '#!/bin/sh\\nexit 1\\n' > " +
+     hooks + "/$h; chmod +x " + hooks + "/$h; done");
+  const std::vector<std::string> settings = {
+      "merge.ff only",
+      "merge.ff false",
+      "merge.autoStash true",
+      "merge.renormalize true",
+      "merge.verifySignatures true",
+      "merge.conflictStyle zdiff3",
+      "merge.log true",
+      "rebase.autoStash true",
+      "rebase.autoSquash true",
+      "rebase.updateRefs true",
+      "commit.gpgSign true",
+      "gpg.program /bin/false",
+      "commit.cleanup scissors",
+      "core.hooksPath " + hooks,
+      "core.fsmonitor /bin/false",
+      "core.autocrlf true",
+      "core.safecrlf true",
+      "color.ui always",
+      "diff.external /bin/false",
+      "diff.renames copies",
+      "rerere.enabled true",
+      "worktree.guessRemote true",
+      "submodule.recurse true",
+      "gc.auto 1",
+  };
+  int cases = 0;
+  for (const std::string& setting : settings) {
+    sh("git -C " + repo_ + " config " + setting);
+    for (MergeStrategy strategy :
+         {MergeStrategy::kRebase, MergeStrategy::kMerge, MergeStrategy::kSquash}) {
+      std::string name = "set";
+      name += std::to_string(++cases);
+      SCOPED_TRACE(setting + ", " + merge_strategy_name(strategy));
+      use_strategy(strategy);
+      const std::string before = head("main");
+      const MergeEntry queued_entry = queued(name, name + ".txt", name + "\n");
+      EXPECT_EQ(drive(), 1);
+      const MergeEntry merged = entry(queued_entry.id);
+      EXPECT_EQ(merged.state, MergeState::kMerged) << merged.reason;
+      EXPECT_EQ(run_git("rev-list --count --first-parent " + before + "..main"), "1");
+      EXPECT_EQ(run_git("show main:" + name + ".txt"), name);
+    }
+    const std::string key = setting.substr(0, setting.find(' '));
+    sh("git -C " + repo_ + " config --unset-all " + key);
+  }
+}
+
 }  // namespace
 }  // namespace orrery

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <map>
 
 #include "workflow_fixture.h"
 
@@ -345,6 +346,43 @@ TEST_F(Workers, AChangeOutsideAllowedFilesHoldsTheWorkerWithTheFiles) {
   json_of({"worker", "resume", worker["id"]});
   EXPECT_EQ(json_of({"worker", "show", worker["id"]})["state"], "reported");
   EXPECT_EQ(queue().size(), 1u);
+}
+
+// commit: never and work nobody committed (docs/workers.md, "Commits"):
+// generated over what the step leaves — a new file, a changed one, a staged
+// one, a removed one — the worker holds with the files named, nothing is
+// queued or removed; committed by a person and resumed, it merges.
+TEST_F(Workers, ACommitNeverStepThatLeavesUncommittedWorkHoldsAndKeepsIt) {
+  json_of({"queue", "config", repo_, "--verify", "true"});
+  const std::map<std::string, std::string> leftovers = {
+      {"new", "echo n > new.txt"},
+      {"changed", "echo changed >> README"},
+      {"staged", "echo s > staged.txt && git add staged.txt"},
+      {"removed", "rm README"},
+  };
+  start_daemon();
+  for (const auto& [kind, command] : leftovers) {
+    SCOPED_TRACE(kind);
+    create("never-" + kind, "name: never-" + kind + "\nsteps:\n" +
+                                step("a", command, "    merge: queue\n    commit: never\n"));
+    const json run = run_wait("never-" + kind, 1);
+    EXPECT_EQ(run["status"], "failed");
+    const json worker = worker_of(run["id"], "a");
+    ASSERT_TRUE(worker.is_object());
+    EXPECT_EQ(worker["state"], "hold");
+    const std::string reason = worker["hold_reason"];
+    EXPECT_TRUE(contains(reason, "commit: never, and the step left 1 uncommitted file")) << reason;
+    const std::string path = worker["worktree_path"];
+    EXPECT_TRUE(exists(path));
+    EXPECT_NE(git("-C " + path + " status --porcelain"), "");
+    EXPECT_EQ(entry_of(queue(), worker["id"]), nullptr);
+    // Committed by a person, then resumed: queued and merged.
+    sh("git -C " + path + " add -A && git -C " + path + " commit --quiet -m " + kind);
+    json_of({"worker", "resume", worker["id"]});
+    const json entry = entry_of(queue_settled(), worker["id"]);
+    ASSERT_TRUE(entry.is_object());
+    EXPECT_EQ(entry["state"], "merged") << entry.dump(1);
+  }
 }
 
 TEST_F(Workers, AKilledSupervisorHoldsTheWorkerAndResumeFinishesInTheSameWorktree) {
