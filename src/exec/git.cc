@@ -107,6 +107,27 @@ std::string first_line(const std::string& text) {
   return text.substr(0, newline);
 }
 
+using Worktrees = std::vector<std::pair<std::string, std::string>>;
+
+// The paths of the registered worktrees and what each has checked out
+// ("refs/heads/B", or "" when detached), from `worktree list --porcelain -z`.
+Result<Worktrees> worktrees_listed(const Result<CommandResult>& listed, const std::string& repo) {
+  if (!listed) return listed.error();
+  if (!listed->succeeded()) {
+    return internal_error("git worktree list in " + repo +
+                          " failed: " + visible(last_line(listed->tail)));
+  }
+  Worktrees worktrees;
+  for (const std::string& line : split_nul(listed->stdout_text)) {
+    if (line.rfind("worktree ", 0) == 0) {
+      worktrees.emplace_back(line.substr(9), "");
+    } else if (line.rfind("branch ", 0) == 0 && !worktrees.empty()) {
+      worktrees.back().second = line.substr(7);
+    }
+  }
+  return worktrees;
+}
+
 }  // namespace
 
 std::vector<EnvVar> git_environment(const std::vector<EnvVar>& base) {
@@ -206,16 +227,10 @@ Result<std::string> Git::current_branch(const std::string& dir) {
 Result<std::optional<std::string>> Git::checkout_of(const std::string& repo,
                                                     const std::string& branch) {
   WorktreeLock lock(repo);
-  auto result = git(repo, {"worktree", "list", "--porcelain", "-z"});
-  if (!result) return result.error();
-  if (!result->succeeded()) {
-    return internal_error("git worktree list in " + repo +
-                          " failed: " + visible(last_line(result->tail)));
-  }
-  std::string path;
-  for (const std::string& line : split_nul(result->stdout_text)) {
-    if (line.rfind("worktree ", 0) == 0) path = line.substr(9);
-    if (line == "branch refs/heads/" + branch) return std::optional<std::string>{path};
+  auto listed = worktrees_listed(git(repo, {"worktree", "list", "--porcelain", "-z"}), repo);
+  if (!listed) return listed.error();
+  for (const auto& [path, checked_out] : *listed) {
+    if (checked_out == "refs/heads/" + branch) return std::optional<std::string>{path};
   }
   return std::optional<std::string>{};
 }
@@ -293,20 +308,6 @@ Status Git::delete_branch_at(const std::string& repo, const std::string& branch,
 
 namespace {
 
-// The paths of the registered worktrees and what each has checked out
-// ("refs/heads/B", or "" when detached), from `worktree list --porcelain -z`.
-std::vector<std::pair<std::string, std::string>> parse_worktrees(const std::string& listing) {
-  std::vector<std::pair<std::string, std::string>> worktrees;
-  for (const std::string& line : split_nul(listing)) {
-    if (line.rfind("worktree ", 0) == 0) {
-      worktrees.emplace_back(line.substr(9), "");
-    } else if (line.rfind("branch ", 0) == 0 && !worktrees.empty()) {
-      worktrees.back().second = line.substr(7);
-    }
-  }
-  return worktrees;
-}
-
 std::string same_path_form(const std::string& path) {
   std::error_code ignored;
   const std::filesystem::path resolved = std::filesystem::weakly_canonical(path, ignored);
@@ -318,14 +319,10 @@ std::string same_path_form(const std::string& path) {
 Result<bool> Git::remove_worktree_of(const std::string& repo, const std::string& path,
                                      const std::string& branch) {
   WorktreeLock lock(repo);
-  auto listed = git(repo, {"worktree", "list", "--porcelain", "-z"});
+  auto listed = worktrees_listed(git(repo, {"worktree", "list", "--porcelain", "-z"}), repo);
   if (!listed) return listed.error();
-  if (!listed->succeeded()) {
-    return internal_error("git worktree list in " + repo +
-                          " failed: " + visible(last_line(listed->tail)));
-  }
   const std::string wanted = same_path_form(path);
-  for (const auto& [registered, checked_out] : parse_worktrees(listed->stdout_text)) {
+  for (const auto& [registered, checked_out] : *listed) {
     if (same_path_form(registered) != wanted) continue;
     if (checked_out != "refs/heads/" + branch) return false;  // not the worker's any more
     auto removed = git(repo, {"worktree", "remove", "--force", "--force", "--", path});
