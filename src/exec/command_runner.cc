@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 
+#include "exec/group_guard.h"
 #include "exec/spawn.h"
 
 namespace orrery {
@@ -33,6 +34,11 @@ class SystemCommands final : public CommandRunner {
     auto spawned = spawn_in_group(request.argv, request.env, request.cwd);
     if (!spawned) return spawned.error();
     SpawnedProcess process = *spawned;
+    auto guard = GroupGuard::start(process.pid);
+    if (!guard) {
+      discard(process);
+      return guard.error();
+    }
     const auto started = Steady::now();
     if (auto released = release(process, request.cwd, *executable); !released)
       return released.error();
@@ -41,7 +47,7 @@ class SystemCommands final : public CommandRunner {
     int status = 0;
     while (::waitpid(process.pid, &status, 0) < 0 && errno == EINTR) {
     }
-    ::kill(-process.pid, SIGKILL);  // whatever the command left in its group
+    guard->finish();  // whatever the command left in its group goes, the guard with it
     if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
     if (result.tail.size() > request.max_tail)

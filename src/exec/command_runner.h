@@ -7,7 +7,9 @@
 // whole group is killed (SIGKILL) and the result says timed out; output
 // beyond the caps is cut (the first max_stdout bytes of stdout are kept, the
 // last max_tail bytes of both streams together), never read into memory
-// without bound; the group is killed and reaped before run() returns.
+// without bound; the group is killed and reaped before run() returns, and
+// it cannot outlive the caller either: a guard in it kills it when the
+// caller dies (exec/group_guard.h).
 #pragma once
 
 #include <cstdint>

@@ -1,8 +1,18 @@
 #include "exec/command_runner.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <string>
+
+#include "support/forked_children.h"
+#include "support/temp_dir.h"
 
 namespace orrery {
 namespace {
@@ -70,6 +80,37 @@ TEST(CommandRunnerTest, AMissingExecutableIsAnErrorNamingIt) {
   auto result = system_commands().run(request);
   ASSERT_FALSE(result.ok());
   EXPECT_NE(result.error().message.find("no-such-command-anywhere"), std::string::npos);
+}
+
+// A caller killed (-9) while its command runs takes the command's whole
+// group with it: here a background process the command started, which is
+// watched through a pidfd (readable once it has ended).
+TEST(CommandRunnerTest, TheGroupOfACommandDiesWithItsCaller) {
+  testing::TempDir dir;
+  const std::string fifo = dir.file("pid");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const pid_t caller = ::fork();
+  ASSERT_GE(caller, 0);
+  if (caller == 0) {
+    (void)system_commands().run(shell("sleep 1000 & echo $! > " + fifo + "; wait"));
+    ::_exit(0);
+  }
+  const int reading = ::open(fifo.c_str(), O_RDONLY);  // until the command opens it
+  ASSERT_GE(reading, 0);
+  char text[32] = {};
+  ASSERT_GT(::read(reading, text, sizeof text - 1), 0);
+  ::close(reading);
+  const pid_t background = std::stoi(text);
+  const int watched = int(::syscall(SYS_pidfd_open, background, 0));
+  ASSERT_GE(watched, 0) << "the background process is gone before its caller died";
+  ASSERT_EQ(::kill(caller, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(caller, &status, 0), caller);
+  pollfd ended{watched, POLLIN, 0};
+  EXPECT_EQ(::poll(&ended, 1, testing::kChildWaitMs), 1)
+      << "process " << background << " outlived its caller";
+  ::close(watched);
+  ::kill(background, SIGKILL);
 }
 
 }  // namespace

@@ -6,10 +6,15 @@
 // started at once (the dead one's lease names a process that is gone),
 // finishes the entry. Each entry's change is on the target once, as one
 // first-parent commit, and nothing of the merge is left behind.
+#include <poll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <csignal>
 #include <deque>
 #include <map>
 #include <memory>
+#include <thread>
 
 #include "support/pg_test_database.h"
 #include "workflow_fixture.h"
@@ -166,6 +171,45 @@ TEST_P(MergeKill, AnEntryLandsOnceWhicheverGitCallItsDriverIsKilledAfter) {
       EXPECT_EQ(worker["state"], "merged") << worker.dump();
     }
   }
+}
+
+// A verification whose driver is killed mid-run does not go on without it:
+// the background process it started ends with the driver, and the next
+// driver verifies and merges.
+TEST_P(MergeKill, AVerificationDoesNotOutliveItsKilledDriver) {
+  const std::string fifo = tmp_ + "/verifier";
+  sh("mkfifo " + fifo);
+  // The first verification starts a process that would run for ever, says
+  // its pid, and kills its driver; the next one passes.
+  json_of({"queue", "config", repo_, "--verify",
+           "if [ ! -e " + tmp_ + "/once ]; then touch " + tmp_ + "/once; sleep 1000 & echo $! > " +
+               fifo + "; kill -9 $PPID; wait; fi; true"});
+  create("one",
+         "name: one\nsteps:\n  - id: a\n    target: {type: command, shell: true, command: "
+         "'echo a > a.txt'}\n    worktree: required\n    repo: " +
+             repo_ + "\n");
+  const std::string run_id = run_wait("one")["id"];
+  const json worker = json_of({"worker", "ls", "--state", "reported"})[0];
+  ASSERT_EQ(worker["workflow_run_id"], run_id);
+  const std::string entry_id = json_of({"worker", "enqueue", worker["id"]})["id"];
+  pid_t background = 0;
+  std::thread reader([&] {
+    std::ifstream pid_text(fifo);
+    pid_text >> background;
+  });
+  const RunResult first = drive(0);
+  reader.join();
+  EXPECT_EQ(first.term_signal, SIGKILL) << first.err;
+  ASSERT_GT(background, 0);
+  const int watched = int(::syscall(SYS_pidfd_open, background, 0));
+  if (watched >= 0) {  // else it has ended already
+    pollfd ended{watched, POLLIN, 0};
+    EXPECT_EQ(::poll(&ended, 1, 20'000), 1) << "the verification outlived its driver";
+    ::close(watched);
+  }
+  ::kill(background, SIGKILL);
+  ASSERT_EQ(drive(0).exit_code, 0);
+  EXPECT_EQ(json_of({"queue", "show", entry_id})["state"], "merged");
 }
 
 INSTANTIATE_TEST_SUITE_P(
