@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <typeinfo>
 
+#include "cli/caller_paths.h"
 #include "cli/command.h"
 #include "cli/daemon_command.h"
 #include "cli/edit_command.h"
@@ -82,6 +83,40 @@ void add_number(CLI::App* app, const std::string& name, std::function<void(int)>
   app->add_option_function<std::string>(
          name, [name, set](const std::string& text) { set(parse_whole_number(name, text)); }, help)
       ->type_name("N");
+}
+
+// A path option or argument (docs/paths.md), made absolute against the
+// caller's working directory, with `~` expanded, as it is parsed: the
+// command never sees what the user typed relative. An empty value stays
+// empty (the command refuses it in its own words); so does `-` where it
+// means standard input.
+std::string path_argument(const std::string& name, const std::string& text, bool dash_is_stdin) {
+  if (text.empty() || (dash_is_stdin && text == "-")) return text;
+  auto resolved = caller_path(name, text);
+  if (!resolved) throw OptionValueError(resolved.error().message);
+  return std::move(*resolved);
+}
+
+CLI::Option* add_path_option(CLI::App* app, const std::string& name, const std::string& help,
+                             bool dash_is_stdin, std::function<void(std::string)> set) {
+  return app->add_option_function<std::string>(
+      name,
+      [name, dash_is_stdin, set](const std::string& text) {
+        set(path_argument(name, text, dash_is_stdin));
+      },
+      help);
+}
+
+CLI::Option* add_path(CLI::App* app, const std::string& name, std::string& value,
+                      const std::string& help, bool dash_is_stdin = false) {
+  return add_path_option(app, name, help, dash_is_stdin,
+                         [&value](std::string path) { value = std::move(path); });
+}
+
+CLI::Option* add_path(CLI::App* app, const std::string& name, std::optional<std::string>& value,
+                      const std::string& help, bool dash_is_stdin = false) {
+  return add_path_option(app, name, help, dash_is_stdin,
+                         [&value](std::string path) { value = std::move(path); });
 }
 
 // The options of `add`, which `edit` takes too (docs/cli.md): everything but
@@ -239,7 +274,7 @@ void add_workflow_commands(CLI::App& app, Arguments& args, Command& command) {
                                           "Store a spec file (JSON or YAML); a known name gets "
                                           "a new version",
                                           a, command, create_workflow_command);
-  create->add_option("FILE", a.file, "the spec file")->required();
+  add_path(create, "FILE", a.file, "the spec file")->required();
   CLI::App* ls =
       add_workflow_command(workflow, "ls", "List workflows", a, command, list_workflows_command);
   ls->add_flag("--all", a.all_versions, "every version, not only the newest");
@@ -320,7 +355,7 @@ void add_route_options(CLI::App* sub, RouteArgs& a) {
   sub->add_option("--priority-aging", a.priority_aging,
                   "a waiting item's priority rises by one every D (default: off)");
   sub->add_option("--description", a.description, "what the route is for");
-  sub->add_option("--cwd", a.cwd, "working directory of its runs (default: the current one)");
+  add_path(sub, "--cwd", a.cwd, "working directory of its runs (default: the current one)");
   sub->add_option("--webhook-secret-env", a.webhook_secret_env,
                   "VAR of orrery serve's environment holding the secret items posted over HTTP "
                   "are signed with (X-Hub-Signature-256); 'none' for unsigned (the default)");
@@ -359,7 +394,7 @@ void add_goal_commands(CLI::App& app, GoalArgs& a, Command& command) {
   create->add_option("--workflow", a.workflow, "the workflow whose runs pursue it, W[@VERSION]");
   create->add_option("--step", a.step, "with --workflow: the step whose attempts pursue it");
   create->add_option("--objective", a.objective, "what is to be achieved (1-4000 characters)");
-  create->add_option("--objective-file", a.objective_file, "a file holding the objective");
+  add_path(create, "--objective-file", a.objective_file, "a file holding the objective");
   create->add_option("--budget", a.budget, "the token budget: 200000, 200k, 1.5M (default: none)");
   add_number(
       create, "--max-turns", [&a](int n) { a.max_turns = n; },
@@ -368,7 +403,7 @@ void add_goal_commands(CLI::App& app, GoalArgs& a, Command& command) {
       create, "--stall-turns", [&a](int n) { a.stall_turns = n; },
       "blocked after this many turns in a row without progress (default 3)");
   create->add_option("--drive", a.drive, "ready (the first ready node), agent (it chooses) or off");
-  create->add_option("--plan", a.plan_file, "an initial plan: a JSON or YAML list of nodes");
+  add_path(create, "--plan", a.plan_file, "an initial plan: a JSON or YAML list of nodes");
   CLI::App* ls = add_args_command(goal, "ls", "List goals", a, command, list_goals_command);
   ls->add_option("--status", a.status, "only goals of this status");
   ls->add_option("--loop", a.loop, "only the goals of this loop");
@@ -392,9 +427,8 @@ void add_goal_commands(CLI::App& app, GoalArgs& a, Command& command) {
   budget->add_option("--set", a.set, "the new budget (200k, 1.5M)");
   CLI::App* plan = add_args_command(goal, "plan", "Replace a goal's plan, or set a node's status",
                                     a, command, goal_plan_command);
-  plan->add_option("--set", a.plan_file,
-                   "a JSON or YAML list of nodes: replaces every node not "
-                   "yet complete");
+  add_path(plan, "--set", a.plan_file,
+           "a JSON or YAML list of nodes: replaces every node not yet complete");
   plan->add_option("--node", a.node, "the key of the node to change");
   plan->add_option("--status", a.node_status,
                    "the node's new status: pending, active, blocked, complete or cancelled");
@@ -409,7 +443,7 @@ void add_worker_commands(CLI::App& app, WorkerArgs& a, Command& command) {
   CLI::App* ls = add_args_command(worker, "ls", "List workers, newest first", a, command,
                                   list_workers_command);
   ls->add_option("--state", a.state, "only workers in this state (e.g. hold)");
-  ls->add_option("--repo", a.repo, "only the workers of this repository");
+  add_path(ls, "--repo", a.repo, "only the workers of this repository");
   CLI::App* show = add_args_command(worker, "show", "Show a worker and its events", a, command,
                                     show_worker_command);
   CLI::App* resume = add_args_command(
@@ -429,14 +463,14 @@ void add_worker_commands(CLI::App& app, WorkerArgs& a, Command& command) {
       app.add_subcommand("queue", "Work with the merge queue: verified merges, one at a time");
   CLI::App* qls =
       add_args_command(queue, "ls", "List queue entries", a, command, list_queue_command);
-  qls->add_option("REPO", a.repo, "only the entries of this repository");
+  add_path(qls, "REPO", a.repo, "only the entries of this repository");
   qls->add_option("--state", a.state, "only entries in this state");
   CLI::App* qshow = add_args_command(queue, "show", "Show a queue entry and its verification", a,
                                      command, show_entry_command);
   CLI::App* config = add_args_command(
       queue, "config", "Show or set a repository's queue: target, verification, strategy", a,
       command, queue_config_command);
-  config->add_option("REPO", a.repo, "a directory in the repository")->required();
+  add_path(config, "REPO", a.repo, "a directory in the repository")->required();
   config->add_option("--target", a.target,
                      "the target branch (default: each worker's base branch)");
   config->add_option("--verify", a.verify,
@@ -453,7 +487,7 @@ void add_worker_commands(CLI::App& app, WorkerArgs& a, Command& command) {
   CLI::App* drive = add_args_command(&app, "drive-queue", "", a, command,
                                      drive_queue_command);  // internal
   drive->group("");
-  drive->add_option("REPO", a.repo)->required();
+  add_path(drive, "REPO", a.repo, "")->required();
   drive->add_option("--target", a.target)->required();
   drive->add_option("--token-fd", a.token_fd)->required();
 }
@@ -477,8 +511,8 @@ void add_item_commands(CLI::App& app, ItemArgs& a, Command& command) {
   enqueue->add_option("--input", a.input, "the workflow run's input, a JSON object");
   enqueue->add_option("--scope", a.scope, "a JSON object kept with the invocation");
   enqueue->add_option("--output-policy", a.output_policy, "a JSON object kept with the invocation");
-  enqueue->add_option("--from-json", a.from_json,
-                      "FILE or -: one JSON object per line, the same fields");
+  add_path(enqueue, "--from-json", a.from_json,
+           "FILE or -: one JSON object per line, the same fields", /*dash_is_stdin=*/true);
 
   CLI::App* items =
       add_args_command(&app, "items", "List work items", a, command, list_items_command);
@@ -530,7 +564,7 @@ void add_daemon_command(CLI::App& app, DaemonArgs& a, Command& command) {
   add_number(
       daemon, "--global-max-running", [&a](int n) { a.global_max_running = n; },
       "work items admitted or running at once over every route (default 0: no cap)");
-  daemon->add_option("--log", a.log, "append the log to FILE (reopened on SIGHUP)");
+  add_path(daemon, "--log", a.log, "append the log to FILE (reopened on SIGHUP)");
   add_repeatable(daemon, "--label", a.labels, "LABEL=VALUE this runner has (repeatable)");
   daemon->callback([&] { command = [&a](const Context& c) { return daemon_command(a, c); }; });
 }

@@ -1,5 +1,6 @@
 #include "cli/edit_command.h"
 
+#include "cli/caller_paths.h"
 #include "cli/feed_route.h"
 #include "cli/loop_commands.h"
 #include "cli/store_access.h"
@@ -65,7 +66,7 @@ Status apply_edit(OpenedStore& opened, const Loop& loop, const LoopSpec& given, 
   }
   auto edited = edit_loop(loop, secrets, given, now, TimeZone::local());
   if (!edited) return edited.error();
-  if (auto files = check_target_files(edited->loop.target, given.base_dir); !files) return files;
+  if (auto files = check_target_files(edited->loop.target, given.paths); !files) return files;
   if (auto resolved = resolve_workflow_target(*opened.store, edited->loop.target); !resolved)
     return resolved;
   if (auto moved = check_workflow_move(*opened.store, loop, edited->loop); !moved) return moved;
@@ -77,7 +78,7 @@ Status apply_edit(OpenedStore& opened, const Loop& loop, const LoopSpec& given, 
 
 Result<int> edit_loop_command(const EditArgs& args, const Context& context) {
   LoopSpec given = args.spec;
-  given.base_dir = current_directory();
+  given.paths = caller_paths();
   auto opened = open_store(context);
   if (!opened) return opened.error();
   auto loop = opened->store->resolve_loop(args.loop);

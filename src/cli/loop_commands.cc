@@ -14,6 +14,7 @@
 #include <ostream>
 #include <random>
 
+#include "cli/caller_paths.h"
 #include "cli/feed_route.h"
 #include "cli/goal_commands.h"
 #include "cli/handles.h"
@@ -66,16 +67,21 @@ Status check_prompt_file(Target& target) {
 // An executable given as a path (with a '/') must exist and be executable at
 // `add`; a bare name is looked up in the target's PATH when it runs. A
 // relative path is resolved against --cwd (where the run starts) and, without
-// --cwd, made absolute against the directory of `add`.
-Status check_executable(Target& target, const std::string& base_dir) {
+// --cwd, made absolute against the directory of `add`; `~/…` and `~user/…`
+// are expanded, and every path but one left to --cwd is made normal
+// (docs/paths.md).
+Status check_executable(Target& target, const PathBase& paths) {
   if (target.shell || target.agent || target.argv.empty()) return Ok{};
   std::string& executable = target.argv.front();
   if (executable.find('/') == std::string::npos) return Ok{};
-  if (executable.front() != '/' && target.cwd.empty()) {
-    executable = absolute_path(base_dir, executable);
+  const bool read_in_cwd = executable.front() != '/' && executable.front() != '~';
+  if (!read_in_cwd || target.cwd.empty()) {
+    auto resolved = resolve_user_path(executable, paths);
+    if (!resolved) return usage_error("executable: " + resolved.error().message);
+    executable = std::move(*resolved);
   }
-  const std::string path =
-      executable.front() == '/' ? executable : absolute_path(target.cwd, executable);
+  std::string path = executable;
+  if (path.front() != '/') path = target.cwd + "/" + executable;  // --cwd is absolute
   const auto refuse = [&](const std::string& why) {
     return usage_error("executable " + executable + ": " + why);
   };
@@ -238,7 +244,7 @@ Result<int> transition(const LoopArgs& args, const Context& context, const char*
 
 }  // namespace
 
-Status check_target_files(Target& target, const std::string& base_dir) {
+Status check_target_files(Target& target, const PathBase& paths) {
   if (!target.cwd.empty()) {
     // Checked here, at the edge: the core does no I/O.
     struct stat info {};
@@ -247,12 +253,7 @@ Status check_target_files(Target& target, const std::string& base_dir) {
     }
   }
   if (auto prompt = check_prompt_file(target); !prompt) return prompt;
-  return check_executable(target, base_dir);
-}
-
-std::string current_directory() {
-  char buffer[PATH_MAX];
-  return getcwd(buffer, sizeof buffer) != nullptr ? buffer : "";
+  return check_executable(target, paths);
 }
 
 // The name of the route the loop feeds, for people (its id when it cannot be read).
@@ -272,10 +273,10 @@ void print_loop_document(const Context& context, const Loop& loop, RouteCatalog&
 
 Result<int> add_loop(const LoopSpec& given, const Context& context) {
   LoopSpec spec = given;
-  spec.base_dir = current_directory();
+  spec.paths = caller_paths();
   auto built = build_loop(spec, new_loop_id(context.now), context.now, TimeZone::local());
   if (!built) return built.error();
-  if (auto files = check_target_files(built->loop.target, spec.base_dir); !files) {
+  if (auto files = check_target_files(built->loop.target, spec.paths); !files) {
     return files.error();
   }
   auto opened = open_store(context);

@@ -36,9 +36,7 @@ struct PruneArgs {
 // The files a target names, checked at the edge when a loop is added or
 // edited: --cwd is an existing directory, a prompt file is readable (and
 // stored by its real path), an executable given as a path is executable.
-Status check_target_files(Target& target, const std::string& base_dir);
-// The working directory of this command (relative paths are resolved against it).
-std::string current_directory();
+Status check_target_files(Target& target, const PathBase& paths);
 // The loop as `show` prints it (its JSON document with --json), the route
 // it feeds named from `routes`.
 void print_loop_document(const Context& context, const Loop& loop, RouteCatalog& routes);

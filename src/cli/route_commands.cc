@@ -4,6 +4,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cli/caller_paths.h"
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/store_access.h"
@@ -25,13 +26,6 @@ std::map<ItemStatus, std::int64_t> counts_of(const std::map<std::string, ItemCou
 }
 
 std::string limit_text(int limit) { return limit == 0 ? "-" : std::to_string(limit); }
-
-std::string absolute_path(const std::string& path) {
-  if (path.empty()) return path;
-  std::error_code error;
-  auto full = std::filesystem::absolute(path, error);
-  return error ? path : full.lexically_normal().string();
-}
 
 // The options given, applied over `route` (its defaults for add).
 Status apply_options(Store& store, const RouteArgs& args, Route& route) {
@@ -72,7 +66,7 @@ Status apply_options(Store& store, const RouteArgs& args, Route& route) {
     }
   }
   if (args.description) route.description = *args.description;
-  if (args.cwd) route.cwd = absolute_path(*args.cwd);
+  if (args.cwd) route.cwd = *args.cwd;  // absolute (cli/app.cc, path options)
   if (args.webhook_secret_env) {
     route.webhook_secret_env = *args.webhook_secret_env == "none" ? "" : *args.webhook_secret_env;
   }
@@ -162,7 +156,11 @@ Result<int> add_route_command(const RouteArgs& args, const Context& context) {
   Store& store = *opened->store;
   Route route;
   route.name = args.route;
-  route.cwd = absolute_path(".");
+  if (!args.cwd) {
+    auto here = caller_path("--cwd (by default the directory route add runs in)", ".");
+    if (!here) return here.error();
+    route.cwd = std::move(*here);
+  }
   if (auto applied = apply_options(store, args, route); !applied) return applied.error();
   auto created = store.create_route(route, context.now);
   if (!created) return created.error();

@@ -11,6 +11,7 @@
 #include <thread>
 #include <utility>
 
+#include "cli/caller_paths.h"
 #include "cli/env_settings.h"
 #include "core/text.h"
 #include "engine/daemon.h"
@@ -48,21 +49,25 @@ Result<OpenedStore> open_postgres(const Context& context, const DbLocation& loca
 
 // The data directory and database the global options name.
 Result<std::pair<std::string, DbLocation>> store_location(const Context& context) {
-  // Absolute, so that runs (which start in other directories) get a usable ORRERY_HOME.
-  std::string home = std::filesystem::absolute(context.globals.home.empty() ? default_data_dir()
-                                                                            : context.globals.home)
-                         .lexically_normal()
-                         .string();
-  if (home.size() > 1 && home.back() == '/') home.pop_back();
+  // Absolute (docs/paths.md), so that runs (which start in other
+  // directories) get a usable ORRERY_HOME and database path.
+  auto home = caller_path("--home",
+                          context.globals.home.empty() ? default_data_dir() : context.globals.home);
+  if (!home) return home.error();
   DbLocation location;
-  location.sqlite_path = HomeLayout(home).database();
+  location.sqlite_path = HomeLayout(*home).database();
   // Checked before anything is created: a refused --db leaves no trace.
   if (context.globals.db_given || !context.globals.db.empty()) {
     auto chosen = db_location_of(context.globals.db);
     if (!chosen) return chosen.error();
     location = std::move(*chosen);
+    if (location.kind == DbLocation::Kind::kSqlite) {
+      auto path = caller_path("--db", location.sqlite_path);
+      if (!path) return path.error();
+      location.sqlite_path = std::move(*path);
+    }
   }
-  return std::pair<std::string, DbLocation>{home, location};
+  return std::pair<std::string, DbLocation>{*home, location};
 }
 
 Result<OpenedStore> open_store_at(const Context& context, const std::string& home,

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/caller_paths.h"
 #include "cli/env_settings.h"
 #include "cli/handles.h"
 #include "cli/human.h"
@@ -79,18 +80,6 @@ Status check_prompt_files(const WorkflowSpec& spec) {
       return usage_error("step '" + step.id + "': the prompt file " + path + " does not exist");
   }
   return Ok{};
-}
-
-std::string absolute(const std::string& path) {
-  std::error_code error;
-  auto full = std::filesystem::absolute(path, error);
-  return error ? path : full.lexically_normal().string();
-}
-
-std::string current_directory() {
-  std::error_code error;
-  auto cwd = std::filesystem::current_path(error);
-  return error ? std::string("/") : cwd.string();
 }
 
 void print_workflow(const Context& context, const Workflow& workflow) {
@@ -240,11 +229,12 @@ Result<Workflow> resolve(Store& store, const WorkflowArgs& args) {
 Result<int> create_workflow_command(const WorkflowArgs& args, const Context& context) {
   auto text = args.text ? Result<std::string>(*args.text) : read_spec_file(args.file);
   if (!text) return text.error();
-  // A spec given as text has its relative paths resolved against the
-  // current directory, as if it were a file there.
-  const std::string path = absolute(args.text ? std::string("spec") : args.file);
-  auto spec = parse_workflow_spec(*text, spec_format_of(path, *text),
-                                  std::filesystem::path(path).parent_path().string());
+  // FILE is absolute (cli/app.cc, path options). A spec given as text has
+  // its relative paths resolved against the current directory, as if it
+  // were a file there.
+  PathBase paths = caller_paths();
+  if (!args.text) paths.dir = std::filesystem::path(args.file).parent_path().string();
+  auto spec = parse_workflow_spec(*text, spec_format_of(args.text ? "" : args.file, *text), paths);
   if (!spec) return spec.error();
   if (auto readable = check_prompt_files(*spec); !readable) return readable.error();
   auto opened = open_store(context);
@@ -321,7 +311,9 @@ Result<int> run_workflow_command(const WorkflowArgs& args, const Context& contex
   request.workflow = *workflow;
   request.input_json = input;
   request.idempotency_key = args.idempotency_key;
-  request.cwd = current_directory();
+  auto here = caller_path("the run's working directory (where workflow run runs)", ".");
+  if (!here) return here.error();
+  request.cwd = std::move(*here);
   request.max_parallel = args.max_parallel;
   if (!args.loop_run.empty()) {
     auto loop_run = store.get_run(args.loop_run);

@@ -252,7 +252,7 @@ LoopSpec overlay_spec(LoopSpec base, const LoopSpec& given) {
     else
       base.feed.clear();
   }
-  base.base_dir = given.base_dir;
+  base.paths = given.paths;
   return base;
 }
 

@@ -1,7 +1,5 @@
 #include "core/loop_spec.h"
 
-#include <filesystem>
-
 #include "core/byte_size.h"
 #include "core/duration.h"
 #include "core/limits.h"
@@ -143,14 +141,13 @@ Result<std::vector<EnvVar>> parse_env(const LoopSpec& spec) {
   return env;
 }
 
-// The spec's paths made absolute against base_dir; relative ones are refused
-// when there is no base.
+// The spec's paths made absolute (core/user_path.h).
 Status absolutize(const LoopSpec& spec, LoopSpec& out) {
   const auto fix = [&](const char* option, std::string& path) -> Status {
     if (path.empty()) return Ok{};
-    std::string absolute = absolute_path(spec.base_dir, path);
-    if (absolute.empty()) return usage_error(std::string(option) + " " + path + " is not absolute");
-    path = std::move(absolute);
+    auto absolute = resolve_user_path(path, spec.paths);
+    if (!absolute) return usage_error(std::string(option) + ": " + absolute.error().message);
+    path = std::move(*absolute);
     return Ok{};
   };
   if (auto s = fix("--cwd", out.cwd); !s) return s;
@@ -383,16 +380,6 @@ Status check_secret_env(const LoopSpec& spec, BuiltLoop& built) {
 }
 
 }  // namespace
-
-std::string absolute_path(const std::string& base, const std::string& path) {
-  namespace fs = std::filesystem;
-  const fs::path given(path);
-  if (given.is_relative() && base.empty()) return "";
-  std::string normal =
-      (given.is_absolute() ? given : fs::path(base) / given).lexically_normal().string();
-  if (normal.size() > 1 && normal.back() == '/') normal.pop_back();
-  return normal;
-}
 
 Result<EnvVar> parse_assignment(const std::string& text, const char* option) {
   const size_t equals = text.find('=');

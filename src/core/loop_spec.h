@@ -5,13 +5,13 @@
 // duration within its maximum (core/limits.h), every time, zone and cron
 // valid; a time without a zone designator is wall time in --tz (else the
 // given local zone); the name follows the name rules and all text is valid
-// UTF-8 (core/text.h); every path is absolute (relative ones are resolved
-// against base_dir); a command with spaces and no shell refused with a hint;
-// lease at least 1 s; catch-up limit 1-1000; --machine labels follow the
-// rules of runner labels (core/runner_labels.h); no option that cannot take
-// effect (docs/cli.md, "Refused combinations"); the first slot computed from
-// the schedule and before the loop expires. Errors name the option and the
-// value.
+// UTF-8 (core/text.h); every path is absolute (relative ones and `~`
+// resolved as core/user_path.h reads them); a command with spaces and no
+// shell refused with a hint; lease at least 1 s; catch-up limit 1-1000;
+// --machine labels follow the rules of runner labels
+// (core/runner_labels.h); no option that cannot take effect (docs/cli.md,
+// "Refused combinations"); the first slot computed from the schedule and
+// before the loop expires. Errors name the option and the value.
 #pragma once
 
 #include <optional>
@@ -21,6 +21,7 @@
 #include "core/loop.h"
 #include "core/result.h"
 #include "core/timezone.h"
+#include "core/user_path.h"
 
 namespace orrery {
 
@@ -77,10 +78,10 @@ struct LoopSpec {
   std::string log_limit{};  // --log-limit SIZE
   std::string feed{};       // --feed ROUTE: the route its succeeded runs feed
   bool no_feed = false;     // edit --no-feed: feed no route
-  // The directory relative paths (--cwd, --add-dir, --prompt-file) are
-  // resolved against: the working directory of `add`. Empty: relative paths
-  // are refused.
-  std::string base_dir{};
+  // What paths (--cwd, --add-dir, --prompt-file) are resolved against
+  // (core/user_path.h): the working directory of `add` and the home
+  // directories `~` names. Empty: relative paths are refused.
+  PathBase paths{};
 };
 
 struct BuiltLoop {
@@ -91,10 +92,6 @@ struct BuiltLoop {
 // `local` is the zone for times without a designator and for cron without --tz.
 Result<BuiltLoop> build_loop(const LoopSpec& spec, const std::string& id, TimeMs now,
                              const TimeZone& local);
-
-// `path` made absolute against `base` and lexically normal (no ".", "..", or
-// repeated "/"); empty when path is relative and base is empty.
-std::string absolute_path(const std::string& base, const std::string& path);
 
 // Parses K=V (K a valid environment variable name).
 Result<EnvVar> parse_assignment(const std::string& text, const char* option);

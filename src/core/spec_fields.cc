@@ -123,15 +123,12 @@ Status check_length(const std::string& text, size_t maximum, const std::string& 
                      std::to_string(maximum) + " are allowed");
 }
 
-// A path made absolute against base_dir.
-Status absolutize(std::string& path, const std::string& base_dir, const std::string& where) {
+// A path made absolute (core/user_path.h).
+Status absolutize(std::string& path, const PathBase& paths, const std::string& where) {
   if (path.empty()) return Ok{};
-  std::string absolute = absolute_path(base_dir, path);
-  if (absolute.empty()) {
-    return usage_error(where + ": '" + visible(path) +
-                       "' is relative and there is no directory to resolve it against");
-  }
-  path = std::move(absolute);
+  auto absolute = resolve_user_path(path, paths);
+  if (!absolute) return usage_error(where + ": " + absolute.error().message);
+  path = std::move(*absolute);
   return Ok{};
 }
 }  // namespace orrery

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "core/user_path.h"
 
 namespace orrery {
 
@@ -37,7 +38,7 @@ Result<std::vector<std::string>> text_list(const nlohmann::json& object, const c
                                            const std::string& where);
 // At most `maximum` code points.
 Status check_length(const std::string& text, size_t maximum, const std::string& where);
-// A path made absolute against base_dir ("" stays "").
-Status absolutize(std::string& path, const std::string& base_dir, const std::string& where);
+// A path made absolute as core/user_path.h reads it ("" stays "").
+Status absolutize(std::string& path, const PathBase& paths, const std::string& where);
 
 }  // namespace orrery

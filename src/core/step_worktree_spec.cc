@@ -41,13 +41,12 @@ Status worktree_mode(const json& step, const std::string& where, StepWorktree& s
   return Ok{};
 }
 
-Status git_fields(const json& step, const std::string& base_dir, const std::string& where,
+Status git_fields(const json& step, const PathBase& paths, const std::string& where,
                   StepWorktree& settings) {
   auto repo = text_field(step, "repo", where);
   if (!repo) return repo.error();
   settings.repo = std::move(*repo);
-  if (auto absolute = absolutize(settings.repo, base_dir, where + "repo"); !absolute)
-    return absolute;
+  if (auto absolute = absolutize(settings.repo, paths, where + "repo"); !absolute) return absolute;
   auto base = text_field(step, "base", where);
   if (!base) return base.error();
   if (!base->empty()) {
@@ -115,7 +114,7 @@ Status merge_fields(const json& step, const std::string& where, StepWorktree& se
 }  // namespace
 
 Result<StepWorktree> parse_step_worktree(const json& step, const std::string& step_id,
-                                         const std::string& base_dir, const std::string& where) {
+                                         const PathBase& paths, const std::string& where) {
   StepWorktree settings;
   if (auto mode = worktree_mode(step, where, settings); !mode) return mode.error();
   if (settings.mode == WorktreeMode::kOff) {
@@ -132,7 +131,7 @@ Result<StepWorktree> parse_step_worktree(const json& step, const std::string& st
                        "; a step with a worktree gives its id to its branch (orrery/RUN/" +
                        visible(step_id) + ")");
   }
-  if (auto s = git_fields(step, base_dir, where, settings); !s) return s.error();
+  if (auto s = git_fields(step, paths, where, settings); !s) return s.error();
   if (auto s = allowed_files(step, where, settings); !s) return s.error();
   if (auto s = merge_fields(step, where, settings); !s) return s.error();
   return settings;

@@ -44,8 +44,7 @@ Result<std::vector<EnvVar>> env_field(const json& target, const std::string& whe
 }
 
 // step.target of type command: an executable and its args, or a shell line.
-Result<Target> command_target(const json& given, const std::string& base_dir,
-                              const std::string& where) {
+Result<Target> command_target(const json& given, const PathBase& paths, const std::string& where) {
   if (auto keys = check_keys(given, {"type", "command", "args", "shell", "cwd", "env"},
                              where.substr(0, where.size() - 1));
       !keys) {
@@ -83,7 +82,7 @@ Result<Target> command_target(const json& given, const std::string& base_dir,
   }
   auto cwd = text_field(given, "cwd", where);
   if (!cwd) return cwd.error();
-  if (auto s = absolutize(*cwd, base_dir, where + "cwd"); !s) return s.error();
+  if (auto s = absolutize(*cwd, paths, where + "cwd"); !s) return s.error();
   target.cwd = *cwd;
   auto env = env_field(given, where);
   if (!env) return env.error();
@@ -133,8 +132,7 @@ Status agent_text_fields(const json& given, const std::string& where, AgentTarge
   return Ok{};
 }
 
-Result<Target> agent_target(const json& given, const std::string& base_dir,
-                            const std::string& where) {
+Result<Target> agent_target(const json& given, const PathBase& paths, const std::string& where) {
   if (auto keys = check_keys(given,
                              {"type", "provider", "prompt", "prompt_file", "model", "effort",
                               "agent", "permission_mode", "sandbox", "config_isolation", "add_dirs",
@@ -155,12 +153,12 @@ Result<Target> agent_target(const json& given, const std::string& base_dir,
     return usage_error(where.substr(0, where.size() - 1) +
                        ": give exactly one of prompt or prompt_file");
   }
-  if (auto s = absolutize(agent.prompt_file, base_dir, where + "prompt_file"); !s) {
+  if (auto s = absolutize(agent.prompt_file, paths, where + "prompt_file"); !s) {
     return s.error();
   }
-  if (auto s = absolutize(agent.cwd, base_dir, where + "cwd"); !s) return s.error();
+  if (auto s = absolutize(agent.cwd, paths, where + "cwd"); !s) return s.error();
   for (size_t i = 0; i < agent.add_dirs.size(); ++i) {
-    auto s = absolutize(agent.add_dirs[i], base_dir, where + "add_dirs[" + std::to_string(i) + "]");
+    auto s = absolutize(agent.add_dirs[i], paths, where + "add_dirs[" + std::to_string(i) + "]");
     if (!s) return s.error();
   }
   if (auto valid = validate_agent(agent); !valid) {
@@ -177,15 +175,14 @@ Result<Target> agent_target(const json& given, const std::string& base_dir,
   return target;
 }
 
-Result<Target> step_target(const json& step, const std::string& base_dir,
-                           const std::string& where) {
+Result<Target> step_target(const json& step, const PathBase& paths, const std::string& where) {
   const json* given = field(step, "target");
   if (!given) return usage_error(where + "target: required, a command or agent target");
   if (!given->is_object()) return wrong_type(where + "target", "an object", *given);
   auto type = text_field(*given, "type", where + "target.");
   if (!type) return type.error();
-  if (*type == "command") return command_target(*given, base_dir, where + "target.");
-  if (*type == "agent") return agent_target(*given, base_dir, where + "target.");
+  if (*type == "command") return command_target(*given, paths, where + "target.");
+  if (*type == "agent") return agent_target(*given, paths, where + "target.");
   if (type->empty()) return usage_error(where + "target.type: required, command or agent");
   if (*type == "workflow") {
     return usage_error(where +
@@ -340,7 +337,7 @@ Result<std::vector<std::string>> step_dependencies(
 Result<WorkflowStep> build_step(const json& given, const std::string& id, size_t position,
                                 size_t step_count,
                                 const std::unordered_map<std::string, size_t>& index,
-                                const std::string& base_dir) {
+                                const PathBase& paths) {
   const std::string where = step_where(id, position);
   if (auto keys =
           check_keys(given,
@@ -353,7 +350,7 @@ Result<WorkflowStep> build_step(const json& given, const std::string& id, size_t
   }
   WorkflowStep step;
   step.id = id;
-  auto target = step_target(given, base_dir, where);
+  auto target = step_target(given, paths, where);
   if (!target) return target.error();
   step.target = std::move(*target);
   auto dependencies = step_dependencies(given, id, step_count, index, where);
@@ -373,7 +370,7 @@ Result<WorkflowStep> build_step(const json& given, const std::string& id, size_t
   auto account = step_account(given, step.target, where);
   if (!account) return account.error();
   step.account = std::move(*account);
-  auto worktree = parse_step_worktree(given, id, base_dir, where);
+  auto worktree = parse_step_worktree(given, id, paths, where);
   if (!worktree) return worktree.error();
   step.worktree = std::move(*worktree);
   return step;
@@ -430,7 +427,7 @@ Status check_prompt_templates(const WorkflowSpec& spec) {
   return Ok{};
 }
 
-Status spec_steps(const json& tree, const std::string& base_dir, WorkflowSpec& spec) {
+Status spec_steps(const json& tree, const PathBase& paths, WorkflowSpec& spec) {
   const json* steps = field(tree, "steps");
   if (!steps) return usage_error("steps: required, a list of at least one step");
   if (!steps->is_array()) return wrong_type("steps", "a list of steps", *steps);
@@ -444,7 +441,7 @@ Status spec_steps(const json& tree, const std::string& base_dir, WorkflowSpec& s
   std::unordered_map<std::string, size_t> index;
   for (size_t i = 0; i < ids->size(); ++i) index.emplace((*ids)[i], i);
   for (size_t i = 0; i < ids->size(); ++i) {
-    auto step = build_step((*steps)[i], (*ids)[i], i, ids->size(), index, base_dir);
+    auto step = build_step((*steps)[i], (*ids)[i], i, ids->size(), index, paths);
     if (!step) return step.error();
     spec.steps.push_back(std::move(*step));
   }
@@ -460,14 +457,14 @@ Status spec_steps(const json& tree, const std::string& base_dir, WorkflowSpec& s
                      " (each step depends on the next)");
 }
 
-Result<WorkflowSpec> spec_from_tree(const json& tree, const std::string& base_dir) {
+Result<WorkflowSpec> spec_from_tree(const json& tree, const PathBase& paths) {
   if (!tree.is_object()) {
     return usage_error("a spec is an object (a mapping) with name and steps, not " +
                        described(tree));
   }
   WorkflowSpec spec;
   if (auto header = spec_header(tree, spec); !header) return header.error();
-  if (auto steps = spec_steps(tree, base_dir, spec); !steps) return steps.error();
+  if (auto steps = spec_steps(tree, paths, spec); !steps) return steps.error();
   return spec;
 }
 
@@ -563,7 +560,7 @@ SpecFormat spec_format_of(std::string_view path, std::string_view text) {
 }
 
 Result<WorkflowSpec> parse_workflow_spec(std::string_view text, SpecFormat format,
-                                         const std::string& base_dir) {
+                                         const PathBase& paths) {
   if (std::int64_t(text.size()) > kMaxWorkflowSpecBytes) {
     return usage_error("the spec is " + std::to_string(text.size()) + " bytes; at most " +
                        std::to_string(kMaxWorkflowSpecBytes) + " (1 MiB) are allowed");
@@ -575,7 +572,7 @@ Result<WorkflowSpec> parse_workflow_spec(std::string_view text, SpecFormat forma
   }
   auto tree = format == SpecFormat::kJson ? json_spec_tree(text) : yaml_spec_tree(text);
   if (!tree) return tree.error();
-  return spec_from_tree(*tree, base_dir);
+  return spec_from_tree(*tree, paths);
 }
 
 std::string encode_workflow_spec(const WorkflowSpec& spec) {
@@ -611,7 +608,7 @@ Result<WorkflowSpec> decode_workflow_spec(std::string_view text) {
                    "; a newer orrery may have written it");
   }
   tree->erase("format");
-  auto spec = spec_from_tree(*tree, "");
+  auto spec = spec_from_tree(*tree, PathBase{});
   if (!spec) return damaged(spec.error().message);
   return spec;
 }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "core/user_path.h"
 #include "core/workflow.h"
 
 namespace orrery {
@@ -31,11 +32,12 @@ enum class SpecFormat { kJson, kYaml };
 // first non-space byte is '{', else YAML.
 SpecFormat spec_format_of(std::string_view path, std::string_view text);
 
-// Parses and validates a spec file's text. Relative paths (cwd, prompt_file,
-// add_dirs) are resolved against base_dir (an absolute directory; empty:
-// relative paths are refused). Errors are usage errors.
+// Parses and validates a spec file's text. Paths (cwd, prompt_file,
+// add_dirs, a worktree's repo) are resolved against `paths` (the spec's
+// directory and the home directories `~` names, core/user_path.h). Errors
+// are usage errors.
 Result<WorkflowSpec> parse_workflow_spec(std::string_view text, SpecFormat format,
-                                         const std::string& base_dir);
+                                         const PathBase& paths);
 
 // The canonical JSON a spec is stored as, and back. A stored document this
 // version cannot read (another format number, an unknown key or value) is an

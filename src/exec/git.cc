@@ -150,6 +150,14 @@ Git::Git(CommandRunner& commands, std::vector<EnvVar> env)
     : commands_(commands), env_(git_environment(env)) {}
 
 Result<CommandResult> Git::git(const std::string& dir, std::vector<std::string> args) {
+  // git runs from / (docs/paths.md): a relative directory would be read
+  // against it, not against where the user typed it.
+  if (dir.empty() || dir.front() != '/') {
+    std::string message("git needs an absolute directory, got '");
+    message += visible(dir);
+    message += "'";
+    return internal_error(message);
+  }
   std::vector<std::string> argv{"git"};
   for (const char* setting : kPinnedSettings) argv.insert(argv.end(), {"-c", setting});
   argv.insert(argv.end(), {"-C", dir});

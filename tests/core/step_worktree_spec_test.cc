@@ -16,7 +16,7 @@ const std::string kBase = "/work/specs";
 Result<WorkflowSpec> spec_with(const std::string& fields, const std::string& id = "edit") {
   const std::string text = "name: w\nsteps:\n  - id: " + id +
                            "\n    target: {type: command, command: /bin/true}\n" + fields;
-  return parse_workflow_spec(text, SpecFormat::kYaml, kBase);
+  return parse_workflow_spec(text, SpecFormat::kYaml, PathBase{kBase});
 }
 
 std::string error_of(const Result<WorkflowSpec>& parsed) {

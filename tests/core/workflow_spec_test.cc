@@ -18,11 +18,11 @@ using nlohmann::json;
 const std::string kBase = "/work/specs";
 
 Result<WorkflowSpec> parse_json(const std::string& text, const std::string& base = kBase) {
-  return parse_workflow_spec(text, SpecFormat::kJson, base);
+  return parse_workflow_spec(text, SpecFormat::kJson, PathBase{base});
 }
 
 Result<WorkflowSpec> parse_yaml(const std::string& text, const std::string& base = kBase) {
-  return parse_workflow_spec(text, SpecFormat::kYaml, base);
+  return parse_workflow_spec(text, SpecFormat::kYaml, PathBase{base});
 }
 
 std::string error_of(const Result<WorkflowSpec>& parsed) {
@@ -538,12 +538,12 @@ TEST(WorkflowSpec, RelativePathsAreResolvedAgainstTheBase) {
   EXPECT_EQ(agent.cwd, "/home/u/wf/work");
   EXPECT_EQ(agent.add_dirs, (std::vector<std::string>{"/abs", "/home/u/wf/rel"}));
   EXPECT_EQ(error_of(parse_json(spec, "")),
-            "step 'a' (steps[0]): target.prompt_file: './p/../prompt.md' is relative and there "
-            "is no directory to resolve it against");
+            "step 'a' (steps[0]): target.prompt_file: path './p/../prompt.md': it is relative "
+            "and there is no directory to read it against; give an absolute path");
   EXPECT_EQ(
       error_of(parse_json(one_target(R"({"type": "command", "command": "x", "cwd": "w"})"), "")),
-      "step 'a' (steps[0]): target.cwd: 'w' is relative and there is no directory to "
-      "resolve it against");
+      "step 'a' (steps[0]): target.cwd: path 'w': it is relative and there is no directory to "
+      "read it against; give an absolute path");
 }
 
 TEST(WorkflowSpec, TheDocumentIsAnObjectWithSteps) {

@@ -14,7 +14,7 @@
 namespace {
 
 void check(std::string_view text, orrery::SpecFormat format) {
-  auto spec = orrery::parse_workflow_spec(text, format, "/base");
+  auto spec = orrery::parse_workflow_spec(text, format, orrery::PathBase{"/base"});
   if (!spec) return;
   if (spec->steps.empty() || spec->steps.size() > size_t(orrery::kMaxWorkflowSteps)) {
     __builtin_trap();

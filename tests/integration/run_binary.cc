@@ -96,7 +96,7 @@ void drain(Fd& out_fd, Fd& err_fd, std::string& out, std::string& err) {
 }  // namespace
 
 RunResult run_program(const std::string& program, const std::vector<std::string>& args,
-                      const EnvVars& env) {
+                      const EnvVars& env, const std::string& cwd) {
   Fd out_read, out_write, err_read, err_write;
   make_pipe(out_read, out_write);
   make_pipe(err_read, err_write);
@@ -107,6 +107,7 @@ RunResult run_program(const std::string& program, const std::vector<std::string>
   // dup2 clears close-on-exec on the target; the pipe ends themselves close at exec.
   posix_spawn_file_actions_adddup2(&actions, out_write.get(), STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, err_write.get(), STDERR_FILENO);
+  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
 
   std::vector<std::string> argv_strings{program};
   argv_strings.insert(argv_strings.end(), args.begin(), args.end());
@@ -140,6 +141,11 @@ const char* orrery_binary() { return ORRERY_BINARY_PATH; }
 
 RunResult run_orrery(const std::vector<std::string>& args, const EnvVars& env) {
   return run_program(ORRERY_BINARY, args, env);
+}
+
+RunResult run_orrery_in(const std::string& cwd, const std::vector<std::string>& args,
+                        const EnvVars& env) {
+  return run_program(ORRERY_BINARY, args, env, cwd);
 }
 
 std::string describe(const std::vector<std::string>& args, const RunResult& result) {

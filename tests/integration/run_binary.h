@@ -19,12 +19,12 @@ struct RunResult {
 // Extra environment entries, added to (or replacing those of) the test's own.
 using EnvVars = std::vector<std::pair<std::string, std::string>>;
 
-// Runs `program` with `args` (argv[1..]) and the test environment plus `env`;
-// stdin is /dev/null. Reads stdout and stderr concurrently, so output of any
-// size cannot block the child. Throws std::runtime_error if the child cannot
-// be started.
+// Runs `program` with `args` (argv[1..]) and the test environment plus `env`,
+// in directory `cwd` (empty: the test's); stdin is /dev/null. Reads stdout
+// and stderr concurrently, so output of any size cannot block the child.
+// Throws std::runtime_error if the child cannot be started.
 RunResult run_program(const std::string& program, const std::vector<std::string>& args,
-                      const EnvVars& env = {});
+                      const EnvVars& env = {}, const std::string& cwd = "");
 
 // The path of the binary under test (build/…/orrery), as a C string.
 const char* orrery_binary();
@@ -32,6 +32,9 @@ const char* orrery_binary();
 
 // run_program on the binary under test (ORRERY_BINARY).
 RunResult run_orrery(const std::vector<std::string>& args, const EnvVars& env = {});
+// The same, started in directory `cwd`.
+RunResult run_orrery_in(const std::string& cwd, const std::vector<std::string>& args,
+                        const EnvVars& env = {});
 
 // The command and everything it printed, for a failing assertion to explain itself.
 std::string describe(const std::vector<std::string>& args, const RunResult& result);
