@@ -64,7 +64,7 @@ std::string dense_text() {
 
 void parse_spec(benchmark::State& state, const std::string& text, SpecFormat format) {
   for (auto _ : state) {
-    auto spec = parse_workflow_spec(text, format, "/work/specs");
+    auto spec = parse_workflow_spec(text, format, PathBase{"/work/specs"});
     if (!spec) {
       state.SkipWithError(spec.error().message.c_str());
       return;

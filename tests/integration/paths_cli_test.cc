@@ -20,6 +20,14 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
+// "p7": a name made of a prefix and a number (appended: GCC 12 at -O3 warns
+// of a literal added to a temporary).
+std::string named(const char* prefix, int n) {
+  std::string name(prefix);
+  name += std::to_string(n);
+  return name;
+}
+
 // One command that takes a path: it runs with `given` (the n-th form tried)
 // and says where what it did can be seen.
 struct PathCase {
@@ -80,7 +88,7 @@ class PathsCli : public HomeFixture {
     const std::string relative = fs::path(target).lexically_relative(cwd_).string();
     const std::string from_home = fs::path(target).lexically_relative(user_).string();
     return {relative, "./" + relative, "~/" + from_home,
-            "~/proj/sub/../" + fs::path(target).lexically_relative(proj_).string(),
+            std::string("~/proj/sub/../").append(fs::path(target).lexically_relative(proj_)),
             user_ + "/./" + from_home};
   }
 
@@ -114,7 +122,7 @@ class PathsCli : public HomeFixture {
 
   std::vector<PathCase> cases() {
     std::vector<PathCase> all;
-    const auto loop = [](int n) { return "p" + std::to_string(n + 1); };
+    const auto loop = [](int n) { return named("p", n + 1); };
     all.push_back({"add --cwd", proj_,
                    [=, this](const std::string& given, int n) {
                      return in_cwd({"add", loop(n), "--every", "1h", "--cwd", given, "--", "true"});
@@ -156,11 +164,11 @@ class PathsCli : public HomeFixture {
                    true});
     all.push_back({"route add --cwd", proj_,
                    [=, this](const std::string& given, int n) {
-                     return in_cwd({"route", "add", "r" + std::to_string(n + 1), "--workflow",
-                                    "paths", "--cwd", given});
+                     return in_cwd({"route", "add", named("r", n + 1), "--workflow", "paths",
+                                    "--cwd", given});
                    },
                    [=, this](int n) {
-                     return shown({"--json", "route", "show", "r" + std::to_string(n + 1)});
+                     return shown({"--json", "route", "show", named("r", n + 1)});
                    }});
     // The spec's relative cwd is read against the spec's directory, its
     // repo's ~ against $HOME.
@@ -195,23 +203,19 @@ class PathsCli : public HomeFixture {
     all.push_back(
         {"goal create --objective-file and --plan", proj_ + "/objective.txt",
          [=, this](const std::string& given, int n) {
-           EXPECT_EQ(
-               in_cwd({"add", "g" + std::to_string(n), "--every", "1h", "--", "true"}).exit_code,
-               0);
+           EXPECT_EQ(in_cwd({"add", named("g", n), "--every", "1h", "--", "true"}).exit_code, 0);
            const std::string plan =
                given.substr(0, given.size() - std::string("objective.txt").size()) + "plan.yaml";
-           return in_cwd({"goal", "create", "--loop", "g" + std::to_string(n), "--objective-file",
-                          given, "--plan", plan});
+           return in_cwd({"goal", "create", "--loop", named("g", n), "--objective-file", given,
+                          "--plan", plan});
          },
          nullptr, true});
     all.push_back(
         {"goal plan --set", proj_ + "/plan.yaml",
          [=, this](const std::string& given, int n) {
-           EXPECT_EQ(
-               in_cwd({"add", "h" + std::to_string(n), "--every", "1h", "--", "true"}).exit_code,
-               0);
-           const RunResult created = in_cwd(
-               {"--json", "goal", "create", "--loop", "h" + std::to_string(n), "--objective", "x"});
+           EXPECT_EQ(in_cwd({"add", named("h", n), "--every", "1h", "--", "true"}).exit_code, 0);
+           const RunResult created =
+               in_cwd({"--json", "goal", "create", "--loop", named("h", n), "--objective", "x"});
            EXPECT_EQ(created.exit_code, 0) << created.err;
            const std::string id = json::parse(created.out)["id"];
            return in_cwd({"goal", "plan", id, "--set", given});
