@@ -408,7 +408,7 @@ Result<std::vector<std::pair<std::string, std::string>>> kept_prompts(
   for (const StepRun& step : steps) {
     if (step.attempts < 1) continue;
     const std::string path = HomeLayout(home).step(run.id, step.step_id).prompt(step.attempts);
-    auto text = read_regular_file(path, kMaxRenderedPromptBytes + 1);
+    auto text = read_regular_file(path, kMaxRenderedPromptBytes);
     if (!text) return text.error();
     if (*text) prompts.emplace_back(step.step_id, std::move(**text));
   }

@@ -28,7 +28,7 @@ GoalHandoff goal_handoff(const Goal& goal, const std::string& dir, int attempt) 
 GoalHandoff workflow_goal_handoff(const Goal& goal, const std::string& run_dir) {
   GoalHandoff handoff = goal_handoff(goal, run_dir, 1);
   handoff.is_turn = false;
-  auto file = read_regular_file(handoff.update_path, std::int64_t(kMaxGoalUpdateBytes) + 1);
+  auto file = read_regular_file(handoff.update_path, std::int64_t(kMaxGoalUpdateBytes));
   if (file && file->has_value()) handoff.shared_update_at_start = std::move(**file);
   return handoff;
 }
@@ -63,7 +63,7 @@ std::optional<std::string> update_in_final_message(const Target& target, const S
 // that left it as it found it but answered with a block writes the block.
 void pass_step_update_on(Env& env, const GoalHandoff& handoff, const Target& target,
                          const Scrubber& scrubber, RunOutcome& outcome) {
-  auto file = read_regular_file(handoff.update_path, std::int64_t(kMaxGoalUpdateBytes) + 1);
+  auto file = read_regular_file(handoff.update_path, std::int64_t(kMaxGoalUpdateBytes));
   if (!file) return;  // the run's end reads it and says why
   const std::optional<std::string> now = std::move(*file);
   if (now != handoff.shared_update_at_start) return;  // the step wrote it
@@ -88,8 +88,7 @@ void take_goal_update(Env& env, const GoalHandoff& handoff, const Target& target
   }
   outcome.goal_id = handoff.goal_id;
   outcome.goal_node = handoff.node;
-  // One byte over the limit is enough for the parser to refuse it, saying so.
-  auto file = read_regular_file(handoff.update_path, std::int64_t(kMaxGoalUpdateBytes) + 1);
+  auto file = read_regular_file(handoff.update_path, std::int64_t(kMaxGoalUpdateBytes));
   if (!file) {
     outcome.goal_update_error = "ORRERY_GOAL_UPDATE: " + file.error().message;
     return;
@@ -104,7 +103,7 @@ void take_goal_update(Env& env, const GoalHandoff& handoff, const Target& target
 void take_workflow_goal_update(const std::string& run_dir, std::optional<std::string>& update,
                                std::string& error) {
   const std::string path = RunDirectory(run_dir).goal_update(1);
-  auto file = read_regular_file(path, std::int64_t(kMaxGoalUpdateBytes) + 1);
+  auto file = read_regular_file(path, std::int64_t(kMaxGoalUpdateBytes));
   if (!file) {
     error = "ORRERY_GOAL_UPDATE: " + file.error().message;
   } else if (file->has_value()) {

@@ -107,7 +107,7 @@ Status write_step_files(Env& env, const SupervisedJob& job, const StepContext& c
 // publication (docs/fleet.md): "" when there is none.
 Result<std::string> item_feedback(const std::string& home, const WorkflowRun& run) {
   if (run.item_id.empty()) return std::string();
-  auto file = read_regular_file(HomeLayout(home).feedback_file(run.id), kMaxFeedbackBytes + 1);
+  auto file = read_regular_file(HomeLayout(home).feedback_file(run.id), kMaxFeedbackBytes);
   if (!file) return file.error();
   return file->value_or("");
 }

@@ -37,9 +37,20 @@ Status make_directory(const std::string& path) {
   return Ok{};
 }
 
-Status not_regular(const std::string& path) {
-  return usage_error(path + " is not a regular file (a device, FIFO or socket); a database " +
-                     "must be a file");
+// What the file at `path` is, when it is not a regular file.
+const char* kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "not a regular file";
+}
+
+Status not_regular(const std::string& path, mode_t mode) {
+  std::string message = path + " is " + kind_of(mode) + "; a database must be a regular file";
+  if (S_ISDIR(mode)) message += " (a file in that directory, say " + path + "/orrery.db)";
+  return usage_error(message);
 }
 
 Status cannot_open(const std::string& path, int error) {
@@ -49,7 +60,7 @@ Status cannot_open(const std::string& path, int error) {
 
 // An existing `path` (as stat found it), looked at without being opened.
 Status check_existing_file(const std::string& path, const struct stat& info) {
-  if (!S_ISREG(info.st_mode)) return not_regular(path);
+  if (!S_ISREG(info.st_mode)) return not_regular(path, info.st_mode);
   if (access(path.c_str(), R_OK | W_OK) != 0) return cannot_open(path, errno);
   return Ok{};
 }
@@ -67,9 +78,10 @@ Status create_absent_file(const std::string& path) {
   }
   if (fd < 0) return cannot_open(path, errno);
   struct stat info {};
-  const bool regular = fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+  const bool read = fstat(fd, &info) == 0;
   close(fd);  // a file no connection of this process has open
-  return regular ? Status(Ok{}) : not_regular(path);
+  if (!read) return cannot_open(path, errno);
+  return S_ISREG(info.st_mode) ? Status(Ok{}) : not_regular(path, info.st_mode);
 }
 
 }  // namespace

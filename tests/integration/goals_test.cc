@@ -314,6 +314,29 @@ TEST_F(Goals, ACommandTargetWritesItsUpdateToTheFileItIsGiven) {
   EXPECT_EQ(turns(id)[0]["evidence"]["seen"], 1);
 }
 
+// An update over the limit is refused naming the limit itself, 256 KiB
+// (262,144 bytes), whatever its size — never the limit plus the one byte
+// read to see that it is over.
+TEST_F(Goals, AnUpdateOverTheLimitIsRefusedNamingTheLimit) {
+  for (const int bytes : {262'145, 262'146, 300'000, 1'048'576}) {
+    const std::string loop = "big-" + std::to_string(bytes);
+    ASSERT_EQ(orrery({"add", loop, "--every", "1h", "--shell",
+                      "head -c " + std::to_string(bytes) +
+                          " /dev/zero | tr '\\0' ' ' > "
+                          "\"$ORRERY_GOAL_UPDATE\""})
+                  .exit_code,
+              0);
+    const std::string id = doc({"goal", "create", "--loop", loop, "--objective", "x"})["id"];
+    doc({"trigger", loop, "--wait"});
+    const json recorded = turns(id);
+    ASSERT_EQ(recorded.size(), 1u) << bytes;
+    const std::string error = recorded[0]["update_error"].get<std::string>();
+    EXPECT_NE(error.find("is larger than 256KiB (262144 bytes), the most accepted"),
+              std::string::npos)
+        << bytes << ": " << error;
+  }
+}
+
 TEST_F(Goals, ASupervisorKilledMidTurnCountsTheTurnOnce) {
   const std::string id = agent_goal({});
   reply_update(complete_node(), 10);

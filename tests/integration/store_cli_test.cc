@@ -186,17 +186,24 @@ TEST_F(StoreCli, AnExistingHomeKeepsItsMode) {
 // ---------------------------------------------------------------------------
 // A2: --db is a path or sqlite://PATH.
 
-// A database must be a regular file: a device or a FIFO in its place is
-// refused (exit 2) without blocking and without writing to it.
-TEST_F(StoreCli, ADbThatIsADeviceOrAFifoIsRefused) {
+// A database must be a regular file: a device, a FIFO or a directory in
+// its place is refused (exit 2), saying what it is, without blocking and
+// without writing to it.
+TEST_F(StoreCli, ADbThatIsADeviceAFifoOrADirectoryIsRefusedSayingWhatItIs) {
   const std::string fifo = tmp_ + "/fifo.db";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-  for (const std::string& db : {std::string("/dev/null"), std::string("/dev/zero"), fifo}) {
+  const std::string dir = tmp_ + "/dir.db";
+  ASSERT_TRUE(fs::create_directory(dir));
+  const std::pair<std::string, std::string> cases[] = {
+      {"/dev/null", "is a character device; a database must be a regular file"},
+      {"/dev/zero", "is a character device; a database must be a regular file"},
+      {fifo, "is a FIFO; a database must be a regular file"},
+      {dir, "is a directory; a database must be a regular file (a file in that directory, say " +
+                dir + "/orrery.db)"}};
+  for (const auto& [db, what] : cases) {
     const RunResult result = run_orrery({"--home", home_, "--db", db, "ls"});
     EXPECT_EQ(result.exit_code, kExitUsage) << db << ": " << result.err;
-    EXPECT_EQ(result.err, "orrery: " + db +
-                              " is not a regular file (a device, FIFO or socket); a database "
-                              "must be a file\n");
+    EXPECT_EQ(result.err, "orrery: " + db + " " + what + "\n");
   }
 }
 

@@ -514,6 +514,41 @@ TEST_F(Workers, CommandsOnTheWrongStateAreRefusedAndChangeNothing) {
   EXPECT_EQ(json_of({"worker", "show", worker["id"]})["state"], "hold");
 }
 
+// The refusal of a discard while the step runs gives advice that works:
+// the command it names is run as printed, the worker goes on hold, and the
+// discard then succeeds.
+TEST_F(Workers, TheAdviceOfARefusedDiscardWorksAsPrinted) {
+  const std::string started = tmp_ + "/started";
+  create("busy", "name: busy\nsteps:\n" +
+                     step("a", "echo 1 > left.txt; touch " + started + "; exec sleep 30", ""));
+  const std::string id = run_detached("busy")["id"];
+  json worker;
+  ASSERT_TRUE(eventually(
+      [&] {
+        worker = worker_of(id, "a");
+        return std::filesystem::exists(started) && worker.is_object() &&
+               worker["state"] == "running";
+      },
+      std::chrono::seconds(20)))
+      << worker.dump(1);
+  const RunResult refused = run({"worker", "discard", worker["id"]});
+  ASSERT_EQ(refused.exit_code, 4) << refused.err;
+  const std::string advice = "orrery workflow cancel " + id;
+  ASSERT_NE(refused.err.find(advice), std::string::npos) << refused.err;
+  const RunResult cancelled = run({"workflow", "cancel", id});
+  ASSERT_EQ(cancelled.exit_code, 0) << cancelled.err;
+  ASSERT_TRUE(eventually(
+      [&] {
+        worker = json_of({"worker", "show", worker["id"]});
+        return worker["state"] == "hold";
+      },
+      std::chrono::seconds(20)))
+      << worker.dump(1);
+  const RunResult discarded = run({"worker", "discard", worker["id"]});
+  EXPECT_EQ(discarded.exit_code, 0) << discarded.err;
+  EXPECT_EQ(json_of({"worker", "show", worker["id"]})["state"], "cancelled");
+}
+
 // Discard deletes only what is still what orrery recorded (docs/workers.md,
 // "Resume, discard, retry"): generated over where the branch is (where the
 // worker left it, moved by a person, deleted) x what is at the worktree's

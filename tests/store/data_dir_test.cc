@@ -1,7 +1,9 @@
 #include "store/data_dir.h"
 
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -59,7 +61,17 @@ TEST(CreatePrivateFile, LeavesAnExistingFileAsItIs) {
   EXPECT_EQ(after.st_atim.tv_sec, before.st_atim.tv_sec);
 }
 
-// Each is refused, naming the path, without blocking (a FIFO without a
+// A Unix socket file at `path`.
+void bind_socket(const std::string& path) {
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  path.copy(address.sun_path, sizeof address.sun_path - 1);
+  EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0) << path;
+  ::close(fd);  // the socket file stays
+}
+
+// Each is refused, naming the path and what it is, without blocking (a FIFO without a
 // writer) and without creating anything.
 TEST(CreatePrivateFile, RefusesWhatIsNotARegularFileNamingIt) {
   struct Case {
@@ -68,12 +80,12 @@ TEST(CreatePrivateFile, RefusesWhatIsNotARegularFileNamingIt) {
     const char* message;
   };
   const Case cases[] = {
-      {"fifo", [](const TempDir& d) { mkfifo(d.file("fifo").c_str(), 0600); },
-       "is not a regular file (a device, FIFO or socket)"},
+      {"fifo", [](const TempDir& d) { mkfifo(d.file("fifo").c_str(), 0600); }, "is a FIFO;"},
       {"dir", [](const TempDir& d) { mkdir(d.file("dir").c_str(), 0700); },
-       "is not a regular file (a device, FIFO or socket)"},
+       "is a directory; a database must be a regular file (a file in that directory, say "},
       {"null", [](const TempDir& d) { symlink("/dev/null", d.file("null").c_str()); },
-       "is not a regular file (a device, FIFO or socket)"},
+       "is a character device;"},
+      {"socket", [](const TempDir& d) { bind_socket(d.file("socket")); }, "is a socket;"},
       {"missing/orrery.db", [](const TempDir&) {}, "No such file or directory"},
       {"loop", [](const TempDir& d) { symlink(d.file("loop").c_str(), d.file("loop").c_str()); },
        "Too many levels of symbolic links"},
