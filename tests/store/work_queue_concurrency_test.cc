@@ -113,6 +113,42 @@ TEST_P(WorkQueueConcurrency, ProcessesEnqueueingOneKeyAtOnceMakeOneItemCreatedOn
   EXPECT_EQ(ok_value(store_->list_items({})).size(), 1u);
 }
 
+// Processes enqueueing new keys of one dedupe key at once, after an item of
+// that key was admitted: the admitted item keeps its invocation as it was,
+// and every new item, all waiting, shares one current invocation.
+TEST_P(WorkQueueConcurrency, NewKeysOfADedupeKeyAtOnceNeverRewriteAStartedItemsInvocation) {
+  const Route route = add_route("triage", 5);
+  WorkItem started = make_item(route, "started");
+  started.invocation.source.dedupe_key = "delivery-7";
+  started.invocation.intent = "the first word";
+  const WorkItem first = ok_value(store_->enqueue_item(started, kNow)).item;
+  ASSERT_EQ(admit({first.id}), std::vector<std::string>{first.id});
+  std::vector<ChildBody> bodies;
+  for (int index = 0; index < kEnqueuers; ++index) {
+    bodies.push_back([&, index](Store& store) {
+      for (int i = 0; i < kEnqueuesEach; ++i) {
+        WorkItem item = make_item(route, "k-" + std::to_string(index) + "-" + std::to_string(i));
+        item.invocation.source.dedupe_key = "delivery-7";
+        item.invocation.intent = "said by " + std::to_string(index);
+        auto enqueued = with_retries([&] { return store.enqueue_item(item, kNow + 1 + i); });
+        if (!enqueued) return child_failed(11, "enqueue: " + enqueued.error().message);
+      }
+      return 0;
+    });
+  }
+  race(bodies);
+  const Invocation kept = item_now(first.id).invocation;
+  EXPECT_EQ(kept.id, first.invocation.id);
+  EXPECT_EQ(kept.intent, "the first word");
+  std::set<std::string> shared;
+  for (const WorkItem& item : ok_value(store_->list_items({}))) {
+    if (item.id != first.id) shared.insert(item.invocation.id);
+  }
+  EXPECT_EQ(shared.size(), 1u);
+  EXPECT_EQ(shared.count(kept.id), 0u);
+  EXPECT_EQ(invocation_rows(*store_), 2);
+}
+
 constexpr int kBatchers = 4;
 constexpr int kBatchKeys = 250;  // three chunks of the store's reads
 

@@ -9,9 +9,21 @@
 #include <string>
 #include <vector>
 
+#include "store/sql/sql_store.h"
 #include "store/workflow_conformance.h"
 
 namespace orrery::conformance {
+
+// The rows of the invocations table, whatever items refer to them.
+inline std::int64_t invocation_rows(Store& store) {
+  auto* sql = dynamic_cast<SqlStore*>(&store);
+  auto query = sql->connection().prepare("SELECT COUNT(*) FROM invocations");
+  EXPECT_TRUE(query.ok());
+  if (!query) return -1;
+  auto row = (*query)->step();
+  EXPECT_TRUE(row.ok() && *row);
+  return (*query)->int64(0);
+}
 
 class WorkQueueConformance : public WorkflowConformance {
  protected:

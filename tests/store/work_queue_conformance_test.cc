@@ -17,16 +17,6 @@ using namespace conformance;  // NOLINT(google-build-using-namespace)
 
 using WorkQueueStore = WorkQueueConformance;
 
-std::int64_t invocation_rows(Store& store) {
-  auto* sql = dynamic_cast<SqlStore*>(&store);
-  auto query = sql->connection().prepare("SELECT COUNT(*) FROM invocations");
-  EXPECT_TRUE(query.ok());
-  if (!query) return -1;
-  auto row = (*query)->step();
-  EXPECT_TRUE(row.ok() && *row);
-  return (*query)->int64(0);
-}
-
 // ---------------------------------------------------------------- routes
 
 TEST_P(WorkQueueStore, ARouteIsStoredWholeAndFoundByIdNameAndIdPrefix) {
@@ -196,6 +186,68 @@ TEST_P(WorkQueueStore, ADedupeKeyNamesOneInvocationPerSourceKindSharedByItsItems
   EXPECT_NE(two.invocation.id, three.invocation.id);
   EXPECT_EQ(item_now(one.id).invocation.intent, "said again");  // the latest word
   EXPECT_EQ(invocation_rows(*store_), 2);
+}
+
+// docs/admission.md, "Invocations and work items": an item that has started
+// keeps its invocation as it was. Generated over the state of the item that
+// came first: while it waits, a second enqueue of the dedupe key rewrites the
+// invocation they share; once it has been admitted, the second item gets a
+// new invocation and the first one's is left as it was — and items still
+// waiting follow the newest word.
+TEST_P(WorkQueueStore, AnInvocationAnItemStartedFromIsNeverRewritten) {
+  const Route route = add_route("triage", 10);
+  const auto with_word = [&](const std::string& key, const std::string& dedupe,
+                             const std::string& word) {
+    WorkItem item = make_item(route, key);
+    item.invocation.source.dedupe_key = dedupe;
+    item.invocation.intent = word;
+    item.invocation.scope_json = "{\"word\":\"" + word + "\"}";
+    return item;
+  };
+  const ItemStatus states[] = {
+      ItemStatus::kQueued, ItemStatus::kAdmitted,   ItemStatus::kRunning,  ItemStatus::kSucceeded,
+      ItemStatus::kFailed, ItemStatus::kDeadLetter, ItemStatus::kCancelled};
+  for (const ItemStatus state : states) {
+    const std::string name = item_status_name(state);
+    SCOPED_TRACE(name);
+    const std::string dedupe = "delivery-" + name;
+    const WorkItem first =
+        ok_value(store_->enqueue_item(with_word("first-" + name, dedupe, "one"), kNow)).item;
+    if (state == ItemStatus::kAdmitted) admit({first.id});
+    if (state == ItemStatus::kCancelled) ok_value(store_->cancel_item(first.id, "", kNow + 1));
+    if (state == ItemStatus::kRunning || state == ItemStatus::kSucceeded ||
+        state == ItemStatus::kFailed || state == ItemStatus::kDeadLetter) {
+      const WorkflowRun run = start(first);
+      if (state != ItemStatus::kRunning) {
+        const bool succeeded = state == ItemStatus::kSucceeded;
+        end_run(run, succeeded ? WorkflowRunStatus::kSucceeded : WorkflowRunStatus::kFailed);
+        std::optional<TimeMs> retry;
+        if (state == ItemStatus::kFailed) retry = kNow + 1000;
+        ASSERT_TRUE(
+            store_->settle_item({first.id, run.id, state, retry, "x", {}}, kNow + 20, {}).ok());
+      }
+    }
+    ASSERT_EQ(item_now(first.id).status, state);
+    const WorkItem second =
+        ok_value(store_->enqueue_item(with_word("second-" + name, dedupe, "two"), kNow + 30)).item;
+    const WorkItem third =
+        ok_value(store_->enqueue_item(with_word("third-" + name, dedupe, "three"), kNow + 40)).item;
+    const Invocation first_now = item_now(first.id).invocation;
+    EXPECT_EQ(item_now(second.id).invocation.intent, "three");  // the waiting follow the word
+    EXPECT_EQ(item_now(second.id).invocation.id, third.invocation.id);
+    EXPECT_EQ(item_now(third.id).invocation.scope_json, "{\"word\":\"three\"}");
+    if (state == ItemStatus::kQueued) {
+      EXPECT_EQ(first_now.id, third.invocation.id);
+      EXPECT_EQ(first_now.intent, "three");
+    } else {
+      EXPECT_EQ(first_now.id, first.invocation.id);
+      EXPECT_NE(first_now.id, third.invocation.id);
+      EXPECT_EQ(first_now.intent, "one");
+      EXPECT_EQ(first_now.scope_json, "{\"word\":\"one\"}");
+    }
+  }
+  // One current invocation per key, plus one kept for each item that started.
+  EXPECT_EQ(invocation_rows(*store_), 7 + 6);
 }
 
 TEST_P(WorkQueueStore, ARefreshThatChangesTheInvocationLeavesNoOrphanBehind) {

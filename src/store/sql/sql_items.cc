@@ -85,43 +85,116 @@ void bind_invocation(sql::Statement& s, const Invocation& call, TimeMs now) {
       .bind(12, now);
 }
 
-// The invocation the item comes from: the one of its source's dedupe key
-// (refreshed with what this enqueue says), or a new one.
+constexpr const char* kInsertInvocation =
+    "INSERT INTO invocations (id, source_kind, source_id, source_dedupe_key, subject_kind, "
+    "subject_id, subject_path, subject_url, intent, scope_json, output_policy_json, "
+    "created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12)";
+
+// Inserts the invocation as `id`; with a dedupe key, only while the key has
+// no current invocation. Whether it was inserted.
+Result<bool> insert_invocation(sql::Connection& db, const Invocation& call, const std::string& id,
+                               TimeMs now) {
+  std::string text = kInsertInvocation;
+  if (!call.source.dedupe_key.empty()) {
+    text +=
+        " ON CONFLICT (source_kind, source_dedupe_key) WHERE source_dedupe_key != '' AND "
+        "superseded_at IS NULL DO NOTHING";
+  }
+  auto insert = db.prepare(text);
+  if (!insert) return insert.error();
+  (*insert)->bind(1, id);
+  bind_invocation(**insert, call, now);
+  if (auto status = (*insert)->run(); !status) return status.error();
+  return db.changes() == 1;
+}
+
+// The current invocation of the source's dedupe key, if any.
+Result<std::optional<std::string>> current_invocation(sql::Connection& db, const Invocation& call) {
+  auto query = db.prepare(
+      "SELECT id FROM invocations WHERE source_kind = ?1 AND source_dedupe_key = ?2 AND "
+      "superseded_at IS NULL");
+  if (!query) return query.error();
+  (*query)->bind(1, call.source.kind).bind(2, call.source.dedupe_key);
+  auto row = (*query)->step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<std::string>();
+  return std::optional<std::string>((*query)->text(0));
+}
+
+// Rewrites invocation `id` with what this enqueue says — only while no item
+// has started from it (every item of it waits). Whether it was rewritten.
+Result<bool> rewrite_unstarted(sql::Connection& db, const Invocation& call, const std::string& id,
+                               TimeMs now) {
+  auto update = db.prepare(
+      std::string("UPDATE invocations SET source_id = ?3, subject_kind = ?5, subject_id = ?6, "
+                  "subject_path = ?7, subject_url = ?8, intent = ?9, scope_json = ?10, "
+                  "output_policy_json = ?11, updated_at = ?12 WHERE id = ?1 AND superseded_at IS "
+                  "NULL AND source_kind = ?2 AND source_dedupe_key = ?4 AND NOT EXISTS (SELECT 1 "
+                  "FROM work_items WHERE invocation_id = ?1 AND status NOT IN (") +
+      sql::kWaitingItemStatuses + "))");
+  if (!update) return update.error();
+  (*update)->bind(1, id);
+  bind_invocation(**update, call, now);
+  if (auto status = (*update)->run(); !status) return status.error();
+  return db.changes() == 1;
+}
+
+// Invocation `old` stays as the items that started from it knew it; `fresh`
+// becomes its key's current invocation, and the items still waiting on
+// `old` move to it. False when another enqueue superseded `old` first.
+Result<bool> supersede(sql::Connection& db, const Invocation& call, const std::string& old,
+                       const std::string& fresh, TimeMs now) {
+  auto retire = db.prepare(
+      "UPDATE invocations SET superseded_at = ?2 WHERE id = ?1 AND superseded_at IS NULL");
+  if (!retire) return retire.error();
+  (*retire)->bind(1, old).bind(2, now);
+  if (auto status = (*retire)->run(); !status) return status.error();
+  if (db.changes() != 1) return false;
+  auto inserted = insert_invocation(db, call, fresh, now);
+  if (!inserted) return inserted.error();
+  if (!*inserted) {
+    return internal_error("invocation " + old + " was superseded but its successor was not stored");
+  }
+  auto move = db.prepare(std::string("UPDATE work_items SET invocation_id = ?2 WHERE "
+                                     "invocation_id = ?1 AND status IN (") +
+                         sql::kWaitingItemStatuses + ")");
+  if (!move) return move.error();
+  (*move)->bind(1, old).bind(2, fresh);
+  if (auto status = (*move)->run(); !status) return status.error();
+  return true;
+}
+
+// The invocation the item comes from (docs/admission.md, "Invocations and
+// work items"): a new one without a dedupe key; with one, the key's current
+// invocation, rewritten with what this enqueue says while every item of it
+// still waits, else superseded by a new one — an item that has started
+// keeps the invocation it started from as it was.
 Result<std::string> write_invocation(sql::Connection& db, const Invocation& call,
                                      const std::string& fresh_id, TimeMs now) {
-  const std::string columns =
-      "INSERT INTO invocations (id, source_kind, source_id, source_dedupe_key, subject_kind, "
-      "subject_id, subject_path, subject_url, intent, scope_json, output_policy_json, "
-      "created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12)";
   if (call.source.dedupe_key.empty()) {
-    auto insert = db.prepare(columns);
-    if (!insert) return insert.error();
-    (*insert)->bind(1, fresh_id);
-    bind_invocation(**insert, call, now);
-    if (auto status = (*insert)->run(); !status) return status.error();
+    auto inserted = insert_invocation(db, call, fresh_id, now);
+    if (!inserted) return inserted.error();
     return fresh_id;
   }
-  auto upsert = db.prepare(
-      columns +
-      " ON CONFLICT (source_kind, source_dedupe_key) WHERE source_dedupe_key != '' DO UPDATE SET "
-      "source_id = excluded.source_id, subject_kind = excluded.subject_kind, "
-      "subject_id = excluded.subject_id, subject_path = excluded.subject_path, "
-      "subject_url = excluded.subject_url, intent = excluded.intent, "
-      "scope_json = excluded.scope_json, output_policy_json = excluded.output_policy_json, "
-      "updated_at = excluded.updated_at");
-  if (!upsert) return upsert.error();
-  (*upsert)->bind(1, fresh_id);
-  bind_invocation(**upsert, call, now);
-  if (auto status = (*upsert)->run(); !status) return status.error();
-  auto id = db.prepare(
-      "SELECT id FROM invocations WHERE source_kind = ?1 AND source_dedupe_key = ?2 AND "
-      "source_dedupe_key != ''");
-  if (!id) return id.error();
-  (*id)->bind(1, call.source.kind).bind(2, call.source.dedupe_key);
-  auto row = (*id)->step();
-  if (!row) return row.error();
-  if (!*row) return internal_error("the invocation of " + visible(call.source.kind) + " was lost");
-  return (*id)->text(0);
+  for (int tries = 0; tries < kMaxEnqueueTries; ++tries) {
+    auto current = current_invocation(db, call);
+    if (!current) return current.error();
+    if (!*current) {
+      auto inserted = insert_invocation(db, call, fresh_id, now);
+      if (!inserted) return inserted.error();
+      if (*inserted) return fresh_id;
+      continue;  // another enqueue of the key inserted one first
+    }
+    auto rewritten = rewrite_unstarted(db, call, **current, now);
+    if (!rewritten) return rewritten.error();
+    if (*rewritten) return **current;
+    auto superseded = supersede(db, call, **current, fresh_id, now);
+    if (!superseded) return superseded.error();
+    if (*superseded) return fresh_id;
+  }
+  return unavailable_error("the invocation of " + visible(call.source.kind) + " key '" +
+                           visible(call.source.dedupe_key) +
+                           "' kept changing under concurrent enqueues; try again");
 }
 
 Status delete_if_unused(sql::Connection& db, const std::string& invocation_id) {

@@ -662,6 +662,16 @@ ALTER TABLE queue_leases ADD COLUMN process_started_at INTEGER;
 ALTER TABLE queue_leases ADD COLUMN host TEXT NOT NULL DEFAULT '';
 )sql";
 
+// An invocation an item has started from is kept as it was: a later enqueue
+// of its dedupe key supersedes it with a new one (docs/admission.md), so the
+// key names one current invocation, not one ever.
+constexpr const char* kSupersededInvocations = R"sql(
+ALTER TABLE invocations ADD COLUMN superseded_at INTEGER;
+DROP INDEX invocations_dedupe;
+CREATE UNIQUE INDEX invocations_dedupe ON invocations(source_kind, source_dedupe_key)
+  WHERE source_dedupe_key != '' AND superseded_at IS NULL;
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& migrations() {
@@ -685,6 +695,7 @@ const std::vector<Migration>& migrations() {
       {16, "work items: the feedback of a failed attempt for the next one", kItemFeedback},
       {17, "workflow runs: the goal each was published under", kRunGoals},
       {18, "queue leases: the process of the driver holding each", kQueueHolders},
+      {19, "invocations: one started from is superseded, never rewritten", kSupersededInvocations},
 
   };
   return list;
