@@ -1,6 +1,5 @@
 #include "cli/route_commands.h"
 
-#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
