@@ -9,6 +9,7 @@
 # Fails listing FILE:LINE and the forbidden include of each violation, and
 # the files of each include cycle.
 cmake_minimum_required(VERSION 3.25)
+include(${CMAKE_CURRENT_LIST_DIR}/source-lines.cmake)
 
 if(NOT SOURCE_DIR)
   message(FATAL_ERROR "usage: cmake -DSOURCE_DIR=<the src directory> -P check-layering.cmake")
@@ -31,14 +32,7 @@ foreach(file IN LISTS files)
     continue()  # not in a layer (main.cc)
   endif()
   math(EXPR checked "${checked} + 1")
-  file(READ ${SOURCE_DIR}/${file} text)
-  # One list element per line: characters that CMake lists treat specially
-  # are neutralised first, so that every line, empty or not, keeps its number.
-  string(REPLACE "\\" "/" text "${text}")
-  string(REPLACE "[" "(" text "${text}")
-  string(REPLACE "]" ")" text "${text}")
-  string(REPLACE ";" "," text "${text}")
-  string(REPLACE "\n" ";" lines "${text}")
+  source_lines(${SOURCE_DIR}/${file} lines)
   set(number 0)
   foreach(line IN LISTS lines)
     math(EXPR number "${number} + 1")

@@ -10,6 +10,7 @@
 #include "cli/store_access.h"
 #include "cli/workflow_target.h"
 #include "core/duration.h"
+#include "core/exact_json.h"
 #include "core/exit_codes.h"
 #include "core/goal_edits.h"
 #include "core/goal_json.h"
@@ -199,7 +200,7 @@ std::string target_text(const Goal& goal) {
 
 void print_goal(const Context& context, const Goal& goal) {
   if (context.globals.json) {
-    *context.out << json_text(nlohmann::json::parse(goal_json(goal))) << '\n';
+    *context.out << json_text(read_json(goal_json(goal))) << '\n';
     return;
   }
   std::string status = goal_status_name(goal.status);
@@ -282,7 +283,7 @@ Result<int> list_goals_command(const GoalArgs& args, const Context& context) {
   if (!goals) return goals.error();
   if (context.globals.json) {
     nlohmann::json list = nlohmann::json::array();
-    for (const Goal& goal : *goals) list.push_back(nlohmann::json::parse(goal_json(goal)));
+    for (const Goal& goal : *goals) list.push_back(read_json(goal_json(goal)));
     *context.out << json_text(list) << '\n';
     return kExitOk;
   }
@@ -326,7 +327,7 @@ Result<int> goal_turns_command(const GoalArgs& args, const Context& context) {
   if (!turns) return turns.error();
   if (context.globals.json) {
     nlohmann::json list = nlohmann::json::array();
-    for (const GoalTurn& turn : *turns) list.push_back(nlohmann::json::parse(turn_json(turn)));
+    for (const GoalTurn& turn : *turns) list.push_back(read_json(turn_json(turn)));
     *context.out << json_text(list) << '\n';
     return kExitOk;
   }

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/exact_json.h"
 #include "core/exit_codes.h"
 #include "store/target_codec.h"
 
@@ -65,7 +66,7 @@ nlohmann::json target_json(const Target& target) {
     json.erase("command");
     json.erase("args");
     json["workflow_id"] = target.workflow_id;
-    json["input"] = nlohmann::json::parse(target.input_json, nullptr, false);
+    json["input"] = read_json(target.input_json);
   }
   json["cwd"] = target.cwd.empty() ? nlohmann::json(nullptr) : nlohmann::json(target.cwd);
   json["env"] = pairs_object(target.env);
@@ -151,7 +152,7 @@ nlohmann::json workflow_json(const Workflow& workflow, const std::string& steps_
           {"status", workflow_status_name(workflow.status)},
           {"goal", workflow.spec.goal.empty() ? nlohmann::json(nullptr)
                                               : nlohmann::json(workflow.spec.goal)},
-          {"steps", nlohmann::json::parse(steps_json, nullptr, false)},
+          {"steps", read_json(steps_json)},
           {"created_at", format_time(workflow.created_at)},
           {"updated_at", format_time(workflow.updated_at)}};
 }
@@ -181,7 +182,7 @@ nlohmann::json step_run_json(const StepRun& step) {
                               : nlohmann::json(nullptr)},
           {"exit_code", optional_value(step.exit_code)},
           {"error", text_or_null(step.error)},
-          {"outputs", nlohmann::json::parse(step.outputs_json, nullptr, false)}};
+          {"outputs", read_json(step.outputs_json)}};
 }
 
 }  // namespace
@@ -204,7 +205,7 @@ nlohmann::json workflow_run_json(const WorkflowRun& run, const std::vector<StepR
           {"goal_id", text_or_null(run.goal_id)},
           {"status", workflow_run_status_name(run.status)},
           {"idempotency_key", text_or_null(run.idempotency_key)},
-          {"input", nlohmann::json::parse(run.input_json, nullptr, false)},
+          {"input", read_json(run.input_json)},
           {"cancel_requested", run.cancel_requested},
           {"driver", text_or_null(run.driver)},
           {"created_at", format_time(run.created_at)},
@@ -222,7 +223,7 @@ nlohmann::json workflow_event_json(const WorkflowEvent& event) {
   return {{"sequence", event.sequence},
           {"event_type", event.event_type},
           {"step_id", text_or_null(event.step_id)},
-          {"payload", nlohmann::json::parse(event.payload_json, nullptr, false)},
+          {"payload", read_json(event.payload_json)},
           {"created_at", format_time(event.created_at)}};
 }
 
@@ -236,8 +237,6 @@ nlohmann::json error_json(const Error& error) {
   return {{"error", {{"code", error_code_name(error.code)}, {"message", error.message}}}};
 }
 
-std::string json_text(const nlohmann::json& document) {
-  return document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+std::string json_text(const nlohmann::json& document) { return write_json(document, 2); }
 
 }  // namespace orrery::cli

@@ -5,6 +5,7 @@
 
 #include "cli/json_views.h"
 #include "cli/store_access.h"
+#include "core/exact_json.h"
 #include "core/exit_codes.h"
 #include "exec/process_identity.h"
 #include "exec/recovery.h"
@@ -64,12 +65,12 @@ Result<int> recover_command(const Context& context) {
       recover_runs(*opened->store, probe, opened->home, context.now, RecoveryOptions{}, {});
   if (!report) return report.error();
   if (context.globals.json) {
-    *context.out << nlohmann::json{{"recorded", runs_json(report->recorded)},
-                                   {"abandoned", runs_json(report->abandoned)},
-                                   {"deferred", runs_json(report->deferred)},
-                                   {"killed_process_groups", report->killed_groups},
-                                   {"problems", problems_json(report->problems)}}
-                        .dump(2)
+    *context.out << write_json(nlohmann::json{{"recorded", runs_json(report->recorded)},
+                                              {"abandoned", runs_json(report->abandoned)},
+                                              {"deferred", runs_json(report->deferred)},
+                                              {"killed_process_groups", report->killed_groups},
+                                              {"problems", problems_json(report->problems)}},
+                               2)
                  << '\n';
   } else {
     print_report(*context.out, *report);

@@ -8,6 +8,7 @@
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/store_access.h"
+#include "core/exact_json.h"
 #include "core/exit_codes.h"
 #include "core/git_names.h"
 #include "core/text.h"
@@ -35,7 +36,7 @@ std::string who() {
 Git system_git() { return Git(system_commands(), process_environment()); }
 
 void print_json(const Context& context, const std::string& document) {
-  *context.out << json_text(json::parse(document)) << '\n';
+  *context.out << json_text(read_json(document)) << '\n';
 }
 
 std::string or_dash(const std::string& text) { return text.empty() ? "-" : text; }
@@ -131,7 +132,7 @@ Result<int> list_workers_command(const WorkerArgs& args, const Context& context)
   if (!workers) return workers.error();
   if (context.globals.json) {
     json list = json::array();
-    for (const Worker& worker : *workers) list.push_back(json::parse(worker_json(worker)));
+    for (const Worker& worker : *workers) list.push_back(read_json(worker_json(worker)));
     *context.out << json_text(list) << '\n';
     return kExitOk;
   }
@@ -263,7 +264,7 @@ Result<int> list_queue_command(const WorkerArgs& args, const Context& context) {
   if (!entries) return entries.error();
   if (context.globals.json) {
     json list = json::array();
-    for (const MergeEntry& entry : *entries) list.push_back(json::parse(merge_entry_json(entry)));
+    for (const MergeEntry& entry : *entries) list.push_back(read_json(merge_entry_json(entry)));
     *context.out << json_text(list) << '\n';
     return kExitOk;
   }

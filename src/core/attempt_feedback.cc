@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "core/exact_json.h"
 #include "core/json_text_list.h"
 #include "core/path_glob.h"
 #include "core/text.h"
@@ -135,10 +136,6 @@ Json change_json(const AttemptChange& change, std::size_t output_limit) {
               {"merge", change.entry ? merge_json(*change.entry, output_limit) : Json(nullptr)}};
 }
 
-std::string dump(const Json& json) {
-  return json.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
-
 // The record within kMaxFeedbackBytes: the first changes that fit, the
 // rest counted; when not even the first fits, its output is shortened, and
 // at last no change is kept — escaping can make any text longer.
@@ -153,15 +150,15 @@ std::string feedback_record(const AttemptRecord& record, const std::string& kind
             {"changes", Json::array()},
             {"changes_omitted", record.changes.size()}};
   // Each kept change adds its text and a comma; the count's digits only shrink.
-  std::size_t size = dump(json).size();
+  std::size_t size = write_json(json).size();
   Json kept = Json::array();
   for (const AttemptChange& change : record.changes) {
     Json item = change_json(change, kMaxFeedbackOutputBytes);
-    std::size_t added = dump(item).size() + 1;
+    std::size_t added = write_json(item).size() + 1;
     for (std::size_t limit = kMaxFeedbackOutputBytes / 2;
          kept.empty() && size + added > kMaxFeedbackBytes && limit >= 256; limit /= 2) {
       item = change_json(change, limit);
-      added = dump(item).size() + 1;
+      added = write_json(item).size() + 1;
     }
     if (size + added > kMaxFeedbackBytes) break;
     size += added;
@@ -169,7 +166,7 @@ std::string feedback_record(const AttemptRecord& record, const std::string& kind
   }
   json["changes_omitted"] = record.changes.size() - kept.size();
   json["changes"] = std::move(kept);
-  return dump(json);
+  return write_json(json);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "core/exact_json.h"
+
 namespace orrery {
 namespace {
 
@@ -99,7 +101,7 @@ std::string change_lines(const Json& change) {
 }  // namespace
 
 std::string feedback_prompt_section(std::string_view feedback_json) {
-  const Json record = Json::parse(feedback_json, nullptr, false);
+  const Json record = read_json(feedback_json);
   if (!member(record, "attempt").is_number_integer()) return "";
   std::string section = "\n\n## The previous attempt\n\nAttempt " +
                         std::to_string(record["attempt"].get<long long>()) +
@@ -117,7 +119,7 @@ std::string feedback_prompt_section(std::string_view feedback_json) {
 }
 
 std::string feedback_summary(std::string_view feedback_json) {
-  const Json record = Json::parse(feedback_json, nullptr, false);
+  const Json record = read_json(feedback_json);
   if (!member(record, "attempt").is_number_integer()) return "";
   return "attempt " + std::to_string(record["attempt"].get<long long>()) + " " +
          text_at(record, "outcome") +

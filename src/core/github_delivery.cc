@@ -4,6 +4,7 @@
 #include <array>
 #include <nlohmann/json.hpp>
 
+#include "core/exact_json.h"
 #include "core/text.h"
 
 namespace orrery {
@@ -91,7 +92,7 @@ Result<GithubWork> work_of(const GithubDelivery& delivery, const json& payload,
     object["source"] = "github";
   }
   GithubWork work;
-  work.enqueue_object = object.dump(-1, ' ', false, json::error_handler_t::replace);
+  work.enqueue_object = write_json(object);
   return work;
 }
 
@@ -109,7 +110,7 @@ Result<GithubWork> read_github_delivery(const GithubDelivery& delivery) {
         "?format=github takes GitHub's webhook deliveries, which carry X-GitHub-Event; this "
         "request has none");
   }
-  const json payload = json::parse(delivery.payload, nullptr, false);
+  const json payload = read_json(delivery.payload);
   if (!payload.is_object()) {
     return usage_error("the " + visible(delivery.event) +
                        " delivery's body is not a JSON object (give the webhook content type "

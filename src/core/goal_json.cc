@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "core/exact_json.h"
 #include "core/goal_plan.h"
 #include "core/time.h"
 
@@ -52,12 +53,8 @@ json target_json(const GoalTarget& target) {
 // Stored JSON text as a value; text that is not JSON stays a string.
 json embedded(const std::string& text) {
   if (text.empty()) return nullptr;
-  json value = json::parse(text, nullptr, false);
+  json value = read_json(text);
   return value.is_discarded() ? json(text) : value;
-}
-
-std::string dump(const json& document) {
-  return document.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 }  // namespace
@@ -85,7 +82,7 @@ std::string goal_json(const Goal& goal) {
                    {"last_update_error", text_or_null(goal.last_update_error)},
                    {"created_at", format_time(goal.created_at)},
                    {"updated_at", format_time(goal.updated_at)}};
-  return dump(document);
+  return write_json(document);
 }
 
 std::string turn_json(const GoalTurn& turn) {
@@ -105,7 +102,7 @@ std::string turn_json(const GoalTurn& turn) {
                    {"update", text_or_null(turn.update_json)},
                    {"update_error", text_or_null(turn.update_error)},
                    {"created_at", format_time(turn.created_at)}};
-  return dump(document);
+  return write_json(document);
 }
 
 }  // namespace orrery

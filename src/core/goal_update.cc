@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/exact_json.h"
 #include "core/goal_plan.h"
 #include "core/spec_tree.h"
 #include "core/text.h"
@@ -14,7 +15,7 @@ namespace {
 using nlohmann::json;
 
 std::string shown(const json& value) {
-  std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string text = write_json(value);
   if (text.size() > 60) text = text.substr(0, 57) + "...";
   return visible(text);
 }
@@ -40,6 +41,10 @@ Result<std::int64_t> integer_field(const json& value, const std::string& field) 
   if (value.is_number_integer() && !value.is_number_unsigned()) return value.get<std::int64_t>();
   if (value.is_number_unsigned() && value.get<std::uint64_t>() <= std::uint64_t(INT64_MAX)) {
     return std::int64_t(value.get<std::uint64_t>());
+  }
+  if (value.is_number_unsigned() || is_whole_number_text(kept_number_text(value))) {
+    return usage_error(field + " " + shown(value) + " is out of range: at most " +
+                       std::to_string(INT64_MAX));
   }
   return usage_error(field + " must be a whole number, not " + shown(value));
 }
@@ -158,7 +163,7 @@ Status read_fields(const json& goal, GoalUpdate& update) {
     update.node_status = *status;
   }
   if (goal.contains("evidence") && !goal["evidence"].is_null()) {
-    update.evidence_json = goal["evidence"].dump(-1, ' ', false, json::error_handler_t::replace);
+    update.evidence_json = write_json(goal["evidence"]);
   }
   if (goal.contains("summary")) {
     auto summary = text_field(goal["summary"], "goal.summary");

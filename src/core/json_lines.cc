@@ -1,5 +1,7 @@
 #include "core/json_lines.h"
 
+#include "core/exact_json.h"
+
 namespace orrery {
 
 std::vector<nlohmann::json> json_documents(std::string_view text) {
@@ -9,12 +11,12 @@ std::vector<nlohmann::json> json_documents(std::string_view text) {
   while (start < text.size()) {
     size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
-    json line = json::parse(text.substr(start, end - start), nullptr, false);
+    json line = read_json(text.substr(start, end - start));
     if (line.is_object()) out.push_back(std::move(line));
     start = end + 1;
   }
   if (out.empty()) {
-    json whole = json::parse(text, nullptr, false);
+    json whole = read_json(text);
     if (whole.is_object()) out.push_back(std::move(whole));
   }
   return out;

@@ -2,16 +2,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/exact_json.h"
+
 namespace orrery {
 
 using nlohmann::json;
 
 std::string text_list_json(const std::vector<std::string>& texts) {
-  return json(texts).dump(-1, ' ', false, json::error_handler_t::replace);
+  return write_json(json(texts));
 }
 
 Result<std::vector<std::string>> text_list_from_json(std::string_view text) {
-  const json parsed = json::parse(text, nullptr, false);
+  const json parsed = read_json(text);
   if (parsed.is_discarded() || !parsed.is_array())
     return internal_error("a stored list is not a JSON array");
   std::vector<std::string> texts;

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/exact_json.h"
 #include "core/spec_fields.h"
 
 namespace orrery {
@@ -100,7 +101,7 @@ Status read_texts(const json& d, LoopSpec& s) {
 Status read_input(const json& d, LoopSpec& s) {
   const json* value = field(d, "input");
   if (value != nullptr && value->is_object()) {
-    s.input = value->dump();
+    s.input = write_json(*value);
     return Ok{};
   }
   return read_text(d, "input", s.input);

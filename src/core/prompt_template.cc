@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "core/exact_json.h"
 #include "core/text.h"
 
 namespace orrery {
@@ -200,7 +201,7 @@ const Json& value_of(const Json& values, std::string_view name) {
 std::optional<std::string> text_of(const Json& value) {
   if (value.is_null()) return std::nullopt;
   if (value.is_string()) return value.get<std::string>();
-  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return write_json(value);
 }
 
 Error unknown_name(const Piece& piece, const TemplateScope& scope, std::string_view field) {
@@ -229,7 +230,7 @@ Result<std::string> render_template(std::string_view text, std::string_view valu
                                     std::string_view field) {
   auto pieces = parse(text, field);
   if (!pieces) return pieces.error();
-  const Json values = Json::parse(values_json, nullptr, false);
+  const Json values = read_json(values_json);
   if (!values.is_object())
     return internal_error("the values of a prompt template are not an object");
   // A prompt read from a file is checked here, against the steps the run has.

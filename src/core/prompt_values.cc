@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/exact_json.h"
+
 namespace orrery {
 namespace {
 
@@ -11,7 +13,7 @@ Json text_or_null(const std::string& text) { return text.empty() ? Json() : Json
 
 // A stored JSON document as the object it is; null when it is not one.
 Json object_of(const std::string& text) {
-  Json parsed = Json::parse(text, nullptr, false);
+  Json parsed = read_json(text);
   return parsed.is_object() ? parsed : Json();
 }
 
@@ -59,7 +61,7 @@ std::string prompt_values_json(const PromptValuesInput& input) {
               {"goal", goal_values(input.goal_document)},
               {"feedback", text_or_null(without_leading_lines(input.feedback_section))},
               {"steps", object_of(input.steps_document)}};
-  return values.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return write_json(values);
 }
 
 }  // namespace orrery

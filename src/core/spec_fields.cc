@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/exact_json.h"
 #include "core/loop_spec.h"
 #include "core/text.h"
 
@@ -42,14 +43,14 @@ std::string described(const json& value) {
     case json::value_t::object:
       return "an object";
     default:
-      return "the number " + value.dump();
+      return "the number " + write_json(value);
   }
 }
 
 Error wrong_type(const std::string& where, const std::string& expected, const json& value) {
   std::string hint;
-  if (value.is_number() && expected.find("text") != std::string::npos) {
-    hint = " (in YAML, quote it: '" + value.dump() + "')";
+  if ((value.is_number() || is_kept_number(value)) && expected.find("text") != std::string::npos) {
+    hint = " (in YAML, quote it: '" + write_json(value) + "')";
   }
   return usage_error(where + ": expected " + expected + ", got " + described(value) + hint);
 }

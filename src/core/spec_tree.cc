@@ -9,6 +9,7 @@
 #include <sstream>
 #include <vector>
 
+#include "core/exact_json.h"
 #include "core/text.h"
 
 namespace orrery {
@@ -109,7 +110,9 @@ class JsonSax {
   bool boolean(bool value) { return add(value); }
   bool number_integer(json::number_integer_t value) { return add(value); }
   bool number_unsigned(json::number_unsigned_t value) { return add(value); }
-  bool number_float(json::number_float_t value, const std::string&) { return add(value); }
+  bool number_float(json::number_float_t value, const std::string& text) {
+    return add(exact_number(value, text));
+  }
   bool string(std::string& value) { return add(std::move(value)); }
   bool binary(json::binary_t&) { return fail("binary values are not JSON"); }
   bool start_object(size_t) { return add(json::object()); }
@@ -120,9 +123,15 @@ class JsonSax {
     std::string problem = builder_.add_key(std::move(key));
     return problem.empty() || fail(problem);
   }
-  bool parse_error(size_t position, const std::string&, const nlohmann::detail::exception&) {
+  bool parse_error(size_t position, const std::string& token,
+                   const nlohmann::detail::exception& error) {
     // position counts the bytes read, the offending one included.
     const size_t offset = position == 0 ? 0 : position - 1;
+    if (error.id == kNumberOverflow) {
+      error_ = "the number " + visible(token) + " at " + line_and_column(text_, offset) +
+               " is beyond what can be read (at most about ±1.8e308)";
+      return false;
+    }
     // The offending line up to the error, for context.
     const size_t end = std::min(offset + 1, text_.size());
     const size_t newline = text_.substr(0, end).rfind('\n');
@@ -135,6 +144,8 @@ class JsonSax {
   }
 
   explicit JsonSax(std::string_view text) : text_(text) {}
+  // The library's error id of a number beyond a double's range (1e400).
+  static constexpr int kNumberOverflow = 406;
   const std::string& error() const { return error_; }
   json take() { return builder_.take(); }
 
@@ -216,7 +227,7 @@ json plain_scalar(const std::string& text) {
     std::istringstream in(text);
     in.imbue(std::locale::classic());
     double value = 0;
-    if (in >> value) return value;
+    if (in >> value) return exact_number(value, text);
   }
   return text;
 }

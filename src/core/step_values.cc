@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "core/exact_json.h"
 #include "core/text.h"
 
 namespace orrery {
@@ -32,12 +33,8 @@ Error line_error(size_t number, const std::string& problem) {
   return usage_error("ORRERY_OUTPUT line " + std::to_string(number) + ": " + problem);
 }
 
-std::string dump(const Json& json) {
-  return json.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
-
 Json outputs_object(const std::string& outputs_json) {
-  Json outputs = Json::parse(outputs_json, nullptr, false);
+  Json outputs = read_ordered_json(outputs_json);
   if (outputs.is_discarded() || !outputs.is_object()) return Json::object();
   return outputs;
 }
@@ -74,7 +71,7 @@ Result<std::string> parse_step_outputs(std::string_view file_text) {
                                     " are accepted");
     values[key] = std::string(line.substr(equals + 1));
   }
-  return dump(values);
+  return write_json(values);
 }
 
 std::string steps_document(const WorkflowSpec& spec, const std::vector<StepRun>& steps) {
@@ -93,7 +90,7 @@ std::string steps_document(const WorkflowSpec& spec, const std::vector<StepRun>&
     entry["outputs"] = outputs_object(step.outputs_json);
     document[step.step_id] = std::move(entry);
   }
-  return dump(document);
+  return write_json(document);
 }
 
 }  // namespace orrery

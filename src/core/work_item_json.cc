@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/exact_json.h"
 #include "core/spec_tree.h"
 #include "core/text.h"
 #include "core/time.h"
@@ -16,20 +17,18 @@ Json text_or_null(const std::string& text) { return text.empty() ? Json(nullptr)
 // A stored JSON text as a value (a text that does not parse, which the
 // checks on the way in prevent, is shown as the string it is).
 Json embedded(const std::string& text) {
-  Json value = Json::parse(text, nullptr, false);
+  Json value = read_json(text);
   return value.is_discarded() ? Json(text) : value;
 }
 
-std::string compact(const Json& json) {
-  return json.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
+std::string compact(const Json& json) { return write_json(json); }
 
 constexpr const char* kEnqueueFields =
     "key, priority, project, group, intent, subject, source, dedupe, input, scope, output_policy";
 
 Result<std::string> string_field(const Json& value, const std::string& field) {
   if (!value.is_string()) {
-    return usage_error("\"" + field + "\" must be a string, not " + value.type_name());
+    return usage_error("\"" + field + "\" must be a string, not " + json_type_name(value));
   }
   return value.get<std::string>();
 }
@@ -68,7 +67,7 @@ Status read_subject(const Json& value, SubjectRef& subject) {
   if (!value.is_object()) {
     return usage_error(
         "\"subject\" must be an object {kind, id, path, url} or \"KIND[:ID]\", not " +
-        std::string(value.type_name()));
+        json_type_name(value));
   }
   return read_parts(value, "subject",
                     {{"kind", &subject.kind},
@@ -88,7 +87,7 @@ Status read_source(const Json& value, SourceRef& source) {
   if (!value.is_object()) {
     return usage_error(
         "\"source\" must be an object {kind, id, dedupe_key} or \"KIND[:ID]\", not " +
-        std::string(value.type_name()));
+        json_type_name(value));
   }
   return read_parts(
       value, "source",
@@ -97,23 +96,29 @@ Status read_source(const Json& value, SourceRef& source) {
 
 Result<std::string> object_field(const Json& value, const std::string& field) {
   if (!value.is_object()) {
-    return usage_error("\"" + field + "\" must be a JSON object, not " + value.type_name());
+    return usage_error("\"" + field + "\" must be a JSON object, not " + json_type_name(value));
   }
   return compact(value);
 }
 
+// A key given as a whole number is the number's text, however long.
 Result<std::string> key_field(const Json& value) {
-  if (value.is_number_integer()) return std::to_string(value.get<std::int64_t>());
+  if (value.is_number_integer() || is_whole_number_text(kept_number_text(value))) {
+    return write_json(value);
+  }
   return string_field(value, "key");
 }
 
 Result<std::int64_t> priority_field(const Json& value) {
-  if (!value.is_number_integer()) {
-    return usage_error("\"priority\" must be a whole number, not " +
-                       std::string(value.is_number() ? "a fraction" : value.type_name()));
+  const bool whole = value.is_number_integer() || is_whole_number_text(kept_number_text(value));
+  if (!whole) {
+    return usage_error(
+        "\"priority\" must be a whole number, not " +
+        (value.is_number() || is_kept_number(value) ? write_json(value) : json_type_name(value)));
   }
-  if (value.is_number_unsigned() && value.get<std::uint64_t>() > std::uint64_t(kMaxItemPriority)) {
-    return usage_error("\"priority\" " + value.dump() + " is out of range; give " +
+  if (is_kept_number(value) || (value.is_number_unsigned() &&
+                                value.get<std::uint64_t>() > std::uint64_t(kMaxItemPriority))) {
+    return usage_error("\"priority\" " + write_json(value) + " is out of range; give " +
                        std::to_string(-kMaxItemPriority) + " to " +
                        std::to_string(kMaxItemPriority));
   }
@@ -229,7 +234,7 @@ Result<WorkItem> parse_enqueue_object(std::string_view text) {
   if (!tree) return usage_error("not valid JSON: " + tree.error().message);
   if (!tree->is_object()) {
     return usage_error(std::string("expected a JSON object with at least \"key\", not ") +
-                       tree->type_name());
+                       json_type_name(*tree));
   }
   WorkItem item;
   for (const auto& [name, value] : tree->items()) {
@@ -266,7 +271,7 @@ Result<std::string> check_json_object(std::string_view text, std::string_view fi
   }
   if (!tree->is_object()) {
     return usage_error(name + " must be a JSON object like {\"key\": \"value\"}, not " +
-                       tree->type_name());
+                       json_type_name(*tree));
   }
   return compact(*tree);
 }

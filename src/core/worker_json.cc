@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/exact_json.h"
 #include "core/time.h"
 
 namespace orrery {
@@ -15,9 +16,7 @@ json time_or_null(const std::optional<TimeMs>& time) {
   return time ? json(format_time(*time)) : json(nullptr);
 }
 
-std::string dumped(const json& document) {
-  return document.dump(-1, ' ', false, json::error_handler_t::replace);
-}
+std::string dumped(const json& document) { return write_json(document); }
 
 json worker_document(const Worker& w) {
   return {{"id", w.id},
@@ -44,7 +43,7 @@ json worker_document(const Worker& w) {
 }
 
 json embedded(const std::string& text) {
-  json parsed = json::parse(text, nullptr, false);
+  json parsed = read_json(text);
   return parsed.is_discarded() ? json(text) : parsed;
 }
 

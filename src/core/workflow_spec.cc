@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "core/duration.h"
+#include "core/exact_json.h"
 #include "core/limits.h"
 #include "core/loop_spec.h"
 #include "core/prompt_template.h"
@@ -209,8 +210,8 @@ Result<std::optional<DurationMs>> step_timeout(const json& step, const std::stri
   if (!ms) return std::optional<DurationMs>();
   if (!ms->is_number_integer() || ms->get<std::int64_t>() < 1 ||
       ms->get<std::int64_t>() > kMaxTimeoutMs) {
-    if (ms->is_number_unsigned() || ms->is_number_integer()) {
-      return usage_error(where + "timeout_ms " + ms->dump() + " out of range 1-" +
+    if (ms->is_number_integer() || is_whole_number_text(kept_number_text(*ms))) {
+      return usage_error(where + "timeout_ms " + write_json(*ms) + " out of range 1-" +
                          std::to_string(kMaxTimeoutMs) + " (365 days)");
     }
     return wrong_type(where + "timeout_ms", "a whole number of milliseconds", *ms);
@@ -221,15 +222,16 @@ Result<std::optional<DurationMs>> step_timeout(const json& step, const std::stri
 Result<int> step_retries(const json& step, const std::string& where) {
   const json* retries = field(step, "retries");
   if (!retries) return 0;
-  if (!retries->is_number_integer()) {
+  if (!retries->is_number_integer() && !is_whole_number_text(kept_number_text(*retries))) {
     return wrong_type(where + "retries", "a whole number", *retries);
   }
   const bool in_range =
-      retries->is_number_unsigned()
+      is_kept_number(*retries) ? false
+      : retries->is_number_unsigned()
           ? retries->get<std::uint64_t>() <= std::uint64_t(kMaxStepRetries)
           : retries->get<std::int64_t>() >= 0 && retries->get<std::int64_t>() <= kMaxStepRetries;
   if (!in_range) {
-    return usage_error(where + "retries " + retries->dump() + " out of range 0-" +
+    return usage_error(where + "retries " + write_json(*retries) + " out of range 0-" +
                        std::to_string(kMaxStepRetries));
   }
   return int(retries->get<std::int64_t>());
@@ -591,7 +593,7 @@ std::string encode_workflow_spec(const WorkflowSpec& spec) {
   json out{{"format", kSpecFormat}, {"name", spec.name}, {"steps", std::move(steps)}};
   put_text(out, "description", spec.description);
   put_text(out, "goal", spec.goal);
-  return out.dump();
+  return write_json(out);
 }
 
 Result<WorkflowSpec> decode_workflow_spec(std::string_view text) {
@@ -603,7 +605,7 @@ Result<WorkflowSpec> decode_workflow_spec(std::string_view text) {
   if (!tree->is_object()) return damaged("it is not an object");
   const json* format = field(*tree, "format");
   if (!format || !format->is_number_integer() || format->get<std::int64_t>() != kSpecFormat) {
-    return damaged("its format is " + (format ? format->dump() : std::string("missing")) +
+    return damaged("its format is " + (format ? write_json(*format) : std::string("missing")) +
                    ", this version of orrery reads format " + std::to_string(kSpecFormat) +
                    "; a newer orrery may have written it");
   }
@@ -625,7 +627,7 @@ std::string workflow_steps_json(const WorkflowSpec& spec) {
                      {"account", nullable(step.account)}});
     put_step_worktree(steps.back(), step.worktree);
   }
-  return steps.dump();
+  return write_json(steps);
 }
 
 }  // namespace orrery

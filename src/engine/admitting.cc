@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/attempt_feedback.h"
+#include "core/exact_json.h"
 #include "core/retry_policy.h"
 #include "core/work_item_json.h"
 #include "engine/admission_input.h"
@@ -139,8 +140,7 @@ Result<bool> start_item(Store& store, const TickSettings& settings, const WorkIt
     request.idempotency_key = "item:" + item.id + ":" + std::to_string(item.admissions);
     request.cwd = (*route)->cwd.empty() ? settings.location.home : (*route)->cwd;
     request.item_id = item.id;
-    request.item_document =
-        item_json(item, "", now).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    request.item_document = write_json(item_json(item, "", now), 2);
     request.feedback_document = item.feedback_json;
     auto published = publish_workflow_run(store, settings.location.home, request, now);
     if (published) {

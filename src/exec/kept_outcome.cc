@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/exact_json.h"
 #include "store/home_layout.h"
 #include "store/regular_file.h"
 
@@ -49,7 +50,7 @@ Status keep_outcome(Env& env, const std::string& run_dir, const KeptOutcome& kep
                       {"goal_node", o.goal_node},
                       {"goal_update", optional_json(o.goal_update)},
                       {"goal_update_error", o.goal_update_error}};
-  const std::string text = document.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  const std::string text = write_json(document, 2) + "\n";
   return write_file_atomically(env, kept_outcome_path(run_dir), text, 0600);
 }
 
@@ -59,7 +60,7 @@ Result<std::optional<KeptOutcome>> read_kept_outcome(const std::string& run_dir)
   auto text = read_regular_file(path, kMaxKeptOutcomeBytes);
   if (!text) return internal_error("kept outcome " + text.error().message);
   if (!*text) return std::optional<KeptOutcome>{};
-  const json document = json::parse(**text, nullptr, /*allow_exceptions=*/false);
+  const json document = read_json(**text);
   const Error damaged =
       internal_error("kept outcome " + path + " is damaged: it is not the document orrery writes");
   if (!document.is_object()) return damaged;

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/exact_json.h"
 #include "core/spec_tree.h"
 #include "exec/env.h"
 #include "exec/fresh_id.h"
@@ -20,7 +21,7 @@ std::string manifest_text(const WorkflowRun& run, const std::vector<StepRun>& st
                                 {"workflow_id", run.workflow_id},
                                 {"workflow_name", run.workflow_name},
                                 {"workflow_version", run.workflow_version},
-                                {"input", nlohmann::json::parse(run.input_json, nullptr, false)},
+                                {"input", read_json(run.input_json)},
                                 {"idempotency_key", run.idempotency_key},
                                 {"loop_id", run.loop_id},
                                 {"loop_run_id", run.loop_run_id},
@@ -28,7 +29,7 @@ std::string manifest_text(const WorkflowRun& run, const std::vector<StepRun>& st
                                 {"max_parallel", run.max_parallel},
                                 {"steps", step_ids},
                                 {"created_at", format_time(run.created_at)}};
-  return manifest.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return write_json(manifest, 2) + "\n";
 }
 
 NewWorkflowRun new_run(const WorkflowRunRequest& request, TimeMs now) {
@@ -77,8 +78,8 @@ Result<std::string> check_workflow_input(std::string_view text) {
   const nlohmann::json& input = *tree;
   if (!input.is_object())
     return usage_error("--input must be a JSON object like {\"key\": \"value\"}, not " +
-                       std::string(input.type_name()));
-  return input.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+                       json_type_name(input));
+  return write_json(input);
 }
 
 Result<PublishedRun> publish_workflow_run(WorkflowRuns& store, const std::string& home,

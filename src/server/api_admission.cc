@@ -5,6 +5,7 @@
 
 #include "cli/item_commands.h"
 #include "cli/route_commands.h"
+#include "core/exact_json.h"
 #include "core/github_delivery.h"
 #include "core/text.h"
 #include "server/api.h"
@@ -47,7 +48,7 @@ Result<std::string> webhook_secret_env(const ApiSettings& settings, const std::s
   refused = call_command(settings.globals,
                          [&](const Context& c) { return cli::show_route_command(args, c); });
   if (refused.status != 200) return internal_error("route not shown");
-  const auto document = nlohmann::json::parse(refused.body, nullptr, false);
+  const auto document = read_json(refused.body);
   const auto found = document.is_object() ? document.find("webhook_secret_env") : document.end();
   if (found == document.end() || !found->is_string()) {
     refused =
@@ -71,9 +72,8 @@ Result<std::optional<std::string>> enqueue_object(const HttpRequest& request,
       {request.header("x-github-event"), request.header("x-github-delivery"), request.body});
   if (!work) return work.error();
   if (work->enqueue_object) return work->enqueue_object;
-  ignored =
-      json_response(200, nlohmann::json{{"outcome", "ignored"}, {"reason", work->ignored}}.dump(
-                             -1, ' ', false, nlohmann::json::error_handler_t::replace));
+  ignored = json_response(
+      200, write_json(nlohmann::json{{"outcome", "ignored"}, {"reason", work->ignored}}));
   return std::optional<std::string>();
 }
 
@@ -97,7 +97,7 @@ HttpResponse enqueue(const ApiSettings& settings, const HttpRequest& request,
   HttpResponse response = call_command(
       settings.globals, [&](const Context& c) { return cli::enqueue_command(args, c); });
   if (response.status != 200) return response;
-  const auto document = nlohmann::json::parse(response.body, nullptr, false);
+  const auto document = read_json(response.body);
   if (document.is_object() && document.value("outcome", "") == "created") response.status = 201;
   return response;
 }

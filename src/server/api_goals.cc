@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/goal_commands.h"
+#include "core/exact_json.h"
 #include "server/api.h"
 #include "server/api_parameters.h"
 #include "server/api_response.h"
@@ -41,13 +42,14 @@ HttpResponse budget(const ApiSettings& settings, const HttpRequest& request,
   cli::GoalArgs args;
   args.goal = goal;
   for (const auto& [key, value] : body->items()) {
-    if ((key != "add" && key != "set") || !(value.is_string() || value.is_number_integer())) {
+    if ((key != "add" && key != "set") ||
+        !(value.is_string() || value.is_number_integer() || is_kept_number(value))) {
       return error_response(usage_error(
           "the budget body takes {\"add\": AMOUNT} or {\"set\": AMOUNT} (200000, \"200k\", "
           "\"1.5M\"); got the key '" +
           key + "'"));
     }
-    const std::string amount = value.is_string() ? value.get<std::string>() : value.dump();
+    const std::string amount = value.is_string() ? value.get<std::string>() : write_json(value);
     (key == "add" ? args.add : args.set) = amount;
   }
   return answer(settings, args, cli::goal_budget_command);

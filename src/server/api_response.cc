@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/exact_json.h"
 #include "core/exit_codes.h"
 
 namespace orrery::server {
@@ -24,8 +25,7 @@ int http_status_for(ErrorCode code) {
 
 HttpResponse refusal(int status, const std::string& code, const std::string& message) {
   const nlohmann::json document{{"error", {{"code", code}, {"message", message}}}};
-  return json_response(
-      status, document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  return json_response(status, write_json(document, 2) + "\n");
 }
 
 HttpResponse error_response(const Error& error) {

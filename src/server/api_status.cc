@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/status_command.h"
+#include "core/exact_json.h"
 #include "server/api.h"
 #include "server/api_response.h"
 #include "server/command_call.h"
@@ -16,15 +17,13 @@ HttpResponse status(const ApiSettings& settings) {
   return call_command(settings.globals, [](const Context& c) { return cli::status_command(c); });
 }
 
-std::string dumped(const nlohmann::json& document) {
-  return document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-}
+std::string dumped(const nlohmann::json& document) { return write_json(document, 2) + "\n"; }
 
 // The status document's cooldowns, as a list.
 HttpResponse cooldowns(const ApiSettings& settings) {
   HttpResponse response = status(settings);
   if (response.status != 200) return response;
-  const auto document = nlohmann::json::parse(response.body, nullptr, false);
+  const auto document = read_json(response.body);
   return json_response(200, dumped(document.value("cooldowns", nlohmann::json::array())));
 }
 
@@ -36,7 +35,7 @@ HttpResponse ready(const ApiSettings& settings) {
     response.headers.emplace_back("Retry-After", std::to_string(kRetryAfterSeconds));
     return response;
   }
-  const auto document = nlohmann::json::parse(response.body, nullptr, false);
+  const auto document = read_json(response.body);
   const bool held = document.is_object() && document["daemon"].value("held", false);
   nlohmann::json answer{{"ready", held}, {"store", "reachable"}, {"daemon", document["daemon"]}};
   if (!held) answer["reason"] = "no daemon holds the lease";

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/workflow_commands.h"
+#include "core/exact_json.h"
 #include "server/api.h"
 #include "server/api_parameters.h"
 #include "server/api_response.h"
@@ -26,7 +27,7 @@ Status read_run_body(const HttpRequest& request, cli::WorkflowArgs& args) {
   if (!body) return body.error();
   for (const auto& [key, value] : body->items()) {
     if (key == "input" && value.is_object()) {
-      args.input = value.dump();
+      args.input = write_json(value);
     } else if (key == "idempotency_key" && value.is_string()) {
       args.idempotency_key = value.get<std::string>();
     } else if ((key == "max_parallel" || key == "version") && value.is_number_integer() &&

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/exact_json.h"
 #include "core/text.h"
 #include "server/api_response.h"
 
@@ -31,7 +32,7 @@ Result<std::optional<std::int64_t>> resume_after(const HttpRequest& request) {
 
 std::string reset_frame(std::int64_t after, const char* reason) {
   const nlohmann::json data = {{"after", after}, {"reason", reason}};
-  return "event: journal.reset\ndata: " + data.dump() + "\n\n";
+  return "event: journal.reset\ndata: " + write_json(data) + "\n\n";
 }
 
 // Where a client starts, and the reset frame it is sent first, if any.
@@ -51,12 +52,12 @@ Result<std::pair<std::int64_t, std::string>> starting_point(EventHub& hub,
 std::string sse_frame(const JournalEvent& event) {
   nlohmann::json data = {
       {"id", event.id}, {"at", event.at}, {"kind", event.kind}, {"subject", event.subject}};
-  data["payload"] = nlohmann::json::parse(event.payload_json, nullptr, false);
+  data["payload"] = read_json(event.payload_json);
   if (data["payload"].is_discarded()) data["payload"] = nlohmann::json::object();
   std::string frame = "id: " + std::to_string(event.id) + "\nevent: ";
   frame += event.kind;
   frame += "\ndata: ";
-  frame += data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  frame += write_json(data);
   frame += "\n\n";
   return frame;
 }

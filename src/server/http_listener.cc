@@ -6,6 +6,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "core/exact_json.h"
 #include "core/text.h"
 
 namespace orrery::server {
@@ -25,7 +26,7 @@ std::string library_error_body(int status) {
       : status == 411 ? "a request body needs a Content-Length (chunked bodies are not accepted)"
       : status == 400 ? "the request is not valid HTTP/1.1"
                       : std::string("HTTP status ") + std::to_string(status);
-  return nlohmann::json{{"error", {{"code", code}, {"message", std::move(message)}}}}.dump();
+  return write_json(nlohmann::json{{"error", {{"code", code}, {"message", std::move(message)}}}});
 }
 
 HttpRequest request_of(const httplib::Request& from) {

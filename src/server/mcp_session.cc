@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/exact_json.h"
+
 namespace orrery::server {
 namespace {
 
@@ -21,9 +23,7 @@ struct RpcError : std::runtime_error {
   int code;
 };
 
-std::string line_of(const json& message) {
-  return message.dump(-1, ' ', false, json::error_handler_t::replace);
-}
+std::string line_of(const json& message) { return write_json(message); }
 
 json error_message(const json& id, int code, const std::string& message) {
   return {{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}};
@@ -40,7 +40,7 @@ bool is_valid_id(const json& id) { return id.is_string() || id.is_number_integer
 bool has_type(const json& value, const std::string& type) {
   if (type == "string") return value.is_string();
   if (type == "integer") return value.is_number_integer();
-  if (type == "number") return value.is_number();
+  if (type == "number") return value.is_number() || is_kept_number(value);
   if (type == "boolean") return value.is_boolean();
   if (type == "object") return value.is_object();
   if (type == "array") return value.is_array();
@@ -64,7 +64,7 @@ std::optional<std::string> schema_mismatch(const json& schema, const json& argum
     if (!has_type(value, type)) return "argument '" + key + "' must be " + type;
     if (const auto choices = property->find("enum"); choices != property->end()) {
       if (std::find(choices->begin(), choices->end(), value) == choices->end()) {
-        return "argument '" + key + "' must be one of " + choices->dump();
+        return "argument '" + key + "' must be one of " + write_json(*choices);
       }
     }
   }
@@ -80,7 +80,7 @@ McpSession::McpSession(std::vector<McpTool> tools, McpResources resources, std::
     : tools_(std::move(tools)), resources_(std::move(resources)), version_(std::move(version)) {}
 
 std::optional<std::string> McpSession::handle(std::string_view line) {
-  const json message = json::parse(line, nullptr, false);
+  const json message = read_json(line);
   if (message.is_discarded()) {
     return line_of(error_message(nullptr, kParseError, "the line is not JSON"));
   }

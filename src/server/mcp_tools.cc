@@ -5,6 +5,7 @@
 #include "cli/item_commands.h"
 #include "cli/next_in_command.h"
 #include "core/enum_names.h"
+#include "core/exact_json.h"
 #include "core/goal_update.h"
 #include "server/api_router.h"
 #include "server/command_call.h"
@@ -21,7 +22,7 @@ constexpr NameTable<McpScope, 3> kScopes{{
 }};
 
 json parsed_body(const HttpResponse& response) {
-  json document = json::parse(response.body, nullptr, false);
+  json document = read_json(response.body);
   if (document.is_discarded()) document = {{"text", response.body}};
   return document;
 }
@@ -46,7 +47,7 @@ HttpResponse ask(const ApiRouter& router, const std::string& method, const std::
   request.query = query;
   request.headers["host"] = "localhost";
   if (!body.is_null()) {
-    request.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
+    request.body = write_json(body);
     request.headers["content-type"] = "application/json";
   }
   return router.dispatch(request);
@@ -77,7 +78,7 @@ std::map<std::string, std::string> query_of(const json& arguments,
   for (const char* name : names) {
     if (!arguments.contains(name)) continue;
     const json& value = arguments[name];
-    query[name] = value.is_string() ? value.get<std::string>() : value.dump();
+    query[name] = value.is_string() ? value.get<std::string>() : write_json(value);
   }
   return query;
 }
@@ -135,7 +136,7 @@ McpToolResult update_goal(const json& arguments, const EnvironmentLookup& enviro
     return failure(
         "usage", "update_goal works inside a run that has a goal (ORRERY_GOAL_UPDATE is not set)");
   }
-  const std::string text = json{{"goal", arguments}}.dump();
+  const std::string text = write_json(json{{"goal", arguments}});
   if (auto parsed = parse_goal_update(text); !parsed) {
     return failure("usage", parsed.error().message);
   }
@@ -218,7 +219,7 @@ void add_manage_tools(std::vector<McpTool>& tools, const ApiRouter& router,
        [&settings](const json& a) {
          cli::ItemArgs args;
          args.route = a.at("route").get<std::string>();
-         args.object = a.at("item").dump(-1, ' ', false, json::error_handler_t::replace);
+         args.object = write_json(a.at("item"));
          return result_of(call_command(settings.globals, [&](const cli::Context& c) {
            return cli::enqueue_command(args, c);
          }));

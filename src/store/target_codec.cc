@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/exact_json.h"
+
 namespace orrery {
 namespace {
 
@@ -105,13 +107,16 @@ std::string encode_target(const Target& target) {
     json["workflow_id"] = target.workflow_id;
     json["input"] = target.input_json;
   }
-  return json.dump();
+  return write_json(json);
 }
 
 Result<Target> decode_target(const std::string& text) {
   // Stored JSON is ours; a parse failure means a damaged row.
   try {
-    const nlohmann::json json = nlohmann::json::parse(text);
+    const nlohmann::json json = read_json(text);
+    if (json.is_discarded()) {
+      return internal_error("the stored target is not valid (it is not valid JSON)");
+    }
     Target target;
     auto type = type_from(json.at("type").get<std::string>());
     if (!type) return type.error();
@@ -137,11 +142,17 @@ Result<Target> decode_target(const std::string& text) {
   }
 }
 
-std::string encode_labels(const std::vector<EnvVar>& labels) { return pairs_json(labels).dump(); }
+std::string encode_labels(const std::vector<EnvVar>& labels) {
+  return write_json(pairs_json(labels));
+}
 
 Result<std::vector<EnvVar>> decode_labels(const std::string& text) {
   try {
-    return pairs_from(nlohmann::json::parse(text));
+    const nlohmann::json json = read_json(text);
+    if (json.is_discarded()) {
+      return internal_error("the stored machine labels are not valid (it is not valid JSON)");
+    }
+    return pairs_from(json);
   } catch (const nlohmann::json::exception& error) {
     return internal_error("the stored machine labels are not valid (" + json_reason(error) + ")");
   }

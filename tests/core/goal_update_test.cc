@@ -278,7 +278,10 @@ TEST(GoalUpdate, PlanNodesAreChecked) {
       {R"("plan": [{"key": "a", "objective": "x", "priority": "high"}])",
        "goal.plan[0] (a).priority must be a whole number"},
       {R"("plan": [{"key": "a", "objective": "x", "priority": 9223372036854775808}])",
-       "goal.plan[0] (a).priority must be a whole number"},
+       "goal.plan[0] (a).priority 9223372036854775808 is out of range: at most "
+       "9223372036854775807"},
+      {R"("plan": [{"key": "a", "objective": "x", "priority": 123456789012345678901234}])",
+       "goal.plan[0] (a).priority 123456789012345678901234 is out of range"},
       {R"("plan": [{"key": "a", "objective": "x", "token_budget": 0}])",
        "goal.plan[0] (a).token_budget must be from 1"},
       {R"("plan": [{"key": "a", "objective": "x", "token_budget": -5}])",

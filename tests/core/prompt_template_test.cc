@@ -52,6 +52,18 @@ TEST(PromptTemplate, NamesAreFilledInFromTheValues) {
   EXPECT_EQ(rendered(""), "");
 }
 
+TEST(PromptTemplate, ANumberIsWrittenAsItWasGiven) {
+  for (const std::string number :
+       {"123456789012345678901234", "2.50", "1E5", "-1.5e-7", "18446744073709551616", "7"}) {
+    const std::string values_json = R"({"item":{"payload":{"n":)" + number + R"(,"l":[)" + number +
+                                    R"(]}},"run":{},"workflow":{},"steps":{}})";
+    auto result =
+        render_template("{{ item.payload.n }} {{ item.payload.l }}", values_json, "prompt");
+    ASSERT_TRUE(result.ok()) << number << ": " << result.error().message;
+    EXPECT_EQ(*result, number + " [" + number + "]");
+  }
+}
+
 TEST(PromptTemplate, AStringTagWritesBracesAndValuesAreNeverExpandedAgain) {
   EXPECT_EQ(rendered(R"(a {{ "{{" }} b {{ "}}" }})"), "a {{ b }}");
   Json given = values();

@@ -39,11 +39,55 @@ TEST(EnqueueObject, ShortFormsAndDefaults) {
   EXPECT_EQ(item->invocation.scope_json, "{}");
 }
 
+TEST(EnqueueObject, NumbersAreKeptAsGivenInEveryObjectField) {
+  // Numbers a double would round or reformat, in each free-form object.
+  const std::string numbers =
+      R"({"big":123456789012345678901234,"price":2.50,"huge":1E5,"small":-1.5e-7,)"
+      R"("list":[18446744073709551616,1.10]})";
+  auto item =
+      parse_enqueue_object(R"({"key": 123456789012345678901234, "input": )" + numbers +
+                           R"(, "scope": )" + numbers + R"(, "output_policy": )" + numbers + "}");
+  ASSERT_TRUE(item) << item.error().message;
+  EXPECT_EQ(item->key, "123456789012345678901234");
+  // Stored compact with the keys in order; every number as it was written.
+  const std::string stored =
+      R"({"big":123456789012345678901234,"huge":1E5,"list":[18446744073709551616,1.10],)"
+      R"("price":2.50,"small":-1.5e-7})";
+  EXPECT_EQ(item->input_json, stored);
+  EXPECT_EQ(item->invocation.scope_json, stored);
+  EXPECT_EQ(item->invocation.output_policy_json, stored);
+}
+
+TEST(EnqueueObject, ANumberBeyondADoublesRangeIsRefusedNamingIt) {
+  for (const std::string number : {"1e400", "-1e400", "1E999"}) {
+    auto item = parse_enqueue_object(R"({"key": "k", "input": {"n": )" + number + "}}");
+    ASSERT_FALSE(item) << number;
+    EXPECT_NE(item.error().message.find("the number " + number + " at line 1"), std::string::npos)
+        << item.error().message;
+  }
+}
+
+TEST(EnqueueObject, APriorityBeyondRangeOrNotWholeSaysWhatWasGiven) {
+  for (const std::string number : {"123456789012345678901234", "-99999999999999999999"}) {
+    auto item = parse_enqueue_object(R"({"key": "k", "priority": )" + number + "}");
+    ASSERT_FALSE(item);
+    EXPECT_NE(item.error().message.find(number + " is out of range"), std::string::npos)
+        << item.error().message;
+  }
+  for (const std::string number : {"2.50", "1.5", "1E5"}) {
+    auto item = parse_enqueue_object(R"({"key": "k", "priority": )" + number + "}");
+    ASSERT_FALSE(item);
+    EXPECT_NE(item.error().message.find("must be a whole number, not " + number), std::string::npos)
+        << item.error().message;
+  }
+}
+
 TEST(EnqueueObject, EveryFieldOfTheWrongTypeIsRefusedByName) {
   const std::vector<std::pair<std::string, std::vector<std::string>>> wrong{
-      {"key", {"true", "1.5", "[]", "{}", "null"}},
+      {"key", {"true", "1.5", "2.50", "[]", "{}", "null"}},
       {"priority",
-       {"\"1\"", "1.5", "true", "[]", "null", "1000001", "-1000001", "18446744073709551615"}},
+       {"\"1\"", "1.5", "2.50", "true", "[]", "null", "1000001", "-1000001", "18446744073709551615",
+        "123456789012345678901234", "-123456789012345678901234"}},
       {"project", {"1", "[]", "null"}},
       {"group", {"1", "{}"}},
       {"intent", {"1", "[]"}},

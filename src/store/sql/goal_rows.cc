@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/exact_json.h"
 #include "store/sql/rows.h"
 
 namespace orrery::sql {
@@ -183,11 +184,11 @@ std::string plan_to_json(const std::vector<PlanNode>& plan) {
                      {"tokens_used", node.tokens_used},
                      {"sequence", node.sequence}});
   }
-  return nodes.dump(-1, ' ', false, json::error_handler_t::replace);
+  return write_json(nodes);
 }
 
 Result<std::vector<PlanNode>> plan_from_json(const std::string& text) {
-  const json nodes = json::parse(text, nullptr, false);
+  const json nodes = read_json(text);
   if (!nodes.is_array()) return usage_error("its plan is not a JSON list");
   std::vector<PlanNode> plan;
   try {

@@ -4,6 +4,7 @@
 // heartbeats, the finish and a kept outcome's finish.
 #include <nlohmann/json.hpp>
 
+#include "core/exact_json.h"
 #include "store/sql/sql_store.h"
 
 namespace orrery {
@@ -52,7 +53,7 @@ void bind_outcome(sql::Statement& s, int first, const RunOutcome& outcome, bool 
 
 // A step's outputs: a JSON object whose values are strings.
 Status check_outputs(const std::string& outputs_json) {
-  const nlohmann::json json = nlohmann::json::parse(outputs_json, nullptr, false);
+  const nlohmann::json json = read_json(outputs_json);
   bool strings = json.is_object();
   for (auto entry = json.begin(); strings && entry != json.end(); ++entry) {
     strings = entry->is_string();

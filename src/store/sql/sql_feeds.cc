@@ -4,6 +4,7 @@
 // the second finds it no longer pending.
 #include <nlohmann/json.hpp>
 
+#include "core/exact_json.h"
 #include "core/text.h"
 #include "store/sql/rows.h"
 #include "store/sql/sql_store.h"
@@ -29,7 +30,7 @@ Result<RunFeed> read_feed(const sql::Statement& row) {
   feed.refreshed = row.int64(5);
   feed.duplicate = row.int64(6);
   feed.invalid = row.int64(7);
-  const nlohmann::json lines = nlohmann::json::parse(row.text(8), nullptr, false);
+  const nlohmann::json lines = read_json(row.text(8));
   if (lines.is_array()) {
     for (const auto& line : lines) {
       if (!line.is_object() || !line.contains("line") || !line["line"].is_number_integer() ||
@@ -69,7 +70,7 @@ std::string invalid_json(const std::vector<InvalidLine>& invalid) {
     if (int(lines.size()) == kMaxStoredInvalidLines) break;
     lines.push_back({{"line", line.line}, {"error", line.error}});
   }
-  return lines.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return write_json(lines);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 // claim token starts with the attempt's number as its generation ("g2-…").
 #include <nlohmann/json.hpp>
 
+#include "core/exact_json.h"
 #include "store/sql/sql_store.h"
 #include "store/sql/workflow_guards.h"
 #include "store/sql/workflow_rows.h"
@@ -121,7 +122,7 @@ Result<Reservation> SqlStore::reserve_step_attempt(const EngineFence& fence,
     const nlohmann::json payload = {
         {"attempt", held.attempt}, {"dispatch_id", held.dispatch_id}, {"reason", why}};
     if (auto journaled = sql::append_workflow_events(
-            *db_, fence.run_id, {{"recovered", request.step_id, payload.dump()}}, now);
+            *db_, fence.run_id, {{"recovered", request.step_id, write_json(payload)}}, now);
         !journaled) {
       return journaled.error();
     }
@@ -179,7 +180,7 @@ Result<Reservation> SqlStore::reserve_step_attempt(const EngineFence& fence,
   if (db_->changes() != 1) return conflict_error(of_step + " changed while it was reserved");
   const nlohmann::json payload = {{"attempt", number}, {"dispatch_id", request.dispatch_id}};
   if (auto journaled = sql::append_workflow_events(
-          *db_, fence.run_id, {{"step_started", request.step_id, payload.dump()}}, now);
+          *db_, fence.run_id, {{"step_started", request.step_id, write_json(payload)}}, now);
       !journaled) {
     return journaled.error();
   }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "core/exact_json.h"
 #include "core/ids.h"
 #include "store/sql/sql_store.h"
 #include "store/sql/workflow_guards.h"
@@ -158,7 +159,7 @@ Result<PublishedRun> SqlStore::publish_workflow_run(const NewWorkflowRun& publis
   const nlohmann::json payload = {{"workflow", run.workflow_name},
                                   {"version", run.workflow_version}};
   if (auto created =
-          sql::append_workflow_events(*db_, run.id, {{"created", "", payload.dump()}}, now);
+          sql::append_workflow_events(*db_, run.id, {{"created", "", write_json(payload)}}, now);
       !created) {
     return created.error();
   }
