@@ -302,6 +302,8 @@ void add_workflow_commands(CLI::App& app, Arguments& args, Command& command) {
   runs->add_option("--status", a.status, "pending|running|succeeded|failed|cancelled");
   add_number(
       runs, "--limit", [&a](int n) { a.limit = n; }, "at most N runs (default 100)");
+  add_number(
+      runs, "--offset", [&a](int n) { a.offset = n; }, "skip the newest N runs");
   CLI::App* show_run = add_workflow_command(workflow, "show-run", "Show a workflow run", a, command,
                                             show_workflow_run_command);
   show_run->add_option("RUN", a.run, "workflow run id or id prefix")->required();
@@ -409,6 +411,8 @@ void add_goal_commands(CLI::App& app, GoalArgs& a, Command& command) {
   ls->add_option("--loop", a.loop, "only the goals of this loop");
   add_number(
       ls, "--limit", [&a](int n) { a.limit = n; }, "at most N goals, newest first (default 100)");
+  add_number(
+      ls, "--offset", [&a](int n) { a.offset = n; }, "skip the newest N goals");
   CLI::App* show = add_args_command(goal, "show", "Show a goal, its plan and its budget", a,
                                     command, show_goal_command);
   CLI::App* turns =
@@ -444,6 +448,10 @@ void add_worker_commands(CLI::App& app, WorkerArgs& a, Command& command) {
                                   list_workers_command);
   ls->add_option("--state", a.state, "only workers in this state (e.g. hold)");
   add_path(ls, "--repo", a.repo, "only the workers of this repository");
+  add_number(
+      ls, "--limit", [&a](int n) { a.limit = n; }, "at most N workers (default 1000)");
+  add_number(
+      ls, "--offset", [&a](int n) { a.offset = n; }, "skip the newest N workers");
   CLI::App* show = add_args_command(worker, "show", "Show a worker and its events", a, command,
                                     show_worker_command);
   CLI::App* resume = add_args_command(
@@ -465,6 +473,10 @@ void add_worker_commands(CLI::App& app, WorkerArgs& a, Command& command) {
       add_args_command(queue, "ls", "List queue entries", a, command, list_queue_command);
   add_path(qls, "REPO", a.repo, "only the entries of this repository");
   qls->add_option("--state", a.state, "only entries in this state");
+  add_number(
+      qls, "--limit", [&a](int n) { a.limit = n; }, "at most N entries (default 1000)");
+  add_number(
+      qls, "--offset", [&a](int n) { a.offset = n; }, "skip the first N entries");
   CLI::App* qshow = add_args_command(queue, "show", "Show a queue entry and its verification", a,
                                      command, show_entry_command);
   CLI::App* config = add_args_command(

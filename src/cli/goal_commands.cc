@@ -7,6 +7,7 @@
 #include "cli/handles.h"
 #include "cli/human.h"
 #include "cli/json_views.h"
+#include "cli/page_note.h"
 #include "cli/store_access.h"
 #include "cli/workflow_target.h"
 #include "core/duration.h"
@@ -28,6 +29,9 @@ constexpr std::int64_t kMaxObjectiveFileBytes = 64 * 1024;
 constexpr std::int64_t kMaxPlanFileBytes = 1 << 20;
 constexpr int kMaxStallTurns = 1000;
 constexpr int kMaxTurns = 1'000'000;
+constexpr int kGoalsPage = 100;  // goal ls without --limit
+constexpr int kTurnsShown = 20;  // goal turns without --limit
+constexpr int kMaxTurnsShown = 100000;
 
 Result<std::string> read_text_file(const std::string& path, std::int64_t max_bytes,
                                    const std::string& option) {
@@ -276,15 +280,28 @@ Result<int> list_goals_command(const GoalArgs& args, const Context& context) {
     if (!status) return usage_error("--status: " + status.error().message);
     filter.status = *status;
   }
-  auto limit = bounded(args.limit, "--limit", 1, 10000);
-  if (!limit) return limit.error();
-  filter.limit = args.limit ? *limit : 100;
+  filter.limit = args.limit.value_or(kGoalsPage);
+  filter.offset = args.offset;
+  if (auto checked = check_page_options(filter.limit, 10000, filter.offset); !checked) {
+    return checked.error();
+  }
   auto goals = opened->store->list_goals(filter);
   if (!goals) return goals.error();
+  auto page = listed_page(filter.offset, filter.limit, goals->size(),
+                          [&] { return opened->store->count_goals(filter); });
+  if (!page) return page.error();
+  const std::string next_page = next_page_command(
+      "orrery goal ls" + option_word("--status", args.status) + option_word("--loop", args.loop),
+      filter.limit, kGoalsPage, *page);
   if (context.globals.json) {
     nlohmann::json list = nlohmann::json::array();
     for (const Goal& goal : *goals) list.push_back(read_json(goal_json(goal)));
     *context.out << json_text(list) << '\n';
+    tell_rest(context, *page, "goals", next_page);
+    return kExitOk;
+  }
+  if (goals->empty() && filter.offset > 0) {
+    *context.out << "no goals at offset " << filter.offset << '\n';
     return kExitOk;
   }
   if (goals->empty()) {
@@ -304,6 +321,7 @@ Result<int> list_goals_command(const GoalArgs& args, const Context& context) {
   }
   print_table(*context.out, {"ID", "STATUS", "TARGET", "BUDGET", "TURNS", "PLAN", "OBJECTIVE"},
               rows);
+  tell_rest(context, *page, "goals", next_page);
   return kExitOk;
 }
 
@@ -321,14 +339,24 @@ Result<int> goal_turns_command(const GoalArgs& args, const Context& context) {
   if (!opened) return opened.error();
   auto goal = opened->store->resolve_goal(args.goal);
   if (!goal) return goal.error();
-  auto limit = bounded(args.limit, "--limit", 1, 100000);
+  auto limit = bounded(args.limit, "--limit", 1, kMaxTurnsShown);
   if (!limit) return limit.error();
-  auto turns = opened->store->list_turns(goal->id, args.limit ? *limit : 20);
+  const int shown_at_most = args.limit ? *limit : kTurnsShown;
+  auto turns = opened->store->list_turns(goal->id, shown_at_most);
   if (!turns) return turns.error();
+  // The last turns are shown: what is left out comes before them, and a larger
+  // --limit shows it.
+  auto page = listed_page(0, shown_at_most, turns->size(),
+                          [&] { return opened->store->count_turns(goal->id); });
+  if (!page) return page.error();
+  const std::string all_turns =
+      "orrery goal turns " + goal->id + " --limit " +
+      std::to_string(std::min<std::int64_t>(kMaxTurnsShown, page->rest + page->shown));
   if (context.globals.json) {
     nlohmann::json list = nlohmann::json::array();
     for (const GoalTurn& turn : *turns) list.push_back(read_json(turn_json(turn)));
     *context.out << json_text(list) << '\n';
+    tell_rest(context, *page, "earlier turns", all_turns);
     return kExitOk;
   }
   if (turns->empty()) {
@@ -359,6 +387,7 @@ Result<int> goal_turns_command(const GoalArgs& args, const Context& context) {
                     visible(shortened(note, 80))});
   }
   print_table(*context.out, {"TURN", "RUN", "RUN STATUS", "NODE", "TOKENS", "GOAL", "NOTE"}, rows);
+  tell_rest(context, *page, "earlier turns", all_turns);
   return kExitOk;
 }
 

@@ -27,6 +27,7 @@ struct GoalArgs {
   std::string plan_file;  // create --plan, plan --set
   std::string status;     // ls --status
   std::optional<int> limit;
+  int offset = 0;                  // ls --offset
   std::optional<std::string> add;  // budget --add
   std::optional<std::string> set;  // budget --set
   std::string node;                // plan --node

@@ -7,6 +7,7 @@
 #include "cli/handles.h"
 #include "cli/human.h"
 #include "cli/json_views.h"
+#include "cli/page_note.h"
 #include "cli/store_access.h"
 #include "core/duration.h"
 #include "core/exit_codes.h"
@@ -348,8 +349,7 @@ Result<int> list_items_command(const ItemArgs& args, const Context& context) {
   if (args.offset < 0)
     return usage_error("--offset " + std::to_string(args.offset) + ": expected 0 or more");
   filter.project = args.project;
-  // A caller that pages (context.page) learns of a next page from one more row.
-  filter.limit = args.limit + (context.page != nullptr ? 1 : 0);
+  filter.limit = args.limit;
   filter.offset = args.offset;
   filter.now = context.now;
   auto opened = open_store_to_read(context);
@@ -362,11 +362,13 @@ Result<int> list_items_command(const ItemArgs& args, const Context& context) {
   }
   auto items = store.list_items(filter);
   if (!items) return items.error();
-  if (context.page != nullptr) {
-    context.page->more = int(items->size()) > args.limit;
-    if (context.page->more) items->pop_back();
-    context.page->next_offset = args.offset + int(items->size());
-  }
+  auto page = listed_page(args.offset, args.limit, items->size(),
+                          [&] { return store.count_items(filter); });
+  if (!page) return page.error();
+  const std::string next_page = next_page_command(
+      "orrery items" + option_word("--route", args.route) + option_word("--status", args.status) +
+          option_word("--project", args.project),
+      args.limit, ItemArgs{}.limit, *page);
   auto reasons = waiting_reasons(store, *items, context.now);
   if (!reasons) return reasons.error();
   if (context.globals.json) {
@@ -375,6 +377,11 @@ Result<int> list_items_command(const ItemArgs& args, const Context& context) {
       list.push_back(item_json(item, reason_of(*reasons, item), context.now));
     }
     *context.out << json_text(list) << '\n';
+    tell_rest(context, *page, "items", next_page);
+    return kExitOk;
+  }
+  if (items->empty() && args.offset > 0) {
+    *context.out << "no items at offset " << args.offset << '\n';
     return kExitOk;
   }
   if (items->empty()) {
@@ -405,6 +412,7 @@ Result<int> list_items_command(const ItemArgs& args, const Context& context) {
       *context.out,
       {"ID", "ITEM", "STATUS", "PRIORITY", "PROJECT", "ATTEMPTS", "WAITING ON / REASON", "UPDATED"},
       rows);
+  tell_rest(context, *page, "items", next_page);
   return kExitOk;
 }
 

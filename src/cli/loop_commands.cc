@@ -20,6 +20,7 @@
 #include "cli/handles.h"
 #include "cli/human.h"
 #include "cli/json_views.h"
+#include "cli/page_note.h"
 #include "cli/store_access.h"
 #include "cli/workflow_target.h"
 #include "core/byte_size.h"
@@ -308,13 +309,12 @@ Result<int> add_loop(const LoopSpec& given, const Context& context) {
 namespace {
 
 // The command that shows the page after `shown` loops: "orrery ls --all --offset 1000".
-std::string next_page_command(const ListArgs& args, std::size_t shown) {
+std::string next_loops_page(const ListArgs& args, const ListedPage& page) {
   std::string command = "orrery ls";
   if (args.all) command += " --all";
   if (args.archived) command += " --archived";
-  if (!args.status.empty()) command += " --status " + args.status;
-  if (args.limit != ListArgs{}.limit) command += " --limit " + std::to_string(args.limit);
-  return command + " --offset " + std::to_string(args.offset + std::int64_t(shown));
+  command += option_word("--status", args.status);
+  return next_page_command(command, args.limit, ListArgs{}.limit, page);
 }
 
 }  // namespace
@@ -343,25 +343,15 @@ Result<int> list_loops(const ListArgs& args, const Context& context) {
   if (!opened) return opened.error();
   auto loops = opened->store->list_loops(filter);
   if (!loops) return loops.error();
-  // Nothing is cut silently: a full page says how many more there are.
-  std::int64_t more = 0;
-  if (int(loops->size()) == args.limit || (loops->empty() && args.offset > 0)) {
-    auto total = opened->store->count_loops(filter);
-    if (!total) return total.error();
-    more = std::max<std::int64_t>(0, *total - args.offset - std::int64_t(loops->size()));
-  }
-  const std::string next_page = next_page_command(args, loops->size());
+  auto page = listed_page(args.offset, args.limit, loops->size(),
+                          [&] { return opened->store->count_loops(filter); });
+  if (!page) return page.error();
+  const std::string next_page = next_loops_page(args, *page);
   if (context.globals.json) {
     nlohmann::json array = nlohmann::json::array();
     for (const Loop& loop : *loops) array.push_back(loop_json(loop));
     *context.out << json_text(array) << '\n';
-    if (context.page != nullptr) {
-      context.page->more = more > 0;
-      context.page->next_offset = args.offset + int(loops->size());
-    } else if (more > 0) {
-      std::cerr << "orrery: " << format_count(more) << " more loops not shown: " << next_page
-                << " --json\n";
-    }
+    tell_rest(context, *page, "loops", next_page);
     return kExitOk;
   }
   if (loops->empty()) {
@@ -389,7 +379,7 @@ Result<int> list_loops(const ListArgs& args, const Context& context) {
                     describe_target(loop.target, (*workflows)[i])});
   }
   print_table(*context.out, {"ID", "NAME", "STATUS", "SCHEDULE", "NEXT", "TARGET"}, rows);
-  if (more > 0) *context.out << format_count(more) << " more: " << next_page << '\n';
+  tell_rest(context, *page, "loops", next_page);
   return kExitOk;
 }
 

@@ -11,6 +11,7 @@
 #include "cli/handles.h"
 #include "cli/human.h"
 #include "cli/json_views.h"
+#include "cli/page_note.h"
 #include "cli/run_document.h"
 #include "cli/store_access.h"
 #include "cli/trigger_overlap.h"
@@ -116,12 +117,11 @@ Result<std::string> logs_run_id(Store& store, const std::string& text) {
 
 // The command that shows the page after `shown` runs.
 std::string next_runs_page(const RunsArgs& args, const std::optional<std::string>& loop_id,
-                           std::size_t shown) {
+                           const ListedPage& page) {
   std::string command = "orrery runs";
   if (loop_id) command += " " + *loop_id;
-  if (!args.status.empty()) command += " --status " + args.status;
-  if (args.limit != RunsArgs{}.limit) command += " --limit " + std::to_string(args.limit);
-  return command + " --offset " + std::to_string(args.offset + std::int64_t(shown));
+  command += option_word("--status", args.status);
+  return next_page_command(command, args.limit, RunsArgs{}.limit, page);
 }
 
 // A triggered run whose supervisor could not start (an unusable runs
@@ -289,25 +289,15 @@ Result<int> list_runs(const RunsArgs& args, const Context& context) {
   }
   auto runs = opened->store->list_runs(filter);
   if (!runs) return runs.error();
-  // Nothing is cut silently: a full page says how many more there are.
-  std::int64_t more = 0;
-  if (int(runs->size()) == args.limit || (runs->empty() && args.offset > 0)) {
-    auto total = opened->store->count_matching_runs(filter);
-    if (!total) return total.error();
-    more = std::max<std::int64_t>(0, *total - args.offset - std::int64_t(runs->size()));
-  }
-  const std::string next_page = next_runs_page(args, filter.loop_id, runs->size());
+  auto page = listed_page(args.offset, args.limit, runs->size(),
+                          [&] { return opened->store->count_matching_runs(filter); });
+  if (!page) return page.error();
+  const std::string next_page = next_runs_page(args, filter.loop_id, *page);
   if (context.globals.json) {
     nlohmann::json array = nlohmann::json::array();
     for (const Run& run : *runs) array.push_back(run_document(*opened->store, run, false));
     *context.out << json_text(array) << '\n';
-    if (context.page != nullptr) {
-      context.page->more = more > 0;
-      context.page->next_offset = args.offset + int(runs->size());
-    } else if (more > 0) {
-      std::cerr << "orrery: " << format_count(more) << " more runs not shown: " << next_page
-                << " --json\n";
-    }
+    tell_rest(context, *page, "runs", next_page);
     return kExitOk;
   }
   if (runs->empty()) {
@@ -325,7 +315,7 @@ Result<int> list_runs(const RunsArgs& args, const Context& context) {
                     std::to_string(run.attempt), outcome_text(run)});
   }
   print_table(*context.out, {"ID", "LOOP", "SLOT", "ATTEMPT", "STATUS"}, rows);
-  if (more > 0) *context.out << format_count(more) << " more: " << next_page << '\n';
+  tell_rest(context, *page, "runs", next_page);
   if (filter.loop_id) {  // the goal these runs are turns of (docs/goals.md)
     GoalFilter newest;
     newest.loop_id = *filter.loop_id;

@@ -7,10 +7,12 @@
 #include "cli/handles.h"
 #include "cli/human.h"
 #include "cli/json_views.h"
+#include "cli/page_note.h"
 #include "cli/store_access.h"
 #include "core/exact_json.h"
 #include "core/exit_codes.h"
 #include "core/git_names.h"
+#include "core/shell_quote.h"
 #include "core/text.h"
 #include "core/worker_json.h"
 #include "engine/merge_driver.h"
@@ -116,8 +118,12 @@ Result<std::string> repository_of(const std::string& given) {
 Result<int> list_workers_command(const WorkerArgs& args, const Context& context) {
   auto opened = open_store_to_read(context);
   if (!opened) return opened.error();
+  if (auto checked = check_page_options(args.limit, 10000, args.offset); !checked) {
+    return checked.error();
+  }
   WorkerFilter filter;
-  filter.limit = 1000;
+  filter.limit = args.limit;
+  filter.offset = args.offset;
   if (!args.state.empty()) {
     auto state = parse_worker_state(args.state);
     if (!state) return usage_error("--state: " + state.error().message);
@@ -130,10 +136,21 @@ Result<int> list_workers_command(const WorkerArgs& args, const Context& context)
   }
   auto workers = opened->store->list_workers(filter);
   if (!workers) return workers.error();
+  auto page = listed_page(args.offset, args.limit, workers->size(),
+                          [&] { return opened->store->count_workers(filter); });
+  if (!page) return page.error();
+  const std::string next_page = next_page_command(
+      "orrery worker ls" + option_word("--state", args.state) + option_word("--repo", filter.repo),
+      args.limit, WorkerArgs{}.limit, *page);
   if (context.globals.json) {
     json list = json::array();
     for (const Worker& worker : *workers) list.push_back(read_json(worker_json(worker)));
     *context.out << json_text(list) << '\n';
+    tell_rest(context, *page, "workers", next_page);
+    return kExitOk;
+  }
+  if (workers->empty() && args.offset > 0) {
+    *context.out << "no workers at offset " << args.offset << '\n';
     return kExitOk;
   }
   if (workers->empty()) {
@@ -155,6 +172,7 @@ Result<int> list_workers_command(const WorkerArgs& args, const Context& context)
                     worker.step_id, worker.branch, or_dash(shortened(why, 70))});
   }
   print_table(*context.out, {"ID", "STATE", "RUN", "STEP", "BRANCH", "REASON"}, rows);
+  tell_rest(context, *page, "workers", next_page);
   return kExitOk;
 }
 
@@ -248,8 +266,12 @@ Result<int> enqueue_worker_command(const WorkerArgs& args, const Context& contex
 Result<int> list_queue_command(const WorkerArgs& args, const Context& context) {
   auto opened = open_store_to_read(context);
   if (!opened) return opened.error();
+  if (auto checked = check_page_options(args.limit, 10000, args.offset); !checked) {
+    return checked.error();
+  }
   MergeFilter filter;
-  filter.limit = 1000;
+  filter.limit = args.limit;
+  filter.offset = args.offset;
   if (!args.repo.empty()) {
     auto repo = repository_of(args.repo);
     if (!repo) return repo.error();
@@ -262,10 +284,22 @@ Result<int> list_queue_command(const WorkerArgs& args, const Context& context) {
   }
   auto entries = opened->store->list_merge_entries(filter);
   if (!entries) return entries.error();
+  auto page = listed_page(args.offset, args.limit, entries->size(),
+                          [&] { return opened->store->count_merge_entries(filter); });
+  if (!page) return page.error();
+  const std::string next_page = next_page_command(
+      "orrery queue ls" + (filter.repo.empty() ? "" : " " + shell_quote(filter.repo)) +
+          option_word("--state", args.state),
+      args.limit, WorkerArgs{}.limit, *page);
   if (context.globals.json) {
     json list = json::array();
     for (const MergeEntry& entry : *entries) list.push_back(read_json(merge_entry_json(entry)));
     *context.out << json_text(list) << '\n';
+    tell_rest(context, *page, "queue entries", next_page);
+    return kExitOk;
+  }
+  if (entries->empty() && args.offset > 0) {
+    *context.out << "no queue entries at offset " << args.offset << '\n';
     return kExitOk;
   }
   if (entries->empty()) {
@@ -287,6 +321,7 @@ Result<int> list_queue_command(const WorkerArgs& args, const Context& context) {
   }
   print_table(*context.out, {"ID", "STATE", "REPO", "TARGET", "WORKER", "CANDIDATE", "REASON"},
               rows);
+  tell_rest(context, *page, "queue entries", next_page);
   return kExitOk;
 }
 

@@ -20,6 +20,8 @@ struct WorkerArgs {
   std::optional<std::string> verify;    // queue config --verify
   std::optional<std::string> strategy;  // queue config --strategy
   int token_fd = -1;                    // drive-queue
+  int limit = 1000;                     // worker ls, queue ls
+  int offset = 0;                       // worker ls, queue ls
 };
 
 Result<int> list_workers_command(const WorkerArgs& args, const Context& context);

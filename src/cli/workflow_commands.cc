@@ -14,12 +14,14 @@
 #include "cli/human.h"
 #include "cli/json_views.h"
 #include "cli/live_run_view.h"
+#include "cli/page_note.h"
 #include "cli/run_commands.h"
 #include "cli/store_access.h"
 #include "core/duration.h"
 #include "core/exit_codes.h"
 #include "core/limits.h"
 #include "core/prompt_template.h"
+#include "core/shell_quote.h"
 #include "core/text.h"
 #include "core/workflow_spec.h"
 #include "engine/workflow_driver.h"
@@ -348,10 +350,12 @@ Result<int> run_workflow_command(const WorkflowArgs& args, const Context& contex
 }
 
 Result<int> list_workflow_runs_command(const WorkflowArgs& args, const Context& context) {
-  if (args.limit < 1 || args.limit > kMaxRunsPage)
-    return usage_error("--limit " + std::to_string(args.limit) + ": expected 1 to 10000");
+  if (auto checked = check_page_options(args.limit, kMaxRunsPage, args.offset); !checked) {
+    return checked.error();
+  }
   WorkflowRunFilter filter;
   filter.limit = args.limit;
+  filter.offset = args.offset;
   if (!args.status.empty()) {
     auto status = parse_workflow_run_status(args.status);
     if (!status) return status.error();
@@ -367,8 +371,14 @@ Result<int> list_workflow_runs_command(const WorkflowArgs& args, const Context& 
   }
   auto runs = store.list_workflow_runs(filter);
   if (!runs) return runs.error();
-  auto total = store.count_workflow_runs(filter);
-  if (!total) return total.error();
+  auto page = listed_page(args.offset, args.limit, runs->size(),
+                          [&] { return store.count_workflow_runs(filter); });
+  if (!page) return page.error();
+  const std::string next_page = next_page_command(
+      "orrery workflow runs" +
+          (filter.workflow_name.empty() ? "" : " " + shell_quote(filter.workflow_name)) +
+          option_word("--status", args.status),
+      args.limit, WorkflowArgs{}.limit, *page);
   if (context.globals.json) {
     nlohmann::json list = nlohmann::json::array();
     for (const WorkflowRun& run : *runs) {
@@ -379,6 +389,7 @@ Result<int> list_workflow_runs_command(const WorkflowArgs& args, const Context& 
       list.push_back(workflow_run_json(run, *steps, account_attempts(*attempts)));
     }
     *context.out << json_text(list) << '\n';
+    tell_rest(context, *page, "workflow runs", next_page);
     return kExitOk;
   }
   auto handles = column_handles(store, IdTable::kWorkflowRuns, *runs, &WorkflowRun::id);
@@ -393,9 +404,7 @@ Result<int> list_workflow_runs_command(const WorkflowArgs& args, const Context& 
   }
   print_table(*context.out, {"ID", "WORKFLOW", "VERSION", "STATUS", "STARTED", "DURATION", "ERROR"},
               rows);
-  if (*total > std::int64_t(runs->size()))
-    *context.out << "… and " << format_count(*total - std::int64_t(runs->size()))
-                 << " more (use --limit)\n";
+  tell_rest(context, *page, "workflow runs", next_page);
   return kExitOk;
 }
 

@@ -25,6 +25,7 @@ struct WorkflowArgs {
   std::string run;       // show-run, cancel, events, drive-workflow
   std::string status;    // runs
   int limit = 100;       // runs
+  int offset = 0;        // runs
   bool follow = false;   // events
   int token_fd = -1;     // supervise-step, drive-workflow
 };

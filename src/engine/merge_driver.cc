@@ -64,8 +64,11 @@ class QueueDriver {
   // The queue's head: waiting entries in order; a ready one left by a driver
   // that stopped is recovered first.
   Result<std::optional<MergeEntry>> next_entry() {
+    // Read by state: merged and dropped entries pile up, and must never
+    // push a waiting one past what a read returns.
     MergeFilter filter;
     filter.repo = queue_.repo;
+    filter.state = MergeState::kReady;
     filter.limit = 10000;
     auto entries = store_.list_merge_entries(filter);
     if (!entries) return entries.error();
@@ -73,6 +76,7 @@ class QueueDriver {
       if (entry.target != queue_.target || entry.state != MergeState::kReady) continue;
       if (auto recovered = recover(entry); !recovered) return recovered.error();
     }
+    filter.state = MergeState::kWaiting;
     entries = store_.list_merge_entries(filter);
     if (!entries) return entries.error();
     for (const MergeEntry& entry : *entries) {

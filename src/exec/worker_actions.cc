@@ -59,6 +59,7 @@ Status check_attempt_open(Store& store, const Worker& worker) {
 Result<std::optional<MergeEntry>> entry_of(Store& store, const Worker& worker) {
   MergeFilter filter;
   filter.repo = worker.repo;
+  filter.worker_id = worker.id;
   filter.limit = 10000;
   auto entries = store.list_merge_entries(filter);
   if (!entries) return entries.error();

@@ -24,14 +24,17 @@ HttpResponse list(const ApiSettings& settings, const HttpRequest& request) {
   if (!status) return error_response(status.error());
   auto loop = text_parameter(request, "loop");
   if (!loop) return error_response(loop.error());
-  if (request.parameter("limit") != nullptr) {
-    auto limit = number_parameter(request, "limit", 100, 1, 10'000);
-    if (!limit) return error_response(limit.error());
-    args.limit = *limit;
-  }
+  auto limit = number_parameter(request, "limit", 100, 1, 10'000);
+  if (!limit) return error_response(limit.error());
+  auto offset = cursor_offset(request);
+  if (!offset) return error_response(offset.error());
+  args.limit = *limit;
+  args.offset = *offset;
   args.status = *status;
   args.loop = *loop;
-  return answer(settings, args, cli::list_goals_command);
+  return call_listing(
+      settings.globals, [&](const Context& c) { return cli::list_goals_command(args, c); },
+      request);
 }
 
 // {"add": "200k"} or {"set": "1.5M"}: amounts as goal budget takes them.

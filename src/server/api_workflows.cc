@@ -55,9 +55,14 @@ HttpResponse list_runs(const ApiSettings& settings, const HttpRequest& request,
   if (!status) return error_response(status.error());
   auto limit = number_parameter(request, "limit", 100, 1, 10'000);
   if (!limit) return error_response(limit.error());
+  auto offset = cursor_offset(request);
+  if (!offset) return error_response(offset.error());
   args.status = *status;
   args.limit = *limit;
-  return answer(settings, args, cli::list_workflow_runs_command);
+  args.offset = *offset;
+  return call_listing(
+      settings.globals, [&](const Context& c) { return cli::list_workflow_runs_command(args, c); },
+      request);
 }
 
 void add_workflow_paths(ApiRouter& router, const ApiSettings& settings) {

@@ -16,6 +16,10 @@ HttpResponse call_command(const cli::Globals& globals, const CommandCall& comman
   context.now = wall_clock_now();
   context.out = &out;
   context.out_is_tty = false;
+  // A listing called as a plain command keeps its note of a next page here,
+  // never on the server's stderr (call_listing hands it to the client).
+  cli::PageNote unread;
+  context.page = &unread;
   try {
     auto result = command(context);
     if (!result) return error_response(result.error());

@@ -51,6 +51,10 @@ class GoalBook {
   virtual Result<std::vector<Goal>> list_goals(const GoalFilter& filter) = 0;
   // The goal's last `limit` turns, oldest first.
   virtual Result<std::vector<GoalTurn>> list_turns(const std::string& goal_id, int limit) = 0;
+  // The goals the filter selects (its limit and offset ignored).
+  virtual Result<std::int64_t> count_goals(const GoalFilter& filter) = 0;
+  // The goal's turns, all of them.
+  virtual Result<std::int64_t> count_turns(const std::string& goal_id) = 0;
   // Applies `edit` to the goal as read, in one transaction with what its new
   // status does to its target's loop; returns the goal as stored.
   virtual Result<Goal> change_goal(const std::string& id, const GoalEdit& edit, TimeMs now) = 0;

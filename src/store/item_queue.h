@@ -56,6 +56,8 @@ class ItemQueue {
   // Queued items of one status by effective priority then age; otherwise
   // newest first.
   virtual Result<std::vector<WorkItem>> list_items(const ItemFilter& filter) = 0;
+  // The items the filter selects (its limit and offset ignored).
+  virtual Result<std::int64_t> count_items(const ItemFilter& filter) = 0;
   // A resting item (core/work_item.h) queued again, its attempts reset.
   // Another status is a conflict naming it.
   virtual Result<WorkItem> requeue_item(const std::string& id, const std::string& reason,

@@ -26,7 +26,9 @@ namespace orrery {
 struct MergeFilter {
   std::string repo;  // "" : every repository
   std::optional<MergeState> state;
+  std::string worker_id;  // "" : every worker
   int limit = 200;
+  int offset = 0;
 };
 
 // One change of an entry, guarded by `from` (and the driver, when set), with
@@ -74,6 +76,8 @@ class MergeQueue {
   virtual Result<MergeEntry> resolve_merge_entry(const std::string& text) = 0;
   // Oldest first: by queue, then priority (higher first) and arrival.
   virtual Result<std::vector<MergeEntry>> list_merge_entries(const MergeFilter& filter) = 0;
+  // The entries the filter selects (its limit and offset ignored).
+  virtual Result<std::int64_t> count_merge_entries(const MergeFilter& filter) = 0;
   virtual Result<MergeEntry> change_merge_entry(const MergeChange& change, TimeMs now) = 0;
   // Takes or extends the queue's driver lease for `holder`; false when
   // another driver's lease is live (nothing changes). A lease held by a

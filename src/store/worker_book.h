@@ -26,6 +26,7 @@ struct WorkerFilter {
   std::string repo;             // "" : every repository
   std::string workflow_run_id;  // "" : every run
   int limit = 100;
+  int offset = 0;
 };
 
 // One change of a worker's state, guarded by `from` and, when
@@ -60,6 +61,8 @@ class WorkerBook {
   virtual Result<Worker> resolve_worker(const std::string& text) = 0;
   // Newest first.
   virtual Result<std::vector<Worker>> list_workers(const WorkerFilter& filter) = 0;
+  // The workers the filter selects (its limit and offset ignored).
+  virtual Result<std::int64_t> count_workers(const WorkerFilter& filter) = 0;
   // Every event of the worker, in order.
   virtual Result<std::vector<WorkerEvent>> worker_events(const std::string& id) = 0;
   // Applies the change; returns the worker as stored.

@@ -64,6 +64,15 @@ TEST_P(GoalsStore, AGoalIsStoredTrimmedWithItsPlanAndReadBackWhole) {
   GoalFilter other_loop;
   other_loop.loop_id = "nothing";
   EXPECT_TRUE(ok_value(store_->list_goals(other_loop)).empty());
+  // Counts follow the filter and ignore the page.
+  GoalFilter past_the_page;
+  past_the_page.offset = 5;
+  EXPECT_EQ(ok_value(store_->count_goals(past_the_page)), 1);
+  EXPECT_EQ(ok_value(store_->count_goals(other_loop)), 0);
+  GoalFilter paused;
+  paused.status = GoalStatus::kPaused;
+  EXPECT_EQ(ok_value(store_->count_goals(paused)), 0);
+  EXPECT_EQ(ok_value(store_->count_turns(created.id)), 0);
 }
 
 TEST_P(GoalsStore, ATargetHasOneOpenGoalAndANewOneOnceTheFirstIsFinal) {
@@ -109,6 +118,7 @@ TEST_P(GoalsStore, AFinishedRunIsATurnOnceWithItsTokensOnTheGoalAndTheNode) {
   EXPECT_EQ(ready_keys(after.plan), std::vector<std::string>{"b"});
   const std::vector<GoalTurn> turns = ok_value(store_->list_turns(goal.id, 10));
   ASSERT_EQ(turns.size(), 1u);
+  EXPECT_EQ(ok_value(store_->count_turns(goal.id)), 1);
   EXPECT_EQ(turns[0].turn, 1);
   EXPECT_EQ(turns[0].loop_run_id, run.run.id);
   EXPECT_EQ(turns[0].node_key, "a");

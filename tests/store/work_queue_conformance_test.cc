@@ -344,6 +344,17 @@ TEST_P(WorkQueueStore, OtherListsAreNewestFirstAndFilterByRouteStatusAndProject)
   ItemFilter cancelled;
   cancelled.status = ItemStatus::kCancelled;
   EXPECT_TRUE(keys_of(cancelled).empty());
+  // A filter's count is its rows, whatever page was asked for.
+  for (ItemFilter filter : {ItemFilter{}, by_route, by_project, cancelled}) {
+    const std::int64_t rows = std::int64_t(keys_of(filter).size());
+    for (int limit : {1, 2, 100}) {
+      for (int offset : {0, 1, 5}) {
+        filter.limit = limit;
+        filter.offset = offset;
+        EXPECT_EQ(ok_value(store_->count_items(filter)), rows);
+      }
+    }
+  }
   const auto counts = ok_value(store_->count_items_by_route());
   EXPECT_EQ(counts.at(a.id).of(ItemStatus::kQueued), 2);
   EXPECT_EQ(counts.at(b.id).of(ItemStatus::kQueued), 1);

@@ -291,6 +291,25 @@ TEST_P(WorkersStore, EntriesAreListedByPriorityThenArrivalAndARetryArrivesAgain)
     return ids;
   };
   EXPECT_EQ(order(), (std::vector<std::string>{urgent.id, first.id, second.id}));
+  // Pages of the same order, and counts that ignore the page.
+  MergeFilter page;
+  page.limit = 2;
+  page.offset = 1;
+  std::vector<std::string> paged;
+  for (const MergeEntry& entry : ok_value(store_->list_merge_entries(page)))
+    paged.push_back(entry.id);
+  EXPECT_EQ(paged, (std::vector<std::string>{first.id, second.id}));
+  EXPECT_EQ(ok_value(store_->count_merge_entries(page)), 3);
+  MergeFilter of_worker;
+  of_worker.worker_id = second.worker_id;
+  ASSERT_EQ(ok_value(store_->list_merge_entries(of_worker)).size(), 1u);
+  EXPECT_EQ(ok_value(store_->list_merge_entries(of_worker))[0].id, second.id);
+  EXPECT_EQ(ok_value(store_->count_merge_entries(of_worker)), 1);
+  WorkerFilter workers_page;
+  workers_page.limit = 1;
+  workers_page.offset = 2;
+  EXPECT_EQ(ok_value(store_->list_workers(workers_page)).size(), 1u);
+  EXPECT_EQ(ok_value(store_->count_workers(workers_page)), 3);
   MergeChange take = change_of(first.id, MergeState::kWaiting, MergeState::kReady, "queue-driver");
   ok_value(store_->change_merge_entry(take, kNow + 3));
   MergeChange conflict =

@@ -195,16 +195,43 @@ Result<Goal> SqlStore::resolve_goal(const std::string& text) {
   return std::move(**goal);
 }
 
+namespace {
+
+// The goals a filter selects (its status and loop), as ?1-?2.
+constexpr const char* kGoalFilterWhere =
+    "WHERE (?1 = '' OR status = ?1) AND (?2 = '' OR loop_id = ?2)";
+
+void bind_goal_filter(sql::Statement& s, const GoalFilter& filter) {
+  s.bind(1, filter.status ? goal_status_name(*filter.status) : "").bind(2, filter.loop_id);
+}
+
+}  // namespace
+
 Result<std::vector<Goal>> SqlStore::list_goals(const GoalFilter& filter) {
-  std::string where =
-      "WHERE (?1 = '' OR status = ?1) AND (?2 = '' OR loop_id = ?2) "
-      "ORDER BY created_at DESC, id DESC LIMIT ?3 OFFSET ?4";
+  const std::string where =
+      std::string(kGoalFilterWhere) + " ORDER BY created_at DESC, id DESC LIMIT ?3 OFFSET ?4";
   return sql::query_goals(*db_, where, [&](sql::Statement& s) {
-    s.bind(1, filter.status ? goal_status_name(*filter.status) : "")
-        .bind(2, filter.loop_id)
-        .bind(3, std::clamp(filter.limit, 1, 10000))
-        .bind(4, std::max(filter.offset, 0));
+    bind_goal_filter(s, filter);
+    s.bind(3, std::clamp(filter.limit, 1, 10000)).bind(4, std::max(filter.offset, 0));
   });
+}
+
+Result<std::int64_t> SqlStore::count_goals(const GoalFilter& filter) {
+  auto query = db_->prepare(std::string("SELECT COUNT(*) FROM goals ") + kGoalFilterWhere);
+  if (!query) return query.error();
+  bind_goal_filter(**query, filter);
+  auto row = (*query)->step();
+  if (!row) return row.error();
+  return (*query)->int64(0);
+}
+
+Result<std::int64_t> SqlStore::count_turns(const std::string& goal_id) {
+  auto query = db_->prepare("SELECT COUNT(*) FROM goal_turns WHERE goal_id = ?1");
+  if (!query) return query.error();
+  (*query)->bind(1, goal_id);
+  auto row = (*query)->step();
+  if (!row) return row.error();
+  return (*query)->int64(0);
 }
 
 Result<std::vector<GoalTurn>> SqlStore::list_turns(const std::string& goal_id, int limit) {

@@ -447,22 +447,41 @@ Result<WorkItem> SqlStore::resolve_item(const std::string& text) {
                          "' (orrery items lists them)");
 }
 
+namespace {
+
+// The items a filter selects (its route, status and project), as ?1-?3.
+constexpr const char* kItemFilterWhere =
+    "WHERE (?1 = '' OR i.route_id = ?1) AND (?2 = '' OR i.status = ?2) AND "
+    "(?3 = '' OR i.project = ?3)";
+
+void bind_item_filter(sql::Statement& s, const ItemFilter& filter) {
+  s.bind(1, filter.route_id)
+      .bind(2, filter.status ? item_status_name(*filter.status) : "")
+      .bind(3, filter.project);
+}
+
+}  // namespace
+
 Result<std::vector<WorkItem>> SqlStore::list_items(const ItemFilter& filter) {
-  std::string where =
-      "WHERE (?1 = '' OR i.route_id = ?1) AND (?2 = '' OR i.status = ?2) AND "
-      "(?3 = '' OR i.project = ?3)";
+  std::string where = kItemFilterWhere;
   const bool by_rank = filter.status == ItemStatus::kQueued;
   where += by_rank ? " ORDER BY " + effective_priority_sql() + " DESC, i.queued_at, i.item_key"
                    : std::string(" ORDER BY i.created_at DESC, i.id DESC");
   where += " LIMIT ?4 OFFSET ?5";
   return query_items(*db_, where, [&](sql::Statement& s) {
-    s.bind(1, filter.route_id)
-        .bind(2, filter.status ? item_status_name(*filter.status) : "")
-        .bind(3, filter.project)
-        .bind(4, filter.limit)
-        .bind(5, filter.offset);
+    bind_item_filter(s, filter);
+    s.bind(4, filter.limit).bind(5, filter.offset);
     if (by_rank) s.bind(6, filter.now);
   });
+}
+
+Result<std::int64_t> SqlStore::count_items(const ItemFilter& filter) {
+  auto query = db_->prepare(std::string("SELECT COUNT(*) FROM work_items i ") + kItemFilterWhere);
+  if (!query) return query.error();
+  bind_item_filter(**query, filter);
+  auto row = (*query)->step();
+  if (!row) return row.error();
+  return (*query)->int64(0);
 }
 
 Result<WorkItem> SqlStore::requeue_item(const std::string& id, const std::string& reason,

@@ -175,16 +175,38 @@ Result<MergeEntry> SqlStore::resolve_merge_entry(const std::string& text) {
   return std::move(**entry);
 }
 
+namespace {
+
+// The entries a filter selects (its repository, state and worker), as ?1-?3.
+constexpr const char* kMergeFilterWhere =
+    "WHERE (?1 = '' OR repo = ?1) AND (?2 = '' OR state = ?2) AND (?3 = '' OR worker_id = ?3)";
+
+void bind_merge_filter(sql::Statement& s, const MergeFilter& filter) {
+  s.bind(1, filter.repo)
+      .bind(2, filter.state ? merge_state_name(*filter.state) : "")
+      .bind(3, filter.worker_id);
+}
+
+}  // namespace
+
 Result<std::vector<MergeEntry>> SqlStore::list_merge_entries(const MergeFilter& filter) {
-  return sql::query_merge_entries(*db_,
-                                  "WHERE (?1 = '' OR repo = ?1) AND (?2 = '' OR state = ?2) "
-                                  "ORDER BY repo, target, priority DESC, queued_at, id LIMIT ?3",
-                                  [&](sql::Statement& s) {
-                                    s.bind(1, filter.repo)
-                                        .bind(2,
-                                              filter.state ? merge_state_name(*filter.state) : "")
-                                        .bind(3, std::clamp(filter.limit, 1, 10000));
-                                  });
+  return sql::query_merge_entries(
+      *db_,
+      std::string(kMergeFilterWhere) +
+          " ORDER BY repo, target, priority DESC, queued_at, id LIMIT ?4 OFFSET ?5",
+      [&](sql::Statement& s) {
+        bind_merge_filter(s, filter);
+        s.bind(4, std::clamp(filter.limit, 1, 10000)).bind(5, std::max(filter.offset, 0));
+      });
+}
+
+Result<std::int64_t> SqlStore::count_merge_entries(const MergeFilter& filter) {
+  auto query = db_->prepare(std::string("SELECT COUNT(*) FROM merge_entries ") + kMergeFilterWhere);
+  if (!query) return query.error();
+  bind_merge_filter(**query, filter);
+  auto row = (*query)->step();
+  if (!row) return row.error();
+  return (*query)->int64(0);
 }
 
 Result<MergeEntry> SqlStore::change_merge_entry(const MergeChange& change, TimeMs caller_now) {

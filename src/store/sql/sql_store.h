@@ -132,6 +132,7 @@ class SqlStore : public Store {
   Result<std::optional<WorkItem>> get_item(const std::string& id) override;
   Result<WorkItem> resolve_item(const std::string& text) override;
   Result<std::vector<WorkItem>> list_items(const ItemFilter& filter) override;
+  Result<std::int64_t> count_items(const ItemFilter& filter) override;
   Result<WorkItem> requeue_item(const std::string& id, const std::string& reason,
                                 TimeMs now) override;
   Result<WorkItem> cancel_item(const std::string& id, const std::string& reason,
@@ -176,6 +177,8 @@ class SqlStore : public Store {
   Result<Goal> resolve_goal(const std::string& text) override;
   Result<std::vector<Goal>> list_goals(const GoalFilter& filter) override;
   Result<std::vector<GoalTurn>> list_turns(const std::string& goal_id, int limit) override;
+  Result<std::int64_t> count_goals(const GoalFilter& filter) override;
+  Result<std::int64_t> count_turns(const std::string& goal_id) override;
   Result<Goal> change_goal(const std::string& id, const GoalEdit& edit, TimeMs now) override;
   Result<std::optional<Goal>> goal_of_work(const Claim& claim, TimeMs now) override;
   Result<int> reopen_cooled_goals(TimeMs now, const Fence& fence) override;
@@ -187,6 +190,7 @@ class SqlStore : public Store {
                                             const std::string& step_id) override;
   Result<Worker> resolve_worker(const std::string& text) override;
   Result<std::vector<Worker>> list_workers(const WorkerFilter& filter) override;
+  Result<std::int64_t> count_workers(const WorkerFilter& filter) override;
   Result<std::vector<WorkerEvent>> worker_events(const std::string& id) override;
   Result<Worker> change_worker(const WorkerChange& change, TimeMs now) override;
   Status heartbeat_worker(const std::string& id, const std::string& owner, DurationMs lease_ms,
@@ -197,6 +201,7 @@ class SqlStore : public Store {
   Result<MergeEntry> enqueue_merge(const MergeEntry& entry, TimeMs now) override;
   Result<MergeEntry> resolve_merge_entry(const std::string& text) override;
   Result<std::vector<MergeEntry>> list_merge_entries(const MergeFilter& filter) override;
+  Result<std::int64_t> count_merge_entries(const MergeFilter& filter) override;
   Result<MergeEntry> change_merge_entry(const MergeChange& change, TimeMs now) override;
   Result<bool> lease_queue(const QueueKey& queue, const QueueHolder& holder, DurationMs lease_ms,
                            TimeMs now) override;

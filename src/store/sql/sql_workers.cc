@@ -123,17 +123,38 @@ Result<Worker> SqlStore::resolve_worker(const std::string& text) {
   return std::move(**worker);
 }
 
+namespace {
+
+// The workers a filter selects (its state, repository and run), as ?1-?3.
+constexpr const char* kWorkerFilterWhere =
+    "WHERE (?1 = '' OR state = ?1) AND (?2 = '' OR repo = ?2) AND "
+    "(?3 = '' OR workflow_run_id = ?3)";
+
+void bind_worker_filter(sql::Statement& s, const WorkerFilter& filter) {
+  s.bind(1, filter.state ? worker_state_name(*filter.state) : "")
+      .bind(2, filter.repo)
+      .bind(3, filter.workflow_run_id);
+}
+
+}  // namespace
+
 Result<std::vector<Worker>> SqlStore::list_workers(const WorkerFilter& filter) {
-  return sql::query_workers(*db_,
-                            "WHERE (?1 = '' OR state = ?1) AND (?2 = '' OR repo = ?2) AND "
-                            "(?3 = '' OR workflow_run_id = ?3) "
-                            "ORDER BY created_at DESC, id DESC LIMIT ?4",
-                            [&](sql::Statement& s) {
-                              s.bind(1, filter.state ? worker_state_name(*filter.state) : "")
-                                  .bind(2, filter.repo)
-                                  .bind(3, filter.workflow_run_id)
-                                  .bind(4, std::clamp(filter.limit, 1, 10000));
-                            });
+  return sql::query_workers(
+      *db_,
+      std::string(kWorkerFilterWhere) + " ORDER BY created_at DESC, id DESC LIMIT ?4 OFFSET ?5",
+      [&](sql::Statement& s) {
+        bind_worker_filter(s, filter);
+        s.bind(4, std::clamp(filter.limit, 1, 10000)).bind(5, std::max(filter.offset, 0));
+      });
+}
+
+Result<std::int64_t> SqlStore::count_workers(const WorkerFilter& filter) {
+  auto query = db_->prepare(std::string("SELECT COUNT(*) FROM workers ") + kWorkerFilterWhere);
+  if (!query) return query.error();
+  bind_worker_filter(**query, filter);
+  auto row = (*query)->step();
+  if (!row) return row.error();
+  return (*query)->int64(0);
 }
 
 Result<std::vector<WorkerEvent>> SqlStore::worker_events(const std::string& id) {

@@ -1,0 +1,63 @@
+#include "cli/page_note.h"
+
+#include <algorithm>
+#include <iostream>
+
+#include "core/shell_quote.h"
+#include "core/token_amount.h"  // format_count
+
+namespace orrery::cli {
+
+Status check_page_options(int limit, int max_limit, int offset) {
+  if (limit < 1 || limit > max_limit) {
+    return usage_error("--limit " + std::to_string(limit) + ": expected 1 to " +
+                       std::to_string(max_limit));
+  }
+  if (offset < 0) return usage_error("--offset " + std::to_string(offset) + ": expected 0 or more");
+  return Ok{};
+}
+
+Result<ListedPage> listed_page(int offset, int limit, std::size_t shown,
+                               const std::function<Result<std::int64_t>()>& count_all) {
+  ListedPage page;
+  page.offset = offset;
+  page.shown = int(shown);
+  if (page.shown < limit && !(shown == 0 && offset > 0)) return page;
+  auto total = count_all();
+  if (!total) return total.error();
+  page.rest = std::max<std::int64_t>(0, *total - offset - std::int64_t(shown));
+  return page;
+}
+
+std::string next_page_command(std::string command, int limit, int default_limit,
+                              const ListedPage& page) {
+  if (limit != default_limit) command += " --limit " + std::to_string(limit);
+  return command + " --offset " + std::to_string(std::int64_t(page.offset) + page.shown);
+}
+
+std::string option_word(std::string_view option, std::string_view value) {
+  if (value.empty()) return "";
+  std::string word = " ";
+  word += option;
+  word += ' ';
+  word += shell_quote(value);
+  return word;
+}
+
+void tell_rest(const Context& context, const ListedPage& page, std::string_view noun,
+               const std::string& next_command) {
+  if (context.globals.json && context.page != nullptr) {
+    context.page->more = page.rest > 0;
+    context.page->next_offset = page.offset + page.shown;
+    return;
+  }
+  if (page.rest <= 0) return;
+  if (context.globals.json) {
+    std::cerr << "orrery: " << format_count(page.rest) << " more " << noun
+              << " not shown: " << next_command << " --json\n";
+  } else {
+    *context.out << format_count(page.rest) << " more: " << next_command << '\n';
+  }
+}
+
+}  // namespace orrery::cli
