@@ -291,7 +291,8 @@ Result<int> list_goals_command(const GoalArgs& args, const Context& context) {
                           [&] { return opened->store->count_goals(filter); });
   if (!page) return page.error();
   const std::string next_page = next_page_command(
-      "orrery goal ls" + option_word("--status", args.status) + option_word("--loop", args.loop),
+      command_of("orrery goal ls",
+                 {option_word("--status", args.status), option_word("--loop", args.loop)}),
       filter.limit, kGoalsPage, *page);
   if (context.globals.json) {
     nlohmann::json list = nlohmann::json::array();
@@ -350,8 +351,10 @@ Result<int> goal_turns_command(const GoalArgs& args, const Context& context) {
                           [&] { return opened->store->count_turns(goal->id); });
   if (!page) return page.error();
   const std::string all_turns =
-      "orrery goal turns " + goal->id + " --limit " +
-      std::to_string(std::min<std::int64_t>(kMaxTurnsShown, page->rest + page->shown));
+      command_of("orrery goal turns",
+                 {operand_word(goal->id),
+                  option_word("--limit", std::to_string(std::min<std::int64_t>(
+                                             kMaxTurnsShown, page->rest + page->shown)))});
   if (context.globals.json) {
     nlohmann::json list = nlohmann::json::array();
     for (const GoalTurn& turn : *turns) list.push_back(read_json(turn_json(turn)));

@@ -365,10 +365,11 @@ Result<int> list_items_command(const ItemArgs& args, const Context& context) {
   auto page = listed_page(args.offset, args.limit, items->size(),
                           [&] { return store.count_items(filter); });
   if (!page) return page.error();
-  const std::string next_page = next_page_command(
-      "orrery items" + option_word("--route", args.route) + option_word("--status", args.status) +
-          option_word("--project", args.project),
-      args.limit, ItemArgs{}.limit, *page);
+  const std::string next_page =
+      next_page_command(command_of("orrery items", {option_word("--route", args.route),
+                                                    option_word("--status", args.status),
+                                                    option_word("--project", args.project)}),
+                        args.limit, ItemArgs{}.limit, *page);
   auto reasons = waiting_reasons(store, *items, context.now);
   if (!reasons) return reasons.error();
   if (context.globals.json) {

@@ -31,17 +31,30 @@ Result<ListedPage> listed_page(int offset, int limit, std::size_t shown,
 
 std::string next_page_command(std::string command, int limit, int default_limit,
                               const ListedPage& page) {
-  if (limit != default_limit) command += " --limit " + std::to_string(limit);
-  return command + " --offset " + std::to_string(std::int64_t(page.offset) + page.shown);
+  if (limit != default_limit) command += option_word("--limit", std::to_string(limit));
+  command += option_word("--offset", std::to_string(std::int64_t(page.offset) + page.shown));
+  return command;
+}
+
+std::string operand_word(std::string_view value) {
+  if (value.empty()) return "";
+  std::string word = " ";
+  word += shell_quote(value);
+  return word;
 }
 
 std::string option_word(std::string_view option, std::string_view value) {
   if (value.empty()) return "";
   std::string word = " ";
   word += option;
-  word += ' ';
-  word += shell_quote(value);
+  word += operand_word(value);
   return word;
+}
+
+std::string command_of(std::string_view listing, std::initializer_list<std::string> words) {
+  std::string command(listing);
+  for (const std::string& word : words) command += word;
+  return command;
 }
 
 void tell_rest(const Context& context, const ListedPage& page, std::string_view noun,

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -41,6 +42,10 @@ std::string next_page_command(std::string command, int limit, int default_limit,
 // " --OPTION VALUE", the value quoted for a shell when it needs to be; ""
 // when the value is empty.
 std::string option_word(std::string_view option, std::string_view value);
+// " VALUE" quoted the same way, for an operand; "" when it is empty.
+std::string operand_word(std::string_view value);
+// `listing` followed by `words` (made by option_word and operand_word).
+std::string command_of(std::string_view listing, std::initializer_list<std::string> words);
 
 // Tells what follows the page (nothing when it is the last): `noun` names the
 // rows ("items", "goals").

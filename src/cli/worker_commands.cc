@@ -12,7 +12,6 @@
 #include "core/exact_json.h"
 #include "core/exit_codes.h"
 #include "core/git_names.h"
-#include "core/shell_quote.h"
 #include "core/text.h"
 #include "core/worker_json.h"
 #include "engine/merge_driver.h"
@@ -140,7 +139,8 @@ Result<int> list_workers_command(const WorkerArgs& args, const Context& context)
                           [&] { return opened->store->count_workers(filter); });
   if (!page) return page.error();
   const std::string next_page = next_page_command(
-      "orrery worker ls" + option_word("--state", args.state) + option_word("--repo", filter.repo),
+      command_of("orrery worker ls",
+                 {option_word("--state", args.state), option_word("--repo", filter.repo)}),
       args.limit, WorkerArgs{}.limit, *page);
   if (context.globals.json) {
     json list = json::array();
@@ -287,10 +287,10 @@ Result<int> list_queue_command(const WorkerArgs& args, const Context& context) {
   auto page = listed_page(args.offset, args.limit, entries->size(),
                           [&] { return opened->store->count_merge_entries(filter); });
   if (!page) return page.error();
-  const std::string next_page = next_page_command(
-      "orrery queue ls" + (filter.repo.empty() ? "" : " " + shell_quote(filter.repo)) +
-          option_word("--state", args.state),
-      args.limit, WorkerArgs{}.limit, *page);
+  const std::string next_page =
+      next_page_command(command_of("orrery queue ls",
+                                   {operand_word(filter.repo), option_word("--state", args.state)}),
+                        args.limit, WorkerArgs{}.limit, *page);
   if (context.globals.json) {
     json list = json::array();
     for (const MergeEntry& entry : *entries) list.push_back(read_json(merge_entry_json(entry)));

@@ -21,7 +21,6 @@
 #include "core/exit_codes.h"
 #include "core/limits.h"
 #include "core/prompt_template.h"
-#include "core/shell_quote.h"
 #include "core/text.h"
 #include "core/workflow_spec.h"
 #include "engine/workflow_driver.h"
@@ -375,9 +374,8 @@ Result<int> list_workflow_runs_command(const WorkflowArgs& args, const Context& 
                           [&] { return store.count_workflow_runs(filter); });
   if (!page) return page.error();
   const std::string next_page = next_page_command(
-      "orrery workflow runs" +
-          (filter.workflow_name.empty() ? "" : " " + shell_quote(filter.workflow_name)) +
-          option_word("--status", args.status),
+      command_of("orrery workflow runs",
+                 {operand_word(filter.workflow_name), option_word("--status", args.status)}),
       args.limit, WorkflowArgs{}.limit, *page);
   if (context.globals.json) {
     nlohmann::json list = nlohmann::json::array();
