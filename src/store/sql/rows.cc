@@ -554,4 +554,14 @@ Result<Run> read_run(const Statement& row) { return read_run_columns(row, true);
 
 Result<Run> read_run_summary(const Statement& row) { return read_run_columns(row, false); }
 
+Result<std::int64_t> count_rows(Connection& db, const std::string& sql,
+                                const std::function<void(Statement&)>& bind) {
+  auto query = db.prepare(sql);
+  if (!query) return query.error();
+  bind(**query);
+  auto row = (*query)->step();
+  if (!row) return row.error();
+  return (*query)->int64(0);
+}
+
 }  // namespace orrery::sql

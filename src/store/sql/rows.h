@@ -4,6 +4,8 @@
 // column cannot be read or bound at the wrong position.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -66,6 +68,11 @@ Result<Run> read_run(const Statement& row);          // run_select_list(true)
 Result<Run> read_run_summary(const Statement& row);  // run_select_list(false)
 
 // Steps a bound statement to the end, reading every row with `read`.
+// The one number `sql` (a SELECT COUNT(*) …) gives once `bind` has bound its
+// parameters.
+Result<std::int64_t> count_rows(Connection& db, const std::string& sql,
+                                const std::function<void(Statement&)>& bind);
+
 template <typename Record>
 Result<std::vector<Record>> read_all(Statement& statement,
                                      Result<Record> (*read)(const Statement&)) {

@@ -217,21 +217,13 @@ Result<std::vector<Goal>> SqlStore::list_goals(const GoalFilter& filter) {
 }
 
 Result<std::int64_t> SqlStore::count_goals(const GoalFilter& filter) {
-  auto query = db_->prepare(std::string("SELECT COUNT(*) FROM goals ") + kGoalFilterWhere);
-  if (!query) return query.error();
-  bind_goal_filter(**query, filter);
-  auto row = (*query)->step();
-  if (!row) return row.error();
-  return (*query)->int64(0);
+  return sql::count_rows(*db_, std::string("SELECT COUNT(*) FROM goals ") + kGoalFilterWhere,
+                         [&](sql::Statement& s) { bind_goal_filter(s, filter); });
 }
 
 Result<std::int64_t> SqlStore::count_turns(const std::string& goal_id) {
-  auto query = db_->prepare("SELECT COUNT(*) FROM goal_turns WHERE goal_id = ?1");
-  if (!query) return query.error();
-  (*query)->bind(1, goal_id);
-  auto row = (*query)->step();
-  if (!row) return row.error();
-  return (*query)->int64(0);
+  return sql::count_rows(*db_, "SELECT COUNT(*) FROM goal_turns WHERE goal_id = ?1",
+                         [&](sql::Statement& s) { s.bind(1, goal_id); });
 }
 
 Result<std::vector<GoalTurn>> SqlStore::list_turns(const std::string& goal_id, int limit) {

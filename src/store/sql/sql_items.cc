@@ -5,6 +5,7 @@
 
 #include "core/text.h"
 #include "store/sql/item_reads.h"
+#include "store/sql/rows.h"
 #include "store/sql/sql_store.h"
 #include "store/sql/work_queue_rows.h"
 
@@ -476,12 +477,8 @@ Result<std::vector<WorkItem>> SqlStore::list_items(const ItemFilter& filter) {
 }
 
 Result<std::int64_t> SqlStore::count_items(const ItemFilter& filter) {
-  auto query = db_->prepare(std::string("SELECT COUNT(*) FROM work_items i ") + kItemFilterWhere);
-  if (!query) return query.error();
-  bind_item_filter(**query, filter);
-  auto row = (*query)->step();
-  if (!row) return row.error();
-  return (*query)->int64(0);
+  return sql::count_rows(*db_, std::string("SELECT COUNT(*) FROM work_items i ") + kItemFilterWhere,
+                         [&](sql::Statement& s) { bind_item_filter(s, filter); });
 }
 
 Result<WorkItem> SqlStore::requeue_item(const std::string& id, const std::string& reason,

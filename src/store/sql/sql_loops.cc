@@ -138,12 +138,8 @@ Result<std::vector<Loop>> SqlStore::list_loops(const LoopFilter& filter) {
 }
 
 Result<std::int64_t> SqlStore::count_loops(const LoopFilter& filter) {
-  auto query = db_->prepare("SELECT COUNT(*) FROM loops" + where_clause(filter));
-  if (!query) return query.error();
-  bind_filter(**query, filter);
-  auto row = (*query)->step();
-  if (!row) return row.error();
-  return (*query)->int64(0);
+  return sql::count_rows(*db_, "SELECT COUNT(*) FROM loops" + where_clause(filter),
+                         [&](sql::Statement& s) { bind_filter(s, filter); });
 }
 
 Result<std::vector<DueLoop>> SqlStore::due_loops(TimeMs now, int limit) {

@@ -5,6 +5,7 @@
 
 #include "core/text.h"
 #include "store/sql/id_prefix.h"
+#include "store/sql/rows.h"
 #include "store/sql/sql_store.h"
 #include "store/sql/worker_rows.h"
 
@@ -201,12 +202,9 @@ Result<std::vector<MergeEntry>> SqlStore::list_merge_entries(const MergeFilter& 
 }
 
 Result<std::int64_t> SqlStore::count_merge_entries(const MergeFilter& filter) {
-  auto query = db_->prepare(std::string("SELECT COUNT(*) FROM merge_entries ") + kMergeFilterWhere);
-  if (!query) return query.error();
-  bind_merge_filter(**query, filter);
-  auto row = (*query)->step();
-  if (!row) return row.error();
-  return (*query)->int64(0);
+  return sql::count_rows(*db_,
+                         std::string("SELECT COUNT(*) FROM merge_entries ") + kMergeFilterWhere,
+                         [&](sql::Statement& s) { bind_merge_filter(s, filter); });
 }
 
 Result<MergeEntry> SqlStore::change_merge_entry(const MergeChange& change, TimeMs caller_now) {

@@ -193,12 +193,8 @@ Result<std::vector<Run>> SqlStore::list_runs(const RunFilter& filter) {
 }
 
 Result<std::int64_t> SqlStore::count_matching_runs(const RunFilter& filter) {
-  auto query = db_->prepare("SELECT COUNT(*) FROM runs " + run_filter_where(filter));
-  if (!query) return query.error();
-  bind_run_filter(**query, filter);
-  auto row = (*query)->step();
-  if (!row) return row.error();
-  return (*query)->int64(0);
+  return sql::count_rows(*db_, "SELECT COUNT(*) FROM runs " + run_filter_where(filter),
+                         [&](sql::Statement& s) { bind_run_filter(s, filter); });
 }
 
 Result<std::int64_t> SqlStore::count_runs(std::optional<RunStatus> status) {

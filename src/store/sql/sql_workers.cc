@@ -6,6 +6,7 @@
 #include "core/json_text_list.h"
 #include "core/text.h"
 #include "store/sql/id_prefix.h"
+#include "store/sql/rows.h"
 #include "store/sql/sql_store.h"
 #include "store/sql/worker_rows.h"
 
@@ -149,12 +150,8 @@ Result<std::vector<Worker>> SqlStore::list_workers(const WorkerFilter& filter) {
 }
 
 Result<std::int64_t> SqlStore::count_workers(const WorkerFilter& filter) {
-  auto query = db_->prepare(std::string("SELECT COUNT(*) FROM workers ") + kWorkerFilterWhere);
-  if (!query) return query.error();
-  bind_worker_filter(**query, filter);
-  auto row = (*query)->step();
-  if (!row) return row.error();
-  return (*query)->int64(0);
+  return sql::count_rows(*db_, std::string("SELECT COUNT(*) FROM workers ") + kWorkerFilterWhere,
+                         [&](sql::Statement& s) { bind_worker_filter(s, filter); });
 }
 
 Result<std::vector<WorkerEvent>> SqlStore::worker_events(const std::string& id) {

@@ -6,6 +6,7 @@
 
 #include "core/exact_json.h"
 #include "core/ids.h"
+#include "store/sql/rows.h"
 #include "store/sql/sql_store.h"
 #include "store/sql/workflow_guards.h"
 #include "store/sql/workflow_rows.h"
@@ -228,12 +229,8 @@ Result<std::vector<WorkflowRun>> SqlStore::list_workflow_runs(const WorkflowRunF
 }
 
 Result<std::int64_t> SqlStore::count_workflow_runs(const WorkflowRunFilter& filter) {
-  auto query = db_->prepare("SELECT COUNT(*) FROM workflow_runs " + run_filter_where(filter));
-  if (!query) return query.error();
-  bind_run_filter(**query, filter);
-  auto row = (*query)->step();
-  if (!row) return row.error();
-  return (*query)->int64(0);
+  return sql::count_rows(*db_, "SELECT COUNT(*) FROM workflow_runs " + run_filter_where(filter),
+                         [&](sql::Statement& s) { bind_run_filter(s, filter); });
 }
 
 Result<std::vector<StepRun>> SqlStore::list_step_runs(const std::string& run_id) {
