@@ -126,7 +126,9 @@ Result<Goal> new_goal(Store& store, const GoalArgs& args) {
   if (!args.plan_file.empty()) {
     auto plan = plan_file(args.plan_file);
     if (!plan) return plan.error();
-    goal.plan = std::move(*plan);
+    auto merged = merge_proposed_plan({}, *plan);  // a new goal's plan: nothing is complete
+    if (!merged) return merged.error();
+    goal.plan = std::move(*merged);
   }
   return goal;
 }

@@ -100,11 +100,11 @@ Result<PlanNode> node_from_json(const json& value, const std::string& where) {
   return node;
 }
 
-// `whole`: the nodes are a plan of their own, validated as one; otherwise a
-// proposal, whose dependencies may name nodes it leaves out (complete ones):
-// each node is checked alone, and the plan once merged (merge_proposed_plan).
-Result<std::vector<PlanNode>> nodes_from_json(const json& list, const std::string& where,
-                                              bool whole) {
+// A proposed plan (an update's, a plan file's): each node checked alone, its
+// dependencies once it is merged with the goal's plan (merge_proposed_plan,
+// the one validator of a whole plan), since they may name complete nodes
+// it leaves out.
+Result<std::vector<PlanNode>> nodes_from_json(const json& list, const std::string& where) {
   if (!list.is_array()) return usage_error(where + " must be a list of nodes, not " + shown(list));
   if (list.size() > kMaxPlanNodes) {
     return usage_error(where + " has " + std::to_string(list.size()) + " nodes; at most " +
@@ -115,13 +115,8 @@ Result<std::vector<PlanNode>> nodes_from_json(const json& list, const std::strin
     auto node = node_from_json(list[index], where + "[" + std::to_string(index) + "]");
     if (!node) return node.error();
     node->sequence = std::int64_t(index);
-    if (!whole) {
-      if (auto valid = validate_plan_node(*node); !valid) return valid.error();
-    }
+    if (auto valid = validate_plan_node(*node); !valid) return valid.error();
     nodes.push_back(std::move(*node));
-  }
-  if (whole) {
-    if (auto valid = validate_plan(nodes); !valid) return valid.error();
   }
   return nodes;
 }
@@ -145,7 +140,7 @@ Status read_fields(const json& goal, GoalUpdate& update) {
     update.status = *status;
   }
   if (goal.contains("plan")) {
-    auto plan = nodes_from_json(goal["plan"], "goal.plan", false);
+    auto plan = nodes_from_json(goal["plan"], "goal.plan");
     if (!plan) return plan.error();
     update.plan = std::move(*plan);
   }
@@ -260,8 +255,11 @@ Result<std::vector<PlanNode>> parse_plan_document(std::string_view text) {
   const bool json_text = !start.empty() && (start.front() == '[' || start.front() == '{');
   auto tree = json_text ? json_spec_tree(text) : yaml_spec_tree(text);
   if (!tree) return usage_error("the plan file: " + tree.error().message);
-  const json& list = tree->is_object() && tree->contains("plan") ? (*tree)["plan"] : *tree;
-  return nodes_from_json(list, "plan", true);
+  if (!tree->is_object()) return nodes_from_json(*tree, "plan");
+  if (auto known = refuse_unknown(*tree, {"plan"}, "the plan file"); !known) return known.error();
+  if (!tree->contains("plan"))
+    return usage_error("the plan file has no plan: give a list of nodes");
+  return nodes_from_json((*tree)["plan"], "plan");
 }
 
 }  // namespace orrery

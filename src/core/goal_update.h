@@ -49,7 +49,9 @@ Result<GoalUpdate> parse_goal_update(std::string_view text);
 std::optional<std::string> goal_update_in_message(std::string_view message);
 
 // A plan file of `goal create --plan` and `goal plan --set`: a JSON or YAML
-// list of nodes (or an object whose "plan" is that list).
+// list of nodes (or an object whose only key, "plan", is that list). A
+// proposal, as an update's plan is: its nodes checked one by one; the plan
+// is validated once merged with the goal's (merge_proposed_plan).
 Result<std::vector<PlanNode>> parse_plan_document(std::string_view text);
 
 }  // namespace orrery

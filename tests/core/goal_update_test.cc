@@ -471,15 +471,15 @@ TEST(PlanDocument, Yaml) {
 
 TEST(PlanDocument, InvalidDocumentsAreRefused) {
   const std::pair<const char*, const char*> cases[] = {
-      {"[{\"key\": \"a\", \"objective\": \"x\", \"depends_on\": [\"a\"]}]", "cycle"},
-      {"- key: a\n  objective: x\n  depends_on: [b]\n", "missing node b"},
       {"- key: a\n  objective: x\n  status: complete\n", "'status'"},
       {"- key: a\n  objective: x\n  token_budget: lots\n", "token_budget"},
       {"[", "the plan file"},
       {"- key: a\n  objective: [unclosed\n", "the plan file"},
       {"- &x {key: a, objective: x}\n- *x\n", "the plan file"},
       {"just text", "plan must be a list"},
-      {"{\"nodes\": []}", "plan must be a list"},
+      {"{\"nodes\": []}", "the plan file has the unknown field 'nodes'; accepted: plan"},
+      {"{\"plan\": [], \"extra\": 1}", "the unknown field 'extra'"},
+      {"{}", "the plan file has no plan"},
       {"[\"a\"]", "plan[0] must be an object"},
       {"- key: a\n  key: b\n  objective: x\n", "twice"},
   };
@@ -492,6 +492,67 @@ TEST(PlanDocument, InvalidDocumentsAreRefused) {
   EXPECT_TRUE(contains(parse_plan_document("- key: \xff\n").error().message, "UTF-8"));
   EXPECT_FALSE(parse_plan_document(std::string(100000, '[')));
   EXPECT_FALSE(parse_plan_document(std::string(100000, '-') + " x"));
+}
+
+// One validator for every way a plan reaches a goal (docs/goals.md): a plan
+// file (`goal create --plan`, `goal plan --set`), JSON or YAML, and an
+// update's plan. Each is a proposal merged into the goal's plan, so every
+// case below gets the same verdict, and the same plan, from each of them.
+TEST(PlanDocument, EveryEntryPointJudgesAPlanAlike) {
+  std::vector<PlanNode> current(2);
+  current[0].key = "done";
+  current[0].objective = "finished before";
+  current[0].status = NodeStatus::kComplete;
+  current[1].key = "next";
+  current[1].objective = "still to do";
+  current[1].sequence = 1;
+  // A list of nodes, as JSON; and whether the merged plan is valid.
+  const std::pair<const char*, bool> cases[] = {
+      {R"([{"key": "a", "objective": "x", "depends_on": ["done"]}])", true},
+      {R"([{"key": "a", "objective": "x", "depends_on": ["ghost"]}])", false},
+      {R"([{"key": "a", "objective": "x", "depends_on": ["next"]}])", false},  // next is dropped
+      {R"([{"key": "next", "objective": "x"}, {"key": "a", "objective": "y",
+           "depends_on": ["next", "done"]}])",
+       true},
+      {R"([{"key": "a", "objective": "x", "depends_on": ["a"]}])", false},
+      {R"([{"key": "a", "objective": "x", "depends_on": ["b"]},
+           {"key": "b", "objective": "y", "depends_on": ["a"]}])",
+       false},
+      {R"([{"key": "a", "objective": "x"}, {"key": "a", "objective": "y"}])", false},
+      {R"([{"key": "a", "objective": "x", "depends_on": ["done", "done"]}])", false},
+      {R"([{"key": "done", "objective": "again"}])", true},  // complete nodes stay as they are
+      {R"([{"key": "a", "objective": "x", "extra": 1}])", false},
+      {R"([{"key": "a", "objective": "\u0007"}])", false},
+      {R"([{"key": "a", "objective": "x", "token_budget": 0}])", false},
+      {R"([])", true},
+  };
+  for (const auto& [list, valid] : cases) {
+    const nlohmann::json nodes = nlohmann::json::parse(list);
+    const std::string as_file = nodes.dump();
+    const std::string as_object = nlohmann::json{{"plan", nodes}}.dump();
+    const std::string as_update = nlohmann::json{{"goal", {{"plan", nodes}}}}.dump();
+    std::vector<Result<std::vector<PlanNode>>> verdicts;
+    for (const std::string& file : {as_file, as_object}) {
+      auto proposal = parse_plan_document(file);
+      verdicts.push_back(proposal ? merge_proposed_plan(current, *proposal)
+                                  : Result<std::vector<PlanNode>>(proposal.error()));
+    }
+    auto update = parse_goal_update(as_update);
+    verdicts.push_back(update && update->plan ? merge_proposed_plan(current, *update->plan)
+                       : update ? Result<std::vector<PlanNode>>(internal_error("no plan"))
+                                : Result<std::vector<PlanNode>>(update.error()));
+    for (size_t entry = 0; entry < verdicts.size(); ++entry) {
+      EXPECT_EQ(verdicts[entry].ok(), valid)
+          << list << " by entry point " << entry << ": "
+          << (verdicts[entry] ? "accepted" : verdicts[entry].error().message);
+      if (!valid || !verdicts[entry]) continue;
+      ASSERT_EQ(verdicts[entry]->size(), verdicts[0]->size()) << list;
+      for (size_t node = 0; node < verdicts[0]->size(); ++node) {
+        EXPECT_EQ((*verdicts[entry])[node].key, (*verdicts[0])[node].key) << list;
+        EXPECT_EQ((*verdicts[entry])[node].status, (*verdicts[0])[node].status) << list;
+      }
+    }
+  }
 }
 
 }  // namespace
