@@ -6,6 +6,7 @@
 #include "core/scrubber.h"
 #include "core/text.h"
 #include "exec/git.h"
+#include "exec/run_secrets.h"
 #include "exec/worker_actions.h"
 #include "store/data_dir.h"
 #include "store/home_layout.h"
@@ -282,6 +283,17 @@ class QueueDriver {
                         "orrery: merge queue entry " + entry.id + " onto " + queue_.target);
   }
 
+  // What a verification's output is scrubbed of (docs/scrubbing.md): what
+  // orrery knows in its environment and the secrets of the loop whose
+  // workflow run made the worker's change, which its files may hold.
+  Result<Scrubber> verification_scrubber(const Worker& worker,
+                                         const std::vector<EnvVar>& environment) {
+    auto run = store_.get_workflow_run(worker.workflow_run_id);
+    if (!run) return run.error();
+    if (!run->has_value()) return Scrubber(orrery_known_secrets(environment));
+    return workflow_run_scrubber(options_.home, **run, environment);
+  }
+
   VerifyRecord run_verification(const std::string& verify, const std::string& scratch,
                                 const MergeEntry& entry, const Worker& worker,
                                 const std::string& commit, const std::string& tree) {
@@ -306,13 +318,19 @@ class QueueDriver {
     request.on_tick = [&] { renew(worker); };
     request.tick_ms = lease_ms() / 3;
     auto result = commands_.run(request);
+    auto scrubber = verification_scrubber(worker, request.env);
+    if (!scrubber) {
+      record.output_tail = "(the output is not kept: " + scrubber.error().message + ")";
+      scrubber = Scrubber(orrery_known_secrets(request.env));
+    }
     if (!result) {
-      record.output_tail = result.error().message;
+      record.output_tail = scrubber->scrub(result.error().message);
       return record;
     }
     if (!result->timed_out && result->signal == 0) record.exit_code = result->exit_code;
     record.duration_ms = result->duration_ms;
-    record.output_tail = Scrubber().scrub(storable_text(result->tail));
+    if (record.output_tail.empty())
+      record.output_tail = scrubber->scrub(storable_text(result->tail));
     if (result->timed_out) record.output_tail += "\n(orrery: the verification timed out)";
     return record;
   }

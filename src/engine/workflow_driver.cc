@@ -14,10 +14,14 @@
 #include "core/text.h"
 #include "core/workflow_progress.h"
 #include "exec/clock.h"
+#include "exec/command_runner.h"
+#include "exec/env.h"
 #include "exec/goal_handoff.h"
 #include "exec/process_control.h"
 #include "exec/process_identity.h"
 #include "exec/recovery.h"
+#include "exec/run_files_scrub.h"
+#include "exec/run_secrets.h"
 #include "exec/stop_signals.h"
 #include "exec/store_watch.h"
 #include "exec/supervisor_start.h"
@@ -85,6 +89,25 @@ class Driver {
   }
 
  private:
+  // Once the run's steps are done: its goal update, read, and its files,
+  // scrubbed with the run's secrets (docs/scrubbing.md, "Files under the
+  // home"). Secrets that cannot be read leave no update: it is removed.
+  void settle_files(const WorkflowRun& run, WorkflowAdvance& advance) {
+    const HomeLayout layout(options_.location.home);
+    const std::vector<EnvVar> environment = process_environment();
+    auto scrubber = workflow_run_scrubber(layout.home(), run, environment);
+    if (scrubber) {
+      take_workflow_goal_update(system_env(), layout.workflow_run(run.id), *scrubber,
+                                advance.goal_update, advance.goal_update_error);
+    } else {
+      advance.goal_update_error = "the update cannot be scrubbed: " + scrubber.error().message;
+      ::unlink(RunDirectory(layout.workflow_run(run.id)).goal_update(1).c_str());
+      scrubber = Scrubber(orrery_known_secrets(environment));
+    }
+    auto scrubbed = scrub_workflow_run_files(system_env(), layout, run.id, *scrubber);
+    if (!scrubbed && advance.error.empty()) advance.error = scrubbed.error().message;
+  }
+
   // One round; true once the run is finished.
   Result<bool> round() {
     auto run = store_.get_workflow_run(fence_.run_id);
@@ -126,8 +149,7 @@ class Driver {
     if (progress->finish) {
       advance.finish = progress->finish;
       advance.error = progress->error;
-      take_workflow_goal_update(HomeLayout(options_.location.home).workflow_run(fence_.run_id),
-                                advance.goal_update, advance.goal_update_error);
+      settle_files(**run, advance);
     }
     if (!advance.steps.empty() || !advance.events.empty() || advance.finish) {
       if (auto written = store_.advance_workflow_run(fence_, advance, now); !written)

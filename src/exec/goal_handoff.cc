@@ -9,6 +9,7 @@
 #include "core/goal_json.h"
 #include "core/goal_prompt.h"
 #include "core/goal_update.h"
+#include "exec/run_files_scrub.h"
 #include "store/home_layout.h"
 #include "store/regular_file.h"
 
@@ -59,23 +60,29 @@ std::optional<std::string> update_in_final_message(const Target& target, const S
   return scrubber.scrub(*block);
 }
 
+void fail_step(RunOutcome& outcome, const std::string& why) {
+  if (outcome.status == RunStatus::kSucceeded) outcome.status = RunStatus::kFailed;
+  if (outcome.error.empty()) outcome.error = why;
+}
+
 // A step of a workflow run: the shared file is the run's update; a step
 // that left it as it found it but answered with a block writes the block.
 void pass_step_update_on(Env& env, const GoalHandoff& handoff, const Target& target,
                          const Scrubber& scrubber, RunOutcome& outcome) {
+  // What the step wrote is scrubbed as its own files are.
+  if (auto scrubbed = scrub_file_in_place(env, handoff.update_path, scrubber); !scrubbed) {
+    fail_step(outcome, scrubbed.error().message);
+    return;
+  }
   auto file = read_regular_file(handoff.update_path, std::int64_t(kMaxGoalUpdateBytes));
   if (!file) return;  // the run's end reads it and says why
   const std::optional<std::string> now = std::move(*file);
   if (now != handoff.shared_update_at_start) return;  // the step wrote it
   auto block = update_in_final_message(target, scrubber, outcome);
   if (!block) return;
-  if (auto written = write_file_atomically(env, handoff.update_path, *block, 0600); !written) {
-    if (outcome.status == RunStatus::kSucceeded) outcome.status = RunStatus::kFailed;
-    if (outcome.error.empty()) {
-      outcome.error =
-          "cannot keep the goal update of the final message: " + written.error().message;
-    }
-  }
+  if (auto written = write_file_atomically(env, handoff.update_path, *block, 0600); !written)
+    fail_step(outcome,
+              "cannot keep the goal update of the final message: " + written.error().message);
 }
 
 }  // namespace
@@ -100,14 +107,18 @@ void take_goal_update(Env& env, const GoalHandoff& handoff, const Target& target
   outcome.goal_update = update_in_final_message(target, scrubber, outcome);
 }
 
-void take_workflow_goal_update(const std::string& run_dir, std::optional<std::string>& update,
-                               std::string& error) {
+void take_workflow_goal_update(Env& env, const std::string& run_dir, const Scrubber& scrubber,
+                               std::optional<std::string>& update, std::string& error) {
   const std::string path = RunDirectory(run_dir).goal_update(1);
+  if (auto scrubbed = scrub_file_in_place(env, path, scrubber); !scrubbed) {
+    error = "ORRERY_GOAL_UPDATE: " + scrubbed.error().message;
+    return;
+  }
   auto file = read_regular_file(path, std::int64_t(kMaxGoalUpdateBytes));
   if (!file) {
     error = "ORRERY_GOAL_UPDATE: " + file.error().message;
   } else if (file->has_value()) {
-    update = Scrubber().scrub(**file);
+    update = std::move(**file);
   }
 }
 

@@ -59,8 +59,9 @@ void take_goal_update(Env& env, const GoalHandoff& handoff, const Target& target
                       const Scrubber& scrubber, RunOutcome& outcome);
 
 // The update a finished workflow run's steps left for its workflow's goal
-// (the file of workflow_goal_handoff), scrubbed, or why it could not be read.
-void take_workflow_goal_update(const std::string& run_dir, std::optional<std::string>& update,
-                               std::string& error);
+// (the file of workflow_goal_handoff), scrubbed in place with the run's
+// scrubber, or why it could not be read.
+void take_workflow_goal_update(Env& env, const std::string& run_dir, const Scrubber& scrubber,
+                               std::optional<std::string>& update, std::string& error);
 
 }  // namespace orrery

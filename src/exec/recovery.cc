@@ -6,7 +6,11 @@
 #include <cerrno>
 
 #include "core/duration.h"
+#include "exec/command_runner.h"
+#include "exec/env.h"
 #include "exec/kept_outcome.h"
+#include "exec/run_files_scrub.h"
+#include "exec/run_secrets.h"
 #include "exec/supervisor.h"
 #include "store/home_layout.h"
 
@@ -112,6 +116,24 @@ bool supervisor_gone(const Run& run, const ProcessProbe& probe, TimeMs now) {
 
 namespace {
 
+// What the runs recovery finished left in their directories, scrubbed as
+// their supervisors would have (docs/scrubbing.md, "Files under the home").
+void scrub_finished_files(const std::string& home, RecoveryReport& report) {
+  const std::vector<EnvVar> environment = process_environment();
+  for (const std::vector<Run>* runs : {&report.recorded, &report.abandoned}) {
+    for (const Run& run : *runs) {
+      auto scrubber = loop_scrubber(home, run.loop_id, environment);
+      Status scrubbed =
+          scrubber ? scrub_run_files(system_env(), HomeLayout(home).run(run.id).path(), *scrubber)
+                   : Status(scrubber.error());
+      if (!scrubbed) {
+        report.problems.push_back(
+            {run.id, "its files are not scrubbed: " + scrubbed.error().message});
+      }
+    }
+  }
+}
+
 // Recovery with liveness from `probe` and signals through `signals`.
 Result<RecoveryReport> recover_with(Store& store, const ProcessProbe& probe,
                                     ProcessControl& signals, const std::string& home, TimeMs now,
@@ -137,6 +159,7 @@ Result<RecoveryReport> recover_with(Store& store, const ProcessProbe& probe,
     report.abandoned.push_back(run);
   }
   report.deferred = expired->deferred;
+  scrub_finished_files(home, report);
   return report;
 }
 

@@ -11,6 +11,7 @@
 #include "core/prompt_values.h"
 #include "core/step_values.h"
 #include "exec/clock.h"
+#include "exec/run_secrets.h"
 #include "exec/supervisor.h"
 #include "exec/wake.h"
 #include "exec/worker_run.h"
@@ -206,6 +207,16 @@ Status supervise_step(Store& store, const StepSuperviseRequest& request, Env& en
       return written.error();
     JobEnvironment prepared;
     prepared.environment = inherited;
+    // A loop's workflow run: its steps have the loop's secrets, and are
+    // scrubbed of them, as the loop's run is (docs/workflows.md).
+    auto secrets = loop_secrets_of(request.home, run);
+    if (!secrets) return secrets.error();
+    for (const EnvVar& pair : *secrets) {
+      std::erase_if(prepared.environment,
+                    [&](const EnvVar& old) { return old.first == pair.first; });
+      prepared.environment.push_back(pair);
+      prepared.secret_values.push_back(pair.second);
+    }
     if (uses_worktree(context->step.worktree)) {
       git.emplace(system_commands(), inherited);
       worker.emplace(store, store, store, *git, worker_attempt(request, *context, job));

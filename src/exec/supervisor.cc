@@ -31,33 +31,19 @@
 #include "exec/command_runner.h"
 #include "exec/log_file.h"
 #include "exec/process_identity.h"
+#include "exec/run_files_scrub.h"
+#include "exec/run_secrets.h"
 #include "exec/spawn.h"
 #include "exec/stop_signals.h"
 #include "exec/supervisor_start.h"
 #include "exec/wake.h"
 #include "store/data_dir.h"
-#include "store/db_location.h"
 #include "store/home_layout.h"
 #include "store/regular_file.h"
 #include "store/secrets.h"
 
 namespace orrery {
 namespace {
-
-// The secrets orrery itself knows that reach the target's environment,
-// scrubbed from its output verbatim whatever their entropy: the password of
-// ORRERY_DB (either URL form, as written and decoded) and PGPASSWORD.
-std::vector<std::string> orrery_known_secrets(const std::vector<EnvVar>& environment) {
-  std::vector<std::string> secrets;
-  for (const auto& [name, value] : environment) {
-    if (name == "ORRERY_DB") {
-      for (std::string& password : db_url_passwords(value)) secrets.push_back(std::move(password));
-    } else if (name == "PGPASSWORD" && !value.empty()) {
-      secrets.push_back(value);
-    }
-  }
-  return secrets;
-}
 
 using Clock = std::chrono::steady_clock;
 
@@ -451,7 +437,18 @@ class Supervision {
       job_.before_finish(finished);
       finished.error = scrubber_.scrub(finished.error);
     }
+    scrub_files(finished);
     return keeper_.finish(finished);
+  }
+
+  // What the attempt left in its directory, read by now, scrubbed in place
+  // (docs/scrubbing.md, "Files under the home"); one that could be neither
+  // scrubbed nor removed fails the run, naming it.
+  void scrub_files(RunOutcome& outcome) const {
+    auto scrubbed = scrub_run_files(env_, job_.dir, scrubber_);
+    if (scrubbed) return;
+    if (outcome.status == RunStatus::kSucceeded) outcome.status = RunStatus::kFailed;
+    if (outcome.error.empty()) outcome.error = scrubbed.error().message;
   }
 
   // A step's values (docs/workflows.md, "Passing values between steps"): the

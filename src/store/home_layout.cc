@@ -42,6 +42,12 @@ std::string RunDirectory::goal_update(int attempt) const {
 
 std::string RunDirectory::rotated_log(std::string_view log) { return std::string(log) + ".1"; }
 
+bool RunDirectory::is_log(std::string_view name) {
+  if (name.ends_with(".1")) name.remove_suffix(2);
+  return name == "stdout.log" || name == "stderr.log" || name == "supervisor.log" ||
+         name == "driver.log";
+}
+
 HomeLayout::HomeLayout(std::string_view home) {
   std::string_view trimmed = home;
   while (!trimmed.empty() && trimmed.back() == '/') trimmed.remove_suffix(1);
@@ -94,7 +100,11 @@ std::string HomeLayout::driver_log(const std::string& run_id) const {
 }
 
 RunDirectory HomeLayout::step(const std::string& run_id, const std::string& step_id) const {
-  return RunDirectory(joined(workflow_run(run_id), "steps/" + step_id));
+  return RunDirectory(joined(workflow_steps(run_id), step_id));
+}
+
+std::string HomeLayout::workflow_steps(const std::string& run_id) const {
+  return joined(workflow_run(run_id), "steps");
 }
 
 std::string HomeLayout::daemon_socket() const { return below(kDaemonSocketName); }

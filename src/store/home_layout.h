@@ -43,6 +43,10 @@ class RunDirectory {
 
   // The older part of a log after a rotation: <log>.1 (a path or a name).
   static std::string rotated_log(std::string_view log);
+  // Whether a file named `name` is one of the logs orrery writes (scrubbed
+  // as they are written): stdout.log, stderr.log, supervisor.log, a
+  // workflow run's driver.log, or the rotated part of one.
+  static bool is_log(std::string_view name);
 
  private:
   std::string path_;
@@ -67,6 +71,8 @@ class HomeLayout {
   std::string feedback_file(const std::string& run_id) const;
   std::string driver_log(const std::string& run_id) const;
   RunDirectory step(const std::string& run_id, const std::string& step_id) const;
+  // The directory of a workflow run's steps' directories.
+  std::string workflow_steps(const std::string& run_id) const;
   // The daemon's wake-up socket.
   std::string daemon_socket() const;
   // worktrees/: a step's worker (docs/workers.md) and the merge queue's
