@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "support/numbered.h"
 #include "workflow_fixture.h"
 
 namespace orrery {
@@ -56,10 +57,11 @@ class ListingPages : public WorkflowFixture {
 
   std::vector<Listing> listings() {
     std::vector<Listing> all;
-    all.push_back({"ls", {"ls"}, "loops", [this](int n) {
-                     for (int i = 0; i < n; ++i)
-                       json_of({"add", "loop-" + std::to_string(i), "--every", "1h", "--", "true"});
-                   }});
+    all.push_back(
+        {"ls", {"ls"}, "loops", [this](int n) {
+           for (int i = 0; i < n; ++i)
+             json_of({"add", testing::numbered("loop-", i), "--every", "1h", "--", "true"});
+         }});
     all.push_back({"runs", {"runs"}, "runs", [this](int n) {
                      json_of({"add", "job", "--every", "1h", "--", "true"});
                      for (int i = 0; i < n; ++i) json_of({"trigger", "job", "--wait"});
@@ -73,7 +75,7 @@ class ListingPages : public WorkflowFixture {
            json_of({"route", "add", "r", "--workflow", "w"});
            json_of({"enqueue", "r", "--key", "elsewhere"});
            for (int i = 0; i < n; ++i) {
-             json_of({"enqueue", "r", "--key", "k" + std::to_string(i), "--project", "my web's"});
+             json_of({"enqueue", "r", "--key", testing::numbered("k", i), "--project", "my web's"});
            }
          }});
     all.push_back({"workflow runs", {"workflow", "runs", "w"}, "workflow runs", [this](int n) {
@@ -82,7 +84,7 @@ class ListingPages : public WorkflowFixture {
                    }});
     all.push_back({"goal ls", {"goal", "ls"}, "goals", [this](int n) {
                      for (int i = 0; i < n; ++i) {
-                       const std::string loop = "g" + std::to_string(i);
+                       const std::string loop = testing::numbered("g", i);
                        json_of({"add", loop, "--every", "1h", "--", "true"});
                        json_of({"goal", "create", "--loop", loop, "--objective", "o"});
                      }
@@ -163,7 +165,7 @@ TEST_F(ListingPages, EveryListingSaysWhatFollowsItsPageAndTheCommandForItShowsJu
     as_json.insert(as_json.begin(), "--json");
     const RunResult page = run(as_json);
     ASSERT_EQ(page.exit_code, 0) << page.err;
-    EXPECT_EQ(page.err, "orrery: " + std::to_string(kRows - kPage) + " more " + listing.noun +
+    EXPECT_EQ(page.err, testing::numbered("orrery: ", kRows - kPage) + " more " + listing.noun +
                             " not shown: " + next + " --json\n");
     std::set<std::string> seen = ids_of(page.out, listing.id_field);
     EXPECT_EQ(seen.size(), std::size_t(kPage));
@@ -204,8 +206,8 @@ TEST_F(ListingPages, GoalTurnsSaysHowManyEarlierTurnsAndTheLimitThatShowsThemAll
     rows +=
         "INSERT INTO goal_turns (goal_id, work_id, turn, spent, run_status, status, "
         "created_at) VALUES ('" +
-        goal + "', 'w" + std::to_string(turn) + "', " + std::to_string(turn) +
-        ", 1, 'succeeded', 'active', " + std::to_string(turn) + ");";
+        goal + testing::numbered("', 'w", turn) + testing::numbered("', ", turn) +
+        testing::numbered(", 1, 'succeeded', 'active', ", turn) + ");";
   }
   sql(rows);
   const std::vector<std::string> shown = lines_of(ok_text({"goal", "turns", goal}));

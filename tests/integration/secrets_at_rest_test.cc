@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/numbered.h"
 #include "workflow_fixture.h"
 
 namespace orrery {
@@ -117,7 +118,7 @@ class SecretsAtRest : public WorkflowFixture {
 TEST_F(SecretsAtRest, NoChannelOfALoopsGoalTurnLeavesTheSecretUnderTheHome) {
   int index = 0;
   for (const Channel& channel : channels()) {
-    const std::string loop = "turn-" + std::to_string(index++);
+    const std::string loop = testing::numbered("turn-", index++);
     add_goal_loop(loop, channel.shell + "; exit 0");
     trigger_wait(loop);
     expect_no_secret_left("a loop's turn writing it to " + channel.name);
@@ -158,7 +159,7 @@ JSON
 TEST_F(SecretsAtRest, NoChannelOfALoopsWorkflowStepLeavesTheSecretUnderTheHome) {
   int index = 0;
   for (const Channel& channel : channels()) {
-    const std::string name = "step-" + std::to_string(index++);
+    const std::string name = testing::numbered("step-", index++);
     add_workflow_loop(name, channel.shell + "; exit 0");
     trigger_wait(name + "-loop");
     expect_no_secret_left("a loop's workflow step writing it to " + channel.name);
