@@ -320,7 +320,7 @@ Result<int> list_goals_command(const GoalArgs& args, const Context& context) {
     rows.push_back({(*handles)[i], goal_status_name(goal.status), target_text(goal),
                     budget_bar(goal.tokens_used, goal.token_budget), std::to_string(goal.turns),
                     std::to_string(rollup.complete) + "/" + std::to_string(rollup.total),
-                    visible(shortened(goal.objective, 60))});
+                    shortened(goal.objective, 60)});
   }
   print_table(*context.out, {"ID", "STATUS", "TARGET", "BUDGET", "TURNS", "PLAN", "OBJECTIVE"},
               rows);
@@ -389,7 +389,7 @@ Result<int> goal_turns_command(const GoalArgs& args, const Context& context) {
     rows.push_back({std::to_string(turn.turn) + (turn.spent ? "" : " (not spent)"), run,
                     run_status_name(turn.run_status), turn.node_key.empty() ? "-" : turn.node_key,
                     format_count(turn.tokens_used), goal_status_name(turn.status),
-                    visible(shortened(note, 80))});
+                    shortened(note, 80)});
   }
   print_table(*context.out, {"TURN", "RUN", "RUN STATUS", "NODE", "TOKENS", "GOAL", "NOTE"}, rows);
   tell_rest(context, *page, "earlier turns", all_turns);

@@ -16,9 +16,7 @@
 namespace orrery::cli {
 
 Result<int> cancel_run_command(const RunArgs& args, const Context& context) {
-  if (!is_valid_utf8(args.reason) || args.reason.size() > 1000) {
-    return usage_error("--reason: expected valid UTF-8 text of at most 1000 bytes");
-  }
+  if (auto reason = check_cancel_reason(args.reason); !reason) return reason.error();
   auto opened = open_store(context);
   if (!opened) return opened.error();
   Store& store = *opened->store;

@@ -379,14 +379,14 @@ void print_status(const Context& context, const Snapshot& snapshot) {
     rows.emplace_back(i == 0 ? "goals" : "", snapshot.goal_handles[i] + " " +
                                                  goal_status_name(goal.status) + ", " +
                                                  budget_bar(goal.tokens_used, goal.token_budget) +
-                                                 ": " + visible(shortened(goal.objective, 50)));
+                                                 ": " + shortened(goal.objective, 50));
   }
   if (snapshot.held_workers.empty()) rows.emplace_back("workers", "none on hold");
   for (size_t i = 0; i < snapshot.held_workers.size(); ++i) {
     const Worker& worker = snapshot.held_workers[i];
-    rows.emplace_back(i == 0 ? "workers" : "",
-                      snapshot.worker_handles[i] + " on hold (step " + worker.step_id +
-                          "): " + visible(shortened(worker.hold_reason, 60)));
+    rows.emplace_back(i == 0 ? "workers" : "", snapshot.worker_handles[i] + " on hold (step " +
+                                                   worker.step_id +
+                                                   "): " + shortened(worker.hold_reason, 60));
   }
   if (snapshot.queue.empty()) {
     rows.emplace_back("queue", "empty");

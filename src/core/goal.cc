@@ -106,13 +106,8 @@ Result<std::string> check_objective(std::string_view text) {
   if (auto utf8 = check_utf8(text, "the objective"); !utf8) return utf8.error();
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // a file's byte order mark
   const std::string objective(trim(text));
-  for (unsigned char c : objective) {
-    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
-      return usage_error("the objective contains the control character " +
-                         visible(std::string(1, char(c))) +
-                         "; text, newlines and tabs are accepted");
-    }
-  }
+  if (auto text = check_user_text(objective, "the objective", TextLines::kMany); !text)
+    return text.error();
   if (!has_visible_character(objective)) {
     return usage_error("the objective is empty: say what the goal is");
   }

@@ -34,8 +34,11 @@ Status assign_optional(const std::string& text, const char* option, DurationMs m
   return Ok{};
 }
 
-// Every piece of text the spec would store is valid UTF-8.
+// Every piece of text the spec would store is valid UTF-8; its description
+// is prose (core/text.h, check_user_text).
 Status check_text_fields(const LoopSpec& spec) {
+  if (auto prose = check_user_text(spec.description, "--description", TextLines::kMany); !prose)
+    return prose;
   const std::pair<const char*, const std::string*> single[] = {
       {"--description", &spec.description},
       {"--cron", &spec.cron},

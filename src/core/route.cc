@@ -48,7 +48,8 @@ Status check_webhook_secret_env(const std::string& name) {
 
 Status check_route(const Route& route) {
   if (auto named = check_name(route.name, "route name"); !named) return named;
-  if (auto valid = check_utf8(route.description, "--description"); !valid) return valid;
+  if (auto valid = check_user_text(route.description, "--description", TextLines::kMany); !valid)
+    return valid;
   if (route.description.size() > kMaxRouteDescriptionBytes) {
     return usage_error("--description is " + std::to_string(route.description.size()) +
                        " bytes long; at most " + std::to_string(kMaxRouteDescriptionBytes) +

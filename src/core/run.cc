@@ -1,6 +1,7 @@
 #include "core/run.h"
 
 #include "core/enum_names.h"
+#include "core/text.h"
 
 namespace orrery {
 namespace {
@@ -34,6 +35,13 @@ bool is_terminal(RunStatus status) {
 bool is_retryable(RunStatus status) {
   return status == RunStatus::kFailed || status == RunStatus::kTimedOut ||
          status == RunStatus::kAbandoned;
+}
+
+Status check_cancel_reason(std::string_view reason) {
+  if (auto prose = check_user_text(reason, "--reason", TextLines::kMany); !prose) return prose;
+  if (reason.size() <= kMaxCancelReasonBytes) return Ok{};
+  return usage_error("--reason is " + std::to_string(reason.size()) + " bytes long; at most " +
+                     std::to_string(kMaxCancelReasonBytes) + " are allowed");
 }
 
 }  // namespace orrery

@@ -11,8 +11,10 @@
 // a runner claims it.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/result.h"
 #include "core/time.h"
@@ -105,5 +107,10 @@ struct Run {
 inline bool runs_on_host(const Run& run, const std::string& host) {
   return run.host.empty() || run.host == host;
 }
+
+// The reason `run cancel --reason` records: prose (core/text.h,
+// check_user_text) of at most kMaxCancelReasonBytes.
+inline constexpr std::size_t kMaxCancelReasonBytes = 1000;
+Status check_cancel_reason(std::string_view reason);
 
 }  // namespace orrery

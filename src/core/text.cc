@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <utility>
 
 #include "core/limits.h"
 
@@ -238,6 +239,38 @@ bool is_env_name(std::string_view name) {
   return true;
 }
 
+namespace {
+
+// The first control character that the field does not take as text, and
+// its offset; npos when there is none (invalid bytes are passed over).
+std::pair<size_t, char32_t> first_control(std::string_view text, TextLines lines) {
+  for (size_t pos = 0; pos < text.size();) {
+    const Decoded decoded = decode_at(text, pos);
+    const char32_t c = decoded.code_point;
+    const bool line_text = lines == TextLines::kMany && (c == '\n' || c == '\t');
+    if (decoded.length != 0 && is_control(c) && !line_text) return {pos, c};
+    pos += std::max<size_t>(decoded.length, 1);  // an invalid byte is check_utf8's
+  }
+  return {std::string_view::npos, 0};
+}
+
+}  // namespace
+
+size_t printable_length_at(std::string_view text, size_t pos) {
+  if (pos >= text.size()) return 0;
+  const Decoded decoded = decode_at(text, pos);
+  return is_control(decoded.code_point) ? 0 : decoded.length;
+}
+
+Status check_user_text(std::string_view text, std::string_view field, TextLines lines) {
+  if (auto valid = check_utf8(text, field); !valid) return valid;
+  const auto [at, control] = first_control(text, lines);
+  if (at == std::string_view::npos) return Ok{};
+  return usage_error(std::string(field) + " contains the control character " + escape(control) +
+                     (lines == TextLines::kMany ? "; text, newlines and tabs are accepted"
+                                                : "; text on one line is accepted"));
+}
+
 Status check_name(std::string_view name, std::string_view field) {
   return check_name(name, field, size_t(kMaxNameCharacters));
 }
@@ -252,12 +285,13 @@ Status check_name(std::string_view name, std::string_view field, size_t max_char
                        " characters long; at most " + std::to_string(max_characters) +
                        " are allowed");
   }
+  if (const auto [at, control] = first_control(name, TextLines::kOne);
+      at != std::string_view::npos) {
+    return usage_error(what + " '" + visible(name) + "' contains the control character " +
+                       escape(control) + "; names must be printable");
+  }
   for (size_t pos = 0; pos < name.size();) {
     const Decoded decoded = decode_at(name, pos);
-    if (is_control(decoded.code_point)) {
-      return usage_error(what + " '" + visible(name) + "' contains the control character " +
-                         escape(decoded.code_point) + "; names must be printable");
-    }
     if (is_default_ignorable(decoded.code_point)) {
       return usage_error(what + " '" + visible(name) + "' contains the invisible character " +
                          unicode_name(decoded.code_point) +

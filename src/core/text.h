@@ -67,6 +67,23 @@ std::string shortened(std::string_view text, size_t code_points);
 // Valid UTF-8, else a usage error naming `field`.
 Status check_utf8(std::string_view text, std::string_view field);
 
+// Whether a field's text may span lines: an objective, a description or a
+// reason may (newline and tab are text there); a name may not.
+enum class TextLines { kOne, kMany };
+
+// The one rule for text a user gives orrery (docs/cli.md, "Names and
+// text"): valid UTF-8 without a control character — C0 and DEL, C1
+// (U+0080-U+009F), the line and paragraph separators (U+2028, U+2029), the
+// bidirectional controls (U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) —
+// but newline and tab in a field of many lines. The error names the field,
+// the character and what is accepted. Names add their own rules
+// (check_name, which applies this one).
+Status check_user_text(std::string_view text, std::string_view field, TextLines lines);
+
+// The length in bytes of the character at text[pos] when it is valid UTF-8
+// and not a control character of the rule above; 0 otherwise.
+size_t printable_length_at(std::string_view text, size_t pos);
+
 // Whether `name` can name an environment variable: [A-Za-z_][A-Za-z0-9_]*.
 bool is_env_name(std::string_view name);
 

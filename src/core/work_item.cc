@@ -100,8 +100,14 @@ Status check_text(std::string_view text, const char* field, std::size_t max_byte
                      " bytes long; at most " + std::to_string(max_bytes) + " are allowed");
 }
 
+// Prose a person writes (a reason, an intent): one text rule (core/text.h).
+Status check_prose(std::string_view text, const char* field, std::size_t max_bytes) {
+  if (auto valid = check_user_text(text, field, TextLines::kMany); !valid) return valid;
+  return check_text(text, field, max_bytes);
+}
+
 Status check_item_reason(std::string_view reason) {
-  return check_text(reason, "--reason", kMaxItemReasonBytes);
+  return check_prose(reason, "--reason", kMaxItemReasonBytes);
 }
 
 Status check_item_fields(const WorkItem& item, FieldNames names) {
@@ -146,6 +152,9 @@ Status check_item_fields(const WorkItem& item, FieldNames names) {
   for (const auto& text : texts) {
     if (auto checked = check_text(text.text, text.field, text.max_bytes); !checked) return checked;
   }
+  if (auto intent = check_prose(call.intent, field("--intent", "intent"), kMaxInvocationTextBytes);
+      !intent)
+    return intent;
   if (!call.source.dedupe_key.empty() && call.source.kind.empty()) {
     return usage_error(std::string(field("--dedupe", "dedupe")) + " '" +
                        visible(call.source.dedupe_key) + "' needs " +

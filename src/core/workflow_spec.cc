@@ -390,10 +390,12 @@ Status spec_header(const json& tree, WorkflowSpec& spec) {
   spec.name = std::move(*text);
   auto description = text_field(tree, "description", "");
   if (!description) return description.error();
+  if (auto s = check_user_text(*description, "description", TextLines::kMany); !s) return s;
   if (auto s = check_length(*description, kMaxDescriptionCharacters, "description"); !s) return s;
   spec.description = std::move(*description);
   auto goal = text_field(tree, "goal", "");
   if (!goal) return goal.error();
+  if (auto s = check_user_text(*goal, "goal", TextLines::kMany); !s) return s;
   if (auto s = check_length(*goal, kMaxGoalCharacters, "goal"); !s) return s;
   spec.goal = std::move(*goal);
   return Ok{};

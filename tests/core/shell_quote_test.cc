@@ -7,13 +7,17 @@
 #include <string>
 #include <vector>
 
+#include "core/text.h"
+#include "support/utf8_text.h"
+
 namespace orrery {
 namespace {
 
-// What /bin/sh makes of `text` as the arguments of printf '%s\0'.
-std::vector<std::string> words_sh_reads(const std::string& text) {
+// What bash (an interactive shell a command is pasted into) makes of `text`
+// as the arguments of printf '%s\0'.
+std::vector<std::string> words_bash_reads(const std::string& text) {
   const std::string script = "printf '%s\\0' " + text;
-  std::string command = "/bin/sh -c ";
+  std::string command = "/bin/bash -c ";
   command += shell_quote(script);
   FILE* pipe = ::popen(command.c_str(), "r");
   if (pipe == nullptr) return {"<popen failed>"};
@@ -43,7 +47,7 @@ TEST(ShellQuote, PlainWordsStayAsTheyAreOthersAreSingleQuoted) {
 // Every printable ASCII character and the shell's special ones, alone, twice
 // and inside a word, with spaces, quotes, newlines and UTF-8: sh reads back
 // exactly the words quoted.
-TEST(ShellQuote, ShReadsBackTheSameWords) {
+TEST(ShellQuote, TheShellReadsBackTheSameWords) {
   std::vector<std::string> words = {"",
                                     " ",
                                     "  ",
@@ -90,8 +94,43 @@ TEST(ShellQuote, ShReadsBackTheSameWords) {
   for (size_t start = 0; start < words.size(); start += 40) {
     const std::vector<std::string> batch(words.begin() + long(start),
                                          words.begin() + long(std::min(words.size(), start + 40)));
-    EXPECT_EQ(words_sh_reads(shell_command(batch)), batch) << shell_command(batch);
+    EXPECT_EQ(words_bash_reads(shell_command(batch)), batch) << shell_command(batch);
   }
+}
+
+// A word holding a control character (core/text.h) or a byte that is not
+// UTF-8 is shown in ANSI-C quotes: nothing in the shown text is a control
+// character, and the shell reads back the same bytes. Generated over every
+// control character and invalid bytes, alone and between other text.
+TEST(ShellQuote, AControlCharacterIsShownAsAnEscapeThatPastesBack) {
+  std::vector<std::string> words;
+  const auto add = [&](const std::string& part) {
+    words.push_back(part);
+    words.push_back(testing::between("a", part, "b"));
+    words.push_back(testing::between("it's ", part, " C:\\work"));
+  };
+  for (int c = 1; c < 0x20; ++c) add(std::string(1, char(c)));
+  add("\x7f");
+  for (int c = 0x80; c <= 0x9f; ++c) add(std::string{char(0xc2), char(c)});
+  for (const char* utf8 :
+       {"\u2028", "\u2029", "\u200e", "\u200f", "\u202a", "\u202e", "\u2066", "\u2069"})
+    add(utf8);
+  for (const char* invalid : {"\xff", "\xc3", "\xe2\x82", "\xed\xa0\x80"}) add(invalid);
+  for (const std::string& word : words) {
+    const std::string shown = shell_quote(word);
+    EXPECT_EQ(shown.rfind("$'", 0), 0u) << shown;
+    EXPECT_EQ(terminal_text(shown), shown) << "a control character is shown raw: " << shown;
+  }
+  for (size_t start = 0; start < words.size(); start += 40) {
+    const std::vector<std::string> batch(words.begin() + long(start),
+                                         words.begin() + long(std::min(words.size(), start + 40)));
+    EXPECT_EQ(words_bash_reads(shell_command(batch)), batch) << shell_command(batch);
+  }
+  EXPECT_EQ(shell_quote("a\tb"), "$'a\\tb'");
+  EXPECT_EQ(shell_quote("it's\n"), "$'it\\'s\\n'");
+  EXPECT_EQ(shell_quote("C:\\x\x1b"), "$'C:\\\\x\\x1b'");
+  EXPECT_EQ(shell_quote("\xc2\x85"), "$'\\xc2\\x85'");
+  EXPECT_EQ(shell_quote("caf\xc3\xa9\t"), "$'caf\xc3\xa9\\t'");
 }
 
 }  // namespace

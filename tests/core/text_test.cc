@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "support/utf8_text.h"
+
 namespace orrery {
 namespace {
 
@@ -126,25 +128,7 @@ TEST(Text, NamesBreakingARuleAreRefusedSayingWhich) {
 // "z", the character, "w": appended (GCC 12 -O3 warns on "z" + a temporary).
 std::string between_z_and_w(char32_t c);
 
-std::string utf8(char32_t c) {
-  std::string out;
-  if (c < 0x80) {
-    out += char(c);
-  } else if (c < 0x800) {
-    out += char(0xC0 | (c >> 6));
-    out += char(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    out += char(0xE0 | (c >> 12));
-    out += char(0x80 | ((c >> 6) & 0x3F));
-    out += char(0x80 | (c & 0x3F));
-  } else {
-    out += char(0xF0 | (c >> 18));
-    out += char(0x80 | ((c >> 12) & 0x3F));
-    out += char(0x80 | ((c >> 6) & 0x3F));
-    out += char(0x80 | (c & 0x3F));
-  }
-  return out;
-}
+using testing::utf8;
 
 // Default_Ignorable_Code_Point as Unicode 15 lists it (DerivedCoreProperties.txt),
 // written out here apart from the code under test.
