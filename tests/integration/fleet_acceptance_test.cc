@@ -133,10 +133,14 @@ TEST_P(FleetAcceptance, EveryIssueReachesMainOnceWithinTheBudgetAsRaised) {
                            std::to_string(limited["tokens_used"].get<std::int64_t>()) + "/" +
                            std::to_string(kBudget) + " tokens";
   int held = 0;
-  int retrying = 0;  // failed, waiting for a retry (queued again when it falls due)
+  // Failed, or queued again with its retry not yet due: a retry's time holds
+  // an item before its goal does (docs/admission.md), whichever came first.
+  int retrying = 0;
   for (const json& it : items()) {
-    retrying += it["status"] == "failed" ? 1 : 0;
-    if (it["status"] == "succeeded" || it["status"] == "failed") continue;
+    const bool retry_due_later = it["status"] == "queued" && it["waiting_on"].is_string() &&
+                                 it["waiting_on"].get<std::string>().rfind("retry at ", 0) == 0;
+    retrying += it["status"] == "failed" || retry_due_later ? 1 : 0;
+    if (it["status"] == "succeeded" || it["status"] == "failed" || retry_due_later) continue;
     EXPECT_EQ(it["status"], "queued") << it.dump(1);
     EXPECT_EQ(it["waiting_on"], hold) << it.dump(1);
     ++held;
