@@ -43,7 +43,7 @@ std::vector<char32_t> controls() {
 // Printable characters of each UTF-8 length, and their neighbours of the
 // control ranges.
 const char32_t kPrintable[] = {'x',    '~',    0xA0,   0xA1,   0xE9,    0x7FF,   0x2027,  0x202F,
-                               0x2065, 0x206A, 0x4E2D, 0xFFFD, 0x10000, 0x1F600, 0x10FFFD};
+                               0x205F, 0x2070, 0x4E2D, 0xFFFD, 0x10000, 0x1F600, 0x10FFFD};
 
 struct Field {
   std::string name;
@@ -132,7 +132,7 @@ TEST(UserText, EveryControlCharacterIsRefusedInEveryFieldButLineBreaksInProse) {
       const Status checked = field.check(text);
       const bool line_text = field.lines == TextLines::kMany && (c == '\n' || c == '\t');
       EXPECT_EQ(checked.ok(), line_text) << field.name << " given U+" << std::hex << unsigned(c);
-      if (!checked) {
+      if (!checked && c != 0) {  // a spec file's reader refuses NUL first, saying so
         EXPECT_NE(checked.error().message.find("control character"), std::string::npos)
             << field.name << ": " << checked.error().message;
       }
