@@ -54,13 +54,20 @@ void check_update(std::string_view text) {
   }
 }
 
+// A plan file is a proposal: each node valid alone and pending, the plan as
+// a whole valid once merged (here into an empty plan, as `goal create
+// --plan` merges it).
 void check_plan_document(std::string_view text) {
   auto plan = orrery::parse_plan_document(text);
   if (!plan) return;
-  if (!orrery::validate_plan(*plan)) __builtin_trap();
+  if (plan->size() > orrery::kMaxPlanNodes) __builtin_trap();
   for (size_t index = 0; index < plan->size(); ++index) {
-    if ((*plan)[index].sequence != std::int64_t(index)) __builtin_trap();
+    const PlanNode& node = (*plan)[index];
+    if (!orrery::validate_plan_node(node) || node.status != NodeStatus::kPending) __builtin_trap();
+    if (node.sequence != std::int64_t(index)) __builtin_trap();
   }
+  auto merged = orrery::merge_proposed_plan({}, *plan);
+  if (merged && !orrery::validate_plan(*merged)) __builtin_trap();
 }
 
 PlanNode node(const char* key, NodeStatus status, std::vector<std::string> depends_on) {
