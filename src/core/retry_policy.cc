@@ -22,6 +22,10 @@ Reattempt reattempt_kind(const Run& run, int max_attempts, bool lease_expired) {
   return attempts_left ? Reattempt::kOrdinary : Reattempt::kNone;
 }
 
+int counted_step_attempts(int made, int abandoned) {
+  return made - std::clamp(abandoned, 0, kMaxFreeReattempts);
+}
+
 DurationMs backoff_cap(DurationMs base) {
   if (base <= 0) return 0;
   if (base > kMaxRetryDelayMs / kBackoffCapFactor) return kMaxRetryDelayMs;

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "core/text.h"
 #include "core/workflow_progress.h"
@@ -273,6 +274,12 @@ class Driver {
     if (!reservation) return reservation.error();
     if (reservation->answer == ReserveAnswer::kBusy) return Ok{};  // its lease still runs
     if (options_.on_progress) options_.on_progress();
+    // No attempts left: the next round, at once, settles the step with the
+    // abandoned attempt.
+    if (reservation->answer == ReserveAnswer::kExhausted) {
+      round_again_ = true;
+      return Ok{};
+    }
     if (cancel)
       return finish_unstarted(reservation->attempt, RunStatus::kCancelled, "the run was cancelled");
     return launch(reservation->attempt);
@@ -358,6 +365,7 @@ class Driver {
     const std::optional<size_t> signal_index = add(signals_.fd(), true);
     const auto quiet = store_watch_.quiet_left();
     const std::optional<size_t> store_index = add(store_watch_.fd(), quiet.count() == 0);
+    if (std::exchange(round_again_, false)) return;  // a change not yet acted on
     if (std::any_of(watched_.begin(), watched_.end(),
                     [](const auto& entry) { return entry.second.exited; }))
       return;  // an exit not yet acted on
@@ -392,6 +400,7 @@ class Driver {
   std::map<std::string, Watched> watched_;  // by dispatch id
   std::set<std::string> stopped_;           // dispatch ids sent SIGTERM
   bool cancel_ = false;
+  bool round_again_ = false;  // a round changed what the next one reads
 };
 
 }  // namespace

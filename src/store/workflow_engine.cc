@@ -12,6 +12,8 @@ const char* reserve_answer_name(ReserveAnswer answer) {
       return "busy";
     case ReserveAnswer::kReclaimed:
       return "reclaimed";
+    case ReserveAnswer::kExhausted:
+      return "exhausted";
   }
   return "unknown";
 }

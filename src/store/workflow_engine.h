@@ -41,15 +41,17 @@ struct StepReserve {
   bool holder_dead = false;
 };
 
-enum class ReserveAnswer { kReserved, kExisting, kBusy, kReclaimed };
+enum class ReserveAnswer { kReserved, kExisting, kBusy, kReclaimed, kExhausted };
 const char* reserve_answer_name(ReserveAnswer answer);
 
 struct Reservation {
   ReserveAnswer answer = ReserveAnswer::kReserved;
   // reserved, reclaimed: the new attempt; existing: the one with that
-  // dispatch id; busy: the live attempt that holds the step.
+  // dispatch id; busy: the live attempt that holds the step; exhausted: the
+  // attempt just abandoned.
   StepAttempt attempt;
-  std::optional<StepAttempt> reclaimed;  // reclaimed: the previous attempt, now abandoned
+  // reclaimed, exhausted: the previous attempt, now abandoned
+  std::optional<StepAttempt> reclaimed;
 };
 
 // One step's change in an advance, guarded by the status it was read with,
@@ -106,6 +108,10 @@ class WorkflowEngine {
   //   `now` (or holder_dead): it becomes abandoned ("the attempt's
   //   supervisor died" / "lease expired"), `recovered` is journaled, and a
   //   new attempt is reserved as below;
+  // - exhausted: as reclaimed, but the step has no attempts left (more than
+  //   kMaxFreeReattempts abandoned attempts count, core/retry_policy.h):
+  //   the abandon is written, no attempt is reserved, and the driver
+  //   settles the step with the abandoned attempt (failed);
   // - reserved: the step is pending: attempt number attempts + 1 is written
   //   running under a fresh claim token for request.claimant with a lease
   //   from now; the step becomes running (started_at set on its first

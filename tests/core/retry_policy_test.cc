@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <climits>
 #include <limits>
 
@@ -74,6 +76,16 @@ TEST(RetryPolicy, ReattemptKindTable) {
 TEST(RetryPolicy, OneAttemptMeansNoOrdinaryRetry) {
   for (RunStatus status : {RunStatus::kFailed, RunStatus::kTimedOut}) {
     EXPECT_EQ(reattempt_kind(run_with(status, 1), 1), Reattempt::kNone);
+  }
+}
+
+TEST(RetryPolicy, AbandonedStepAttemptsAreFreeUpToTheLimitAndCountAfterIt) {
+  for (int made = 0; made <= 10; ++made) {
+    for (int abandoned = 0; abandoned <= made; ++abandoned) {
+      const int free = std::min(abandoned, kMaxFreeReattempts);
+      EXPECT_EQ(counted_step_attempts(made, abandoned), made - free) << made << " " << abandoned;
+      EXPECT_GE(counted_step_attempts(made, abandoned), made - kMaxFreeReattempts);
+    }
   }
 }
 

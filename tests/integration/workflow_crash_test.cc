@@ -6,7 +6,9 @@
 //   daemon starts a new driver, which resumes the run without running a
 //   finished step again;
 // - a step's supervisor killed outright: the step gets a new attempt, the
-//   journal says `recovered`, and the run completes.
+//   journal says `recovered`, and the run completes;
+// - a step that kills its supervisor every time: after the free abandoned
+//   attempts (core/retry_policy.h) the step fails and the run ends.
 // Steps append a line to a file each time they run, so executions are
 // counted from the steps' side, not only from the store.
 #include <gtest/gtest.h>
@@ -214,6 +216,28 @@ TEST_F(WorkflowCrash, AStepWhoseSupervisorIsKilledGetsANewAttemptAndTheJournalSa
   EXPECT_TRUE(recovered) << journal.dump(1);
   EXPECT_EQ(journal.back()["event_type"], "succeeded") << journal.dump(1);
   EXPECT_EQ(run["accounting"]["attempts"], 4) << run.dump(1);
+}
+
+TEST_F(WorkflowCrash, AStepThatAlwaysKillsItsSupervisorFailsAfterItsFreeAttempts) {
+  create("doomed", "name: doomed\nsteps:\n" +
+                       step("fragile", "", count("fragile") + "; kill -9 $PPID; exec sleep 30") +
+                       step("last", "fragile", count("last")));
+  const std::string id = run_detached("doomed")["id"];
+
+  const json run = workflow_run_finished(id);
+  EXPECT_EQ(run["status"], "failed") << run.dump(1);
+  const json fragile = step_of(run, "fragile");
+  EXPECT_EQ(fragile["status"], "failed") << run.dump(1);
+  // One attempt (no retries) and three free ones.
+  EXPECT_EQ(fragile["attempts"], 4) << run.dump(1);
+  EXPECT_EQ(fragile["error"], "the attempt's supervisor died") << run.dump(1);
+  EXPECT_EQ(step_of(run, "last")["status"], "skipped") << run.dump(1);
+  EXPECT_EQ(read_file(tmp_ + "/count"), "fragile\nfragile\nfragile\nfragile\n");
+  int recovered = 0;
+  for (const json& event : events(id)) {
+    if (event["event_type"] == "recovered" && event["step_id"] == "fragile") ++recovered;
+  }
+  EXPECT_EQ(recovered, 4);
 }
 
 }  // namespace

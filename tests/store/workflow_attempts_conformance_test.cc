@@ -2,6 +2,8 @@
 // "Attempts"): reserving answers reserved, existing, busy or reclaimed with
 // their journal entries; attempts are append-only; a supervisor's writes
 // hold only under the attempt's claim. Every backend must pass it.
+#include "core/retry_policy.h"
+#include "core/workflow_progress.h"
 #include "store/workflow_conformance.h"
 
 namespace orrery {
@@ -152,6 +154,39 @@ TEST_P(StepAttempts, AHolderKnownDeadIsReclaimedBeforeItsLeaseRunsOut) {
   EXPECT_EQ(event_types(run.id),
             (std::vector<std::string>{"created", "step_started:a", "recovered:a", "step_started:a",
                                       "recovered:a", "step_started:a", "step_started:b"}));
+}
+
+TEST_P(StepAttempts, AStepWhoseSupervisorsKeepDyingIsExhaustedAfterItsFreeAttempts) {
+  for (int max_attempts = 1; max_attempts <= 3; ++max_attempts) {
+    SCOPED_TRACE(max_attempts);
+    const WorkflowRun run = publish_steps({"a"}, max_attempts);
+    const EngineFence fence = drive(run);
+    reserve(fence, run, "a", 1);
+    // Every attempt's supervisor dies: the first kMaxFreeReattempts
+    // abandoned attempts are free, each later one counts.
+    const int last = max_attempts + kMaxFreeReattempts;
+    for (int attempt = 2; attempt <= last; ++attempt) {
+      EXPECT_EQ(reserve(fence, run, "a", attempt, kNow + attempt, true).answer,
+                ReserveAnswer::kReclaimed)
+          << attempt;
+    }
+    const Reservation exhausted = reserve(fence, run, "a", last + 1, kNow + last + 1, true);
+    EXPECT_EQ(exhausted.answer, ReserveAnswer::kExhausted);
+    EXPECT_EQ(exhausted.attempt.attempt, last);
+    EXPECT_EQ(exhausted.attempt.status, RunStatus::kAbandoned);
+    EXPECT_EQ(exhausted.attempt.error, "the attempt's supervisor died");
+    EXPECT_EQ(attempt_count(run.id), std::size_t(last));
+    // The step waits for its driver to settle it with the abandoned attempt.
+    const StepRun step = step_now(run.id, "a");
+    EXPECT_EQ(step.status, StepStatus::kRunning);
+    EXPECT_EQ(step.dispatch_id, exhausted.attempt.dispatch_id);
+    auto settlement = settle_attempt(step, exhausted.attempt, false, kNow + last + 2);
+    ASSERT_TRUE(settlement.ok());
+    EXPECT_FALSE(settlement->retry);
+    EXPECT_EQ(settlement->change.to, StepStatus::kFailed);
+    EXPECT_TRUE(is_conflict(store_->reserve_step_attempt(fence, reserve_of(run, "a", last + 1),
+                                                         kNow + last + 3)));
+  }
 }
 
 TEST_P(StepAttempts, RetriesTakeTheNextAttemptsUpToTheMaximum) {

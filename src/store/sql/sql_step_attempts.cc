@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/exact_json.h"
+#include "core/retry_policy.h"
 #include "store/sql/sql_store.h"
 #include "store/sql/workflow_guards.h"
 #include "store/sql/workflow_rows.h"
@@ -132,8 +133,9 @@ Result<Reservation> SqlStore::reserve_step_attempt(const EngineFence& fence,
     reservation.reclaimed = **abandoned;
   }
 
-  // A new attempt: the next number, within the step's attempts (an
-  // abandoned one, whose supervisor died, does not count against them).
+  // A new attempt: the next number, within the step's attempts (the first
+  // abandoned ones, whose supervisor died, do not count against them:
+  // core/retry_policy.h counted_step_attempts).
   const int number = (*step)->attempts + 1;
   const std::string expected = dispatch_id(fence.run_id, request.step_id, number);
   if (request.dispatch_id != expected) {
@@ -144,9 +146,16 @@ Result<Reservation> SqlStore::reserve_step_attempt(const EngineFence& fence,
   }
   auto abandoned = count_abandoned(*db_, fence.run_id, request.step_id);
   if (!abandoned) return abandoned.error();
-  if (number - *abandoned > (*step)->max_attempts) {
-    return conflict_error(of_step + " has no attempts left (" +
-                          std::to_string((*step)->max_attempts) + " allowed)");
+  if (counted_step_attempts(number, int(*abandoned)) > (*step)->max_attempts) {
+    if (reservation.answer != ReserveAnswer::kReclaimed) {
+      return conflict_error(of_step + " has no attempts left (" +
+                            std::to_string((*step)->max_attempts) + " allowed)");
+    }
+    // The abandon stands; the driver settles the step with it.
+    if (auto committed = (*transaction)->commit(); !committed) return committed.error();
+    reservation.answer = ReserveAnswer::kExhausted;
+    reservation.attempt = *reservation.reclaimed;
+    return reservation;
   }
   const std::string token = "g" + std::to_string(number) + "-" + random_hex(10);
   auto insert = db_->prepare(
