@@ -16,7 +16,6 @@
 #include "cli/edit_command.h"
 #include "cli/goal_commands.h"
 #include "cli/item_commands.h"
-#include "cli/json_views.h"
 #include "cli/loop_commands.h"
 #include "cli/next_in_command.h"
 #include "cli/parse_errors.h"
@@ -31,6 +30,8 @@
 #include "core/exit_codes.h"
 #include "core/text.h"
 #include "exec/clock.h"
+#include "views/document_text.h"
+#include "views/error_view.h"
 
 namespace orrery::cli {
 namespace {

@@ -6,7 +6,6 @@
 
 #include "cli/handles.h"
 #include "cli/human.h"
-#include "cli/json_views.h"
 #include "cli/run_commands.h"
 #include "cli/store_access.h"
 #include "core/duration.h"
@@ -18,6 +17,8 @@
 #include "engine/daemon_lease.h"
 #include "exec/clock.h"
 #include "exec/process_identity.h"
+#include "views/document_text.h"
+#include "views/run_view.h"
 
 namespace orrery::cli {
 namespace {

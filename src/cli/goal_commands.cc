@@ -6,21 +6,20 @@
 
 #include "cli/handles.h"
 #include "cli/human.h"
-#include "cli/json_views.h"
 #include "cli/page_note.h"
 #include "cli/store_access.h"
 #include "cli/workflow_target.h"
 #include "core/duration.h"
-#include "core/exact_json.h"
 #include "core/exit_codes.h"
 #include "core/goal_edits.h"
-#include "core/goal_json.h"
 #include "core/goal_plan.h"
 #include "core/goal_update.h"
 #include "core/text.h"
 #include "core/token_amount.h"
 #include "exec/wake.h"
 #include "store/regular_file.h"
+#include "views/document_text.h"
+#include "views/goal_view.h"
 
 namespace orrery::cli {
 namespace {
@@ -206,7 +205,7 @@ std::string target_text(const Goal& goal) {
 
 void print_goal(const Context& context, const Goal& goal) {
   if (context.globals.json) {
-    *context.out << json_text(read_json(goal_json(goal))) << '\n';
+    *context.out << json_text(goal_json(goal)) << '\n';
     return;
   }
   std::string status = goal_status_name(goal.status);
@@ -298,7 +297,7 @@ Result<int> list_goals_command(const GoalArgs& args, const Context& context) {
       filter.limit, kGoalsPage, *page);
   if (context.globals.json) {
     nlohmann::json list = nlohmann::json::array();
-    for (const Goal& goal : *goals) list.push_back(read_json(goal_json(goal)));
+    for (const Goal& goal : *goals) list.push_back(goal_json(goal));
     *context.out << json_text(list) << '\n';
     tell_rest(context, *page, "goals", next_page);
     return kExitOk;
@@ -359,7 +358,7 @@ Result<int> goal_turns_command(const GoalArgs& args, const Context& context) {
                                              kMaxTurnsShown, page->rest + page->shown)))});
   if (context.globals.json) {
     nlohmann::json list = nlohmann::json::array();
-    for (const GoalTurn& turn : *turns) list.push_back(read_json(turn_json(turn)));
+    for (const GoalTurn& turn : *turns) list.push_back(turn_json(turn));
     *context.out << json_text(list) << '\n';
     tell_rest(context, *page, "earlier turns", all_turns);
     return kExitOk;

@@ -6,7 +6,6 @@
 
 #include "cli/handles.h"
 #include "cli/human.h"
-#include "cli/json_views.h"
 #include "cli/page_note.h"
 #include "cli/store_access.h"
 #include "core/duration.h"
@@ -19,6 +18,8 @@
 #include "exec/wake.h"
 #include "exec/worker_actions.h"
 #include "store/regular_file.h"
+#include "views/admission_view.h"
+#include "views/document_text.h"
 
 namespace orrery::cli {
 namespace {

@@ -19,7 +19,6 @@
 #include "cli/goal_commands.h"
 #include "cli/handles.h"
 #include "cli/human.h"
-#include "cli/json_views.h"
 #include "cli/page_note.h"
 #include "cli/store_access.h"
 #include "cli/workflow_target.h"
@@ -37,6 +36,8 @@
 #include "store/home_layout.h"
 #include "store/regular_file.h"
 #include "store/secrets.h"
+#include "views/document_text.h"
+#include "views/loop_view.h"
 
 namespace orrery::cli {
 namespace {

@@ -5,12 +5,12 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "cli/json_views.h"
 #include "cli/store_access.h"
 #include "core/duration.h"
 #include "core/limits.h"
 #include "core/text.h"
 #include "exec/wake.h"
+#include "views/document_text.h"
 
 namespace orrery::cli {
 namespace {

@@ -3,12 +3,12 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "cli/json_views.h"
 #include "cli/store_access.h"
 #include "core/exact_json.h"
 #include "core/exit_codes.h"
 #include "exec/process_identity.h"
 #include "exec/recovery.h"
+#include "views/run_view.h"
 
 namespace orrery::cli {
 namespace {

@@ -5,15 +5,15 @@
 
 #include "cli/caller_paths.h"
 #include "cli/human.h"
-#include "cli/json_views.h"
 #include "cli/store_access.h"
 #include "cli/workflow_target.h"
 #include "core/duration.h"
 #include "core/exit_codes.h"
 #include "core/limits.h"
 #include "core/text.h"
-#include "core/work_item_json.h"
 #include "exec/wake.h"
+#include "views/admission_view.h"
+#include "views/document_text.h"
 
 namespace orrery::cli {
 namespace {

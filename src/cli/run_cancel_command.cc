@@ -5,13 +5,13 @@
 // conflict naming its status.
 #include <nlohmann/json.hpp>
 
-#include "cli/json_views.h"
 #include "cli/run_commands.h"
 #include "cli/store_access.h"
 #include "core/exit_codes.h"
 #include "core/text.h"
 #include "exec/process_control.h"
 #include "exec/wake.h"
+#include "views/document_text.h"
 
 namespace orrery::cli {
 

@@ -10,7 +10,6 @@
 #include "cli/goal_commands.h"
 #include "cli/handles.h"
 #include "cli/human.h"
-#include "cli/json_views.h"
 #include "cli/page_note.h"
 #include "cli/run_document.h"
 #include "cli/store_access.h"
@@ -33,6 +32,7 @@
 #include "exec/wake.h"
 #include "store/data_dir.h"
 #include "store/home_layout.h"
+#include "views/document_text.h"
 
 namespace orrery::cli {
 namespace {

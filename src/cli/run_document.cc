@@ -6,12 +6,13 @@
 
 #include "cli/handles.h"
 #include "cli/human.h"
-#include "cli/json_views.h"
 #include "core/duration.h"
 #include "core/text.h"
 #include "core/timezone.h"
 #include "exec/process_identity.h"
 #include "store/home_layout.h"
+#include "views/document_text.h"
+#include "views/run_view.h"
 
 namespace orrery::cli {
 namespace {

@@ -4,12 +4,13 @@
 #include <ostream>
 
 #include "cli/human.h"
-#include "cli/json_views.h"
 #include "core/cron_describe.h"
 #include "core/duration.h"
 #include "core/exit_codes.h"
 #include "core/limits.h"
 #include "core/schedule.h"
+#include "views/document_text.h"
+#include "views/loop_view.h"
 
 namespace orrery::cli {
 namespace {

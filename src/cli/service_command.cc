@@ -13,9 +13,9 @@
 #include <ostream>
 #include <sstream>
 
-#include "cli/json_views.h"
 #include "store/data_dir.h"
 #include "store/db_location.h"
+#include "views/document_text.h"
 
 namespace orrery::cli {
 namespace {

@@ -7,11 +7,12 @@
 #include "cli/goal_commands.h"
 #include "cli/handles.h"
 #include "cli/human.h"
-#include "cli/json_views.h"
 #include "cli/store_access.h"
 #include "core/duration.h"
 #include "core/text.h"
-#include "core/work_item_json.h"
+#include "views/admission_view.h"
+#include "views/document_text.h"
+#include "views/run_view.h"
 
 namespace orrery::cli {
 namespace {

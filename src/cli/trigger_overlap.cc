@@ -7,7 +7,6 @@
 #include <ostream>
 #include <thread>
 
-#include "cli/json_views.h"
 #include "cli/run_document.h"
 #include "core/text.h"
 #include "core/trigger_overlap.h"
@@ -15,6 +14,7 @@
 #include "exec/process_control.h"
 #include "exec/process_identity.h"
 #include "exec/wake.h"
+#include "views/document_text.h"
 
 namespace orrery::cli {
 namespace {

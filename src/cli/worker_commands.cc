@@ -6,20 +6,19 @@
 
 #include "cli/handles.h"
 #include "cli/human.h"
-#include "cli/json_views.h"
 #include "cli/page_note.h"
 #include "cli/store_access.h"
-#include "core/exact_json.h"
 #include "core/exit_codes.h"
 #include "core/git_names.h"
 #include "core/text.h"
-#include "core/worker_json.h"
 #include "engine/merge_driver.h"
 #include "exec/git.h"
 #include "exec/process_identity.h"
 #include "exec/supervisor_start.h"
 #include "exec/wake.h"
 #include "exec/worker_actions.h"
+#include "views/document_text.h"
+#include "views/worker_view.h"
 
 namespace orrery::cli {
 namespace {
@@ -36,8 +35,8 @@ std::string who() {
 
 Git system_git() { return Git(system_commands(), process_environment()); }
 
-void print_json(const Context& context, const std::string& document) {
-  *context.out << json_text(read_json(document)) << '\n';
+void print_json(const Context& context, const nlohmann::json& document) {
+  *context.out << json_text(document) << '\n';
 }
 
 std::string or_dash(const std::string& text) { return text.empty() ? "-" : text; }
@@ -144,7 +143,7 @@ Result<int> list_workers_command(const WorkerArgs& args, const Context& context)
       args.limit, WorkerArgs{}.limit, *page);
   if (context.globals.json) {
     json list = json::array();
-    for (const Worker& worker : *workers) list.push_back(read_json(worker_json(worker)));
+    for (const Worker& worker : *workers) list.push_back(worker_json(worker));
     *context.out << json_text(list) << '\n';
     tell_rest(context, *page, "workers", next_page);
     return kExitOk;
@@ -293,7 +292,7 @@ Result<int> list_queue_command(const WorkerArgs& args, const Context& context) {
                         args.limit, WorkerArgs{}.limit, *page);
   if (context.globals.json) {
     json list = json::array();
-    for (const MergeEntry& entry : *entries) list.push_back(read_json(merge_entry_json(entry)));
+    for (const MergeEntry& entry : *entries) list.push_back(merge_entry_json(entry));
     *context.out << json_text(list) << '\n';
     tell_rest(context, *page, "queue entries", next_page);
     return kExitOk;

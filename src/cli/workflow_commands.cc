@@ -12,7 +12,6 @@
 #include "cli/env_settings.h"
 #include "cli/handles.h"
 #include "cli/human.h"
-#include "cli/json_views.h"
 #include "cli/live_run_view.h"
 #include "cli/page_note.h"
 #include "cli/run_commands.h"
@@ -36,6 +35,8 @@
 #include "exec/workflow_publish.h"
 #include "store/home_layout.h"
 #include "store/regular_file.h"
+#include "views/document_text.h"
+#include "views/workflow_view.h"
 
 namespace orrery::cli {
 namespace {

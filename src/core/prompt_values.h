@@ -21,7 +21,7 @@ struct PromptValuesInput {
   int step_attempt = 1;
   std::string run_input_json = "{}";
   std::string workflow_name;
-  std::string goal_document;     // the goal's JSON (core/goal_json.h); "" : none
+  std::string goal_document;     // the goal's JSON (views/goal_view.h); "" : none
   std::string feedback_section;  // core/feedback_prompt.h; "" : none
   std::string steps_document;    // core/step_values.h, steps_document
 };

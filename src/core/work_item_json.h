@@ -1,12 +1,10 @@
-// The JSON forms of the admission queue (docs/admission.md, docs/cli.md):
-// the route and item documents every command, the daemon's ORRERY_ITEM file
-// and a feed share, and the enqueue object — one line of `enqueue
-// --from-json` or of a feed loop's output — read into a work item.
+// The JSON the admission queue reads (docs/admission.md, docs/cli.md): the
+// enqueue object — one line of `enqueue --from-json`, of a feed loop's
+// output or of a POST to a route's items — read into a work item. (The
+// documents it writes are views/admission_view.h.)
 //
-// Invariants: documents have every field of docs/cli.md, "none" as null;
-// JSON texts stored as given (input, scope, output policy) are embedded as
-// values; an enqueue object is refused whole, its error naming the field, and
-// never half read.
+// Invariant: an enqueue object is refused whole, its error naming the
+// field, and never half read.
 #pragma once
 
 #include <cstdint>
@@ -20,15 +18,6 @@
 #include "core/work_item.h"
 
 namespace orrery {
-
-// {id, name, description, workflow {id, name, version}, status, limits…,
-// counts {queued, deferred, admitted, running, succeeded, failed,
-// dead_letter, cancelled}, created_at, updated_at}
-nlohmann::json route_json(const Route& route, const std::map<ItemStatus, std::int64_t>& counts);
-
-// The item document; `waiting_on` is what holds a waiting item (empty:
-// null), `now` gives its effective priority.
-nlohmann::json item_json(const WorkItem& item, const std::string& waiting_on, TimeMs now);
 
 // One enqueue object: {"key": TEXT|INTEGER, "priority": N, "project", "group",
 // "intent", "subject": {kind, id, path, url} | "KIND[:ID]", "source": {kind,

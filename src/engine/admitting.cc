@@ -8,10 +8,10 @@
 #include "core/attempt_feedback.h"
 #include "core/exact_json.h"
 #include "core/retry_policy.h"
-#include "core/work_item_json.h"
 #include "engine/admission_input.h"
 #include "engine/lease_failure.h"
 #include "exec/workflow_publish.h"
+#include "views/admission_view.h"
 
 namespace orrery {
 namespace {

@@ -6,12 +6,13 @@
 #include <cstring>
 
 #include "core/agent_message.h"
-#include "core/goal_json.h"
+#include "core/exact_json.h"
 #include "core/goal_prompt.h"
 #include "core/goal_update.h"
 #include "exec/run_files_scrub.h"
 #include "store/home_layout.h"
 #include "store/regular_file.h"
+#include "views/goal_view.h"
 
 namespace orrery {
 
@@ -19,7 +20,7 @@ GoalHandoff goal_handoff(const Goal& goal, const std::string& dir, int attempt) 
   GoalHandoff handoff;
   handoff.goal_id = goal.id;
   handoff.node = node_to_work_on(goal);
-  handoff.document = goal_json(goal);
+  handoff.document = write_json(goal_json(goal));
   handoff.prompt_section = goal_prompt_section(goal);
   handoff.document_path = RunDirectory(dir).goal_document(attempt);
   handoff.update_path = RunDirectory(dir).goal_update(attempt);

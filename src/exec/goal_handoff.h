@@ -1,6 +1,6 @@
 // Handing a goal to the work that is its turn, and taking its update back
 // (docs/goals.md, "A turn"). Before the target starts: ORRERY_GOAL names a
-// file with the goal and its plan (core/goal_json.h), ORRERY_GOAL_UPDATE a
+// file with the goal and its plan (views/goal_view.h), ORRERY_GOAL_UPDATE a
 // path where the target may write its update (any stale one removed), and
 // an agent's prompt gets the goal's section (core/goal_prompt.h). After it
 // ends: the update is the file, if written, else the last fenced json block

@@ -16,13 +16,14 @@
 #include <string_view>
 #include <vector>
 
+#include "core/exact_json.h"
 #include "core/goal.h"
-#include "core/goal_json.h"
 #include "core/goal_plan.h"
 #include "core/goal_prompt.h"
 #include "core/goal_turn.h"
 #include "core/goal_update.h"
 #include "core/text.h"
+#include "views/goal_view.h"
 
 namespace {
 
@@ -126,7 +127,8 @@ void check_turn(const Goal& goal, const std::optional<std::string>& update, bool
       }
     }
   }
-  if (orrery::goal_json(settled.goal).empty() || orrery::turn_json(settled.turn).empty()) {
+  if (orrery::write_json(orrery::goal_json(settled.goal)).empty() ||
+      orrery::write_json(orrery::turn_json(settled.turn)).empty()) {
     __builtin_trap();
   }
   (void)orrery::goal_prompt_section(settled.goal);

@@ -184,8 +184,8 @@ TEST_P(StepAttempts, AStepWhoseSupervisorsKeepDyingIsExhaustedAfterItsFreeAttemp
     ASSERT_TRUE(settlement.ok());
     EXPECT_FALSE(settlement->retry);
     EXPECT_EQ(settlement->change.to, StepStatus::kFailed);
-    EXPECT_TRUE(is_conflict(store_->reserve_step_attempt(fence, reserve_of(run, "a", last + 1),
-                                                         kNow + last + 3)));
+    EXPECT_TRUE(is_conflict(
+        store_->reserve_step_attempt(fence, reserve_of(run, "a", last + 1), kNow + last + 3)));
   }
 }
 

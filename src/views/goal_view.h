@@ -3,7 +3,7 @@
 // ORRERY_GOAL file a turn's target reads. Fields may be added, never renamed.
 #pragma once
 
-#include <string>
+#include <nlohmann/json.hpp>
 
 #include "core/goal.h"
 #include "core/goal_turn.h"
@@ -16,13 +16,13 @@ namespace orrery {
 // plan [{key, objective, status, depends_on, priority, token_budget,
 // tokens_used, sequence, ready}], ready [keys], rollup {total, pending,
 // active, blocked, complete, cancelled}, last_summary, last_update_error,
-// created_at, updated_at}, compact.
-std::string goal_json(const Goal& goal);
+// created_at, updated_at}.
+nlohmann::json goal_json(const Goal& goal);
 
 // {turn, goal_id, spent, loop_run_id, workflow_run_id, step_id, dispatch_id,
 // node_key, run_status, status, tokens_used, evidence, summary, update,
-// update_error, created_at}, compact; evidence is the JSON it was (null when
+// update_error, created_at}; evidence is the JSON it was (null when
 // none), update the text the target left (null when none).
-std::string turn_json(const GoalTurn& turn);
+nlohmann::json turn_json(const GoalTurn& turn);
 
 }  // namespace orrery

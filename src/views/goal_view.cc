@@ -1,22 +1,15 @@
-#include "core/goal_json.h"
+#include "views/goal_view.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "core/exact_json.h"
 #include "core/goal_plan.h"
-#include "core/time.h"
+#include "views/json_fields.h"
 
 namespace orrery {
 namespace {
 
 using nlohmann::json;
-
-json optional_number(const std::optional<std::int64_t>& value) {
-  return value ? json(*value) : json(nullptr);
-}
-
-json text_or_null(const std::string& text) { return text.empty() ? json(nullptr) : json(text); }
 
 json plan_json(const std::vector<PlanNode>& plan) {
   const std::vector<std::string> ready = ready_keys(plan);
@@ -27,7 +20,7 @@ json plan_json(const std::vector<PlanNode>& plan) {
                      {"status", node_status_name(node.status)},
                      {"depends_on", node.depends_on},
                      {"priority", node.priority},
-                     {"token_budget", optional_number(node.token_budget)},
+                     {"token_budget", value_or_null(node.token_budget)},
                      {"tokens_used", node.tokens_used},
                      {"sequence", node.sequence},
                      {"ready", std::find(ready.begin(), ready.end(), node.key) != ready.end()}});
@@ -50,25 +43,22 @@ json target_json(const GoalTarget& target) {
           {"step_id", text_or_null(target.step_id)}};
 }
 
-// Stored JSON text as a value; text that is not JSON stays a string.
-json embedded(const std::string& text) {
-  if (text.empty()) return nullptr;
-  json value = read_json(text);
-  return value.is_discarded() ? json(text) : value;
-}
+// Stored JSON text as a value (none: null); text that is not JSON stays a
+// string.
+json embedded(const std::string& text) { return text.empty() ? json(nullptr) : stored_json(text); }
 
 }  // namespace
 
-std::string goal_json(const Goal& goal) {
+json goal_json(const Goal& goal) {
   json document = {{"id", goal.id},
                    {"objective", goal.objective},
                    {"status", goal_status_name(goal.status)},
                    {"status_reason", goal.status_reason},
                    {"target", target_json(goal.target)},
                    {"drive", drive_mode_name(goal.drive)},
-                   {"token_budget", optional_number(goal.token_budget)},
+                   {"token_budget", value_or_null(goal.token_budget)},
                    {"tokens_used", goal.tokens_used},
-                   {"tokens_left", optional_number(tokens_left(goal))},
+                   {"tokens_left", value_or_null(tokens_left(goal))},
                    {"max_turns", goal.max_turns ? json(*goal.max_turns) : json(nullptr)},
                    {"turns", goal.turns},
                    {"stall_turns", goal.stall_turns},
@@ -82,10 +72,10 @@ std::string goal_json(const Goal& goal) {
                    {"last_update_error", text_or_null(goal.last_update_error)},
                    {"created_at", format_time(goal.created_at)},
                    {"updated_at", format_time(goal.updated_at)}};
-  return write_json(document);
+  return document;
 }
 
-std::string turn_json(const GoalTurn& turn) {
+json turn_json(const GoalTurn& turn) {
   json document = {{"turn", turn.turn},
                    {"goal_id", turn.goal_id},
                    {"spent", turn.spent},
@@ -102,7 +92,7 @@ std::string turn_json(const GoalTurn& turn) {
                    {"update", text_or_null(turn.update_json)},
                    {"update_error", text_or_null(turn.update_error)},
                    {"created_at", format_time(turn.created_at)}};
-  return write_json(document);
+  return document;
 }
 
 }  // namespace orrery

@@ -1,4 +1,4 @@
-#include "core/goal_json.h"
+#include "views/goal_view.h"
 
 #include <gtest/gtest.h>
 
@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "core/exact_json.h"
 #include "core/time.h"
 
 namespace orrery {
@@ -51,7 +52,7 @@ Goal sample_goal() {
 }
 
 TEST(GoalJson, FieldsAndTypes) {
-  const json document = json::parse(goal_json(sample_goal()));
+  const json document = goal_json(sample_goal());
   ASSERT_TRUE(document.is_object());
   const std::set<std::string> expected = {"id",
                                           "objective",
@@ -99,14 +100,14 @@ TEST(GoalJson, FieldsAndTypes) {
 
 TEST(GoalJson, Target) {
   Goal goal = sample_goal();
-  json target = json::parse(goal_json(goal))["target"];
+  json target = goal_json(goal)["target"];
   EXPECT_EQ(target["type"], "loop");
   EXPECT_EQ(target["loop_id"], "L1");
   EXPECT_TRUE(target["workflow_id"].is_null());
   EXPECT_TRUE(target["workflow_name"].is_null());
   EXPECT_TRUE(target["step_id"].is_null());
   goal.target = GoalTarget{GoalTargetType::kStep, "", "W1", "deploy", "build"};
-  target = json::parse(goal_json(goal))["target"];
+  target = goal_json(goal)["target"];
   EXPECT_EQ(target["type"], "step");
   EXPECT_TRUE(target["loop_id"].is_null());
   EXPECT_EQ(target["workflow_id"], "W1");
@@ -115,7 +116,7 @@ TEST(GoalJson, Target) {
 }
 
 TEST(GoalJson, PlanReadyAndRollup) {
-  const json document = json::parse(goal_json(sample_goal()));
+  const json document = goal_json(sample_goal());
   const json& plan = document["plan"];
   ASSERT_TRUE(plan.is_array());
   ASSERT_EQ(plan.size(), 3u);
@@ -148,7 +149,7 @@ TEST(GoalJson, EmptyAndUnlimited) {
   Goal goal;
   goal.id = "g-2";
   goal.objective = "x";
-  const json document = json::parse(goal_json(goal));
+  const json document = goal_json(goal);
   EXPECT_TRUE(document["token_budget"].is_null());
   EXPECT_TRUE(document["tokens_left"].is_null());
   EXPECT_TRUE(document["max_turns"].is_null());
@@ -167,7 +168,7 @@ TEST(GoalJson, LimitedUntilAndErrors) {
   goal.limited_until = 1'700'000'900'000;
   goal.last_update_error = "goal.status must be active, blocked or complete";
   goal.tokens_used = 900'000;
-  const json document = json::parse(goal_json(goal));
+  const json document = goal_json(goal);
   EXPECT_EQ(document["status"], "usage_limited");
   EXPECT_EQ(document["limited_until"], format_time(1'700'000'900'000));
   EXPECT_EQ(document["last_update_error"], "goal.status must be active, blocked or complete");
@@ -179,8 +180,7 @@ TEST(GoalJson, InvalidTextIsReplaced) {
   Goal goal = sample_goal();
   goal.objective = "bad \xff byte";
   goal.last_summary = std::string("\xc0");
-  const std::string text = goal_json(goal);
-  const json document = json::parse(text);
+  const json document = json::parse(write_json(goal_json(goal)));
   EXPECT_TRUE(document["objective"].is_string());
 }
 
@@ -202,7 +202,7 @@ GoalTurn sample_turn() {
 }
 
 TEST(GoalTurnJson, FieldsAndTypes) {
-  const json document = json::parse(turn_json(sample_turn()));
+  const json document = turn_json(sample_turn());
   const std::set<std::string> expected = {
       "turn",        "goal_id",  "spent",        "loop_run_id", "workflow_run_id", "step_id",
       "dispatch_id", "node_key", "run_status",   "status",      "tokens_used",     "evidence",
@@ -237,7 +237,7 @@ TEST(GoalTurnJson, NoneIsNull) {
   turn.spent = false;
   turn.status = GoalStatus::kUsageLimited;
   turn.update_error = "the goal update is not valid JSON";
-  const json document = json::parse(turn_json(turn));
+  const json document = turn_json(turn);
   EXPECT_EQ(document["spent"], false);
   EXPECT_TRUE(document["evidence"].is_null());
   EXPECT_TRUE(document["update"].is_null());
@@ -255,13 +255,13 @@ TEST(GoalTurnJson, EvidenceOfEveryKind) {
   for (const auto& [evidence, expected] : cases) {
     GoalTurn turn = sample_turn();
     turn.evidence_json = evidence;
-    EXPECT_EQ(json::parse(turn_json(turn))["evidence"], expected) << evidence;
+    EXPECT_EQ(turn_json(turn)["evidence"], expected) << evidence;
   }
   // Hostile stored text still gives a document.
   GoalTurn turn = sample_turn();
   turn.evidence_json = std::string("\xff");
   turn.update_json = "{\"goal\": \"\xfe\"}";
-  EXPECT_TRUE(json::parse(turn_json(turn)).is_object());
+  EXPECT_TRUE(turn_json(turn).is_object());
 }
 
 }  // namespace
