@@ -3,8 +3,9 @@
 # and installed with `npm ci` once into ORRERY_DEPS_DIR/node-clients: the
 # official MCP TypeScript SDK (@modelcontextprotocol/sdk; mcp_sdk_test.cc,
 # docs/mcp.md) and playwright-core, which drives Debian's chromium
-# (dashboard_browser_test.cc, docs/server.md "Dashboard"). A changed lock
-# file installs them again.
+# (dashboard_browser_test.cc, docs/server.md "Dashboard"), and Ajv, which
+# checks orrery's JSON documents against src/views/schemas/ (schema_check.mjs).
+# A changed lock file installs them again.
 find_program(ORRERY_NPM npm)
 if(NOT ORRERY_NPM)
   message(FATAL_ERROR "npm is needed for the MCP and dashboard tests (scripts/install-deps installs "
@@ -31,6 +32,6 @@ if(NOT EXISTS "${_node_stamp}")
 endif()
 file(LOCK "${ORRERY_DEPS_DIR}/node-clients.lock" RELEASE)
 # The scripts sit beside node_modules, where their imports resolve.
-foreach(_script mcp_client.mjs dashboard_client.mjs)
+foreach(_script mcp_client.mjs dashboard_client.mjs schema_check.mjs)
   configure_file("${_node_source}/${_script}" "${ORRERY_NODE_CLIENTS_DIR}/${_script}" COPYONLY)
 endforeach()
