@@ -173,7 +173,7 @@ class DaemonFakes : public ::testing::Test {
     auto opened = SqliteStore::open(open);
     ASSERT_TRUE(opened.ok()) << opened.error().message;
     store_ = std::move(*opened);
-    launcher_.emplace(*store_, clock_, *processes_, events_);
+    launcher_.emplace(*store_, clock_, *processes_, [this](pid_t pid) { events_.exit(pid); });
   }
 
   Result<DaemonResult> run() {

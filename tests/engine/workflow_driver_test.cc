@@ -11,10 +11,15 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
+#include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "core/retry_policy.h"
 #include "exec/workflow_publish.h"
 #include "store/sqlite/sqlite_store.h"
 #include "support/fake_clock.h"
@@ -76,8 +81,11 @@ class WorkflowDriverTest : public ::testing::Test {
     options_.launcher = &launcher_;
   }
 
-  // A workflow of `steps`, each depending on the one before when `chain`.
-  std::string publish(const std::vector<std::string>& steps, bool chain, int retries = 0) {
+  // A workflow of `steps`, each depending on the one before when `chain`;
+  // `shape` changes each step before it is stored.
+  std::string publish(const std::vector<std::string>& steps, bool chain, int retries = 0,
+                      const std::function<void(WorkflowStep&)>& shape = {},
+                      int max_parallel = kDefaultParallelSteps) {
     WorkflowSpec spec;
     spec.name = "flow";
     for (const std::string& id : steps) {
@@ -86,6 +94,7 @@ class WorkflowDriverTest : public ::testing::Test {
       step.target.argv = {"/bin/true"};
       step.retries = retries;
       if (chain && !spec.steps.empty()) step.depends_on = {spec.steps.back().id};
+      if (shape) shape(step);
       spec.steps.push_back(step);
     }
     auto workflow = store_->create_workflow(spec, "01a2000000000000000000000000000a", kNow);
@@ -93,6 +102,7 @@ class WorkflowDriverTest : public ::testing::Test {
     WorkflowRunRequest request;
     request.workflow = *workflow;
     request.cwd = dir_.path();
+    request.max_parallel = max_parallel;
     auto published = publish_workflow_run(*store_, dir_.path(), request, kNow);
     EXPECT_TRUE(published.ok()) << published.error().message;
     return published->run.id;
@@ -107,6 +117,31 @@ class WorkflowDriverTest : public ::testing::Test {
       EXPECT_TRUE(store_->finish_claim(work.claim, outcome, clock_.wall_now()).ok());
       launcher_.exit(pid);  // the supervisor exits once its attempt is finished
     };
+  }
+
+  // A fake supervisor that finishes its attempts as `statuses` say, in turn
+  // (the last one for every later attempt), and exits.
+  OnLaunch finishing_in_turn(std::vector<RunStatus> statuses) {
+    auto turn = std::make_shared<size_t>(0);
+    return [this, statuses, turn](const WorkLaunch& work, pid_t pid) {
+      const RunStatus status = statuses[std::min(*turn, statuses.size() - 1)];
+      ++*turn;
+      finishing(status)(work, pid);
+    };
+  }
+
+  StepRun step(const std::string& run_id, const std::string& id) {
+    for (const StepRun& one : steps(run_id)) {
+      if (one.step_id == id) return one;
+    }
+    ADD_FAILURE() << "no step " << id;
+    return {};
+  }
+
+  std::vector<std::string> launched_ids() const {
+    std::vector<std::string> ids;
+    for (const WorkLaunch& work : launcher_.launches) ids.push_back(work.claim.id);
+    return ids;
   }
 
   std::vector<StepRun> steps(const std::string& run_id) {
@@ -230,6 +265,127 @@ TEST_F(WorkflowDriverTest, ADriverWhoseEngineLeaseIsTakenOverStopsAndChangesNoth
   ASSERT_TRUE(after.ok() && after->has_value());
   EXPECT_EQ((*after)->driver, "drive@other:1");
   EXPECT_EQ(steps(run)[1].status, StepStatus::kPending);
+}
+
+TEST_F(WorkflowDriverTest, AFailedAttemptIsRetriedUntilOneSucceeds) {
+  const std::string run = publish({"a"}, /*chain=*/false, /*retries=*/2);
+  launcher_.on_launch =
+      finishing_in_turn({RunStatus::kFailed, RunStatus::kTimedOut, RunStatus::kSucceeded});
+  auto driven = drive_workflow_run(*store_, run, options_);
+  ASSERT_TRUE(driven.ok()) << driven.error().message;
+  EXPECT_EQ(driven->status, WorkflowRunStatus::kSucceeded);
+  EXPECT_EQ(launched_ids(),
+            (std::vector<std::string>{dispatch_id(run, "a", 1), dispatch_id(run, "a", 2),
+                                      dispatch_id(run, "a", 3)}));
+  EXPECT_EQ(step(run, "a").status, StepStatus::kSucceeded);
+  EXPECT_EQ(step(run, "a").attempts, 3);
+}
+
+TEST_F(WorkflowDriverTest, AStepFailingEveryAttemptFailsTheRunAndSkipsItsDependents) {
+  const std::string run = publish({"a", "b"}, /*chain=*/true, /*retries=*/1);
+  launcher_.on_launch = finishing(RunStatus::kFailed);
+  auto driven = drive_workflow_run(*store_, run, options_);
+  ASSERT_TRUE(driven.ok()) << driven.error().message;
+  EXPECT_EQ(driven->status, WorkflowRunStatus::kFailed);
+  EXPECT_NE(driven->error.find("step 'a' failed"), std::string::npos) << driven->error;
+  EXPECT_EQ(launcher_.launches.size(), 2u);  // retries + 1 attempts of a, none of b
+  EXPECT_EQ(step(run, "a").status, StepStatus::kFailed);
+  EXPECT_EQ(step(run, "b").status, StepStatus::kSkipped);
+  EXPECT_NE(step(run, "b").error.find("dependency 'a' failed"), std::string::npos)
+      << step(run, "b").error;
+}
+
+TEST_F(WorkflowDriverTest, ATimedOutLastAttemptLeavesTheStepTimedOut) {
+  const std::string run = publish({"a", "b"}, /*chain=*/true, /*retries=*/0,
+                                  [](WorkflowStep& s) { s.timeout_ms = 90'000; });
+  launcher_.on_launch = finishing(RunStatus::kTimedOut);
+  auto driven = drive_workflow_run(*store_, run, options_);
+  ASSERT_TRUE(driven.ok()) << driven.error().message;
+  EXPECT_EQ(driven->status, WorkflowRunStatus::kFailed);
+  EXPECT_EQ(step(run, "a").status, StepStatus::kTimedOut);
+  EXPECT_NE(step(run, "b").error.find("dependency 'a' timed out"), std::string::npos)
+      << step(run, "b").error;
+}
+
+TEST_F(WorkflowDriverTest, AnAllowedFailureLetsItsDependentsRunAndTheRunSucceed) {
+  const std::string run = publish({"lint", "ship"}, /*chain=*/true, /*retries=*/0,
+                                  [](WorkflowStep& s) { s.continue_on_failure = s.id == "lint"; });
+  launcher_.on_launch = finishing_in_turn({RunStatus::kFailed, RunStatus::kSucceeded});
+  auto driven = drive_workflow_run(*store_, run, options_);
+  ASSERT_TRUE(driven.ok()) << driven.error().message;
+  EXPECT_EQ(driven->status, WorkflowRunStatus::kSucceeded);
+  EXPECT_NE(driven->error.find("allowed failures: lint"), std::string::npos) << driven->error;
+  EXPECT_EQ(step(run, "lint").status, StepStatus::kFailed);
+  EXPECT_EQ(step(run, "ship").status, StepStatus::kSucceeded);
+}
+
+TEST_F(WorkflowDriverTest, IndependentStepsStartTogetherUpToTheParallelLimit) {
+  const std::string run = publish({"a", "b", "c"}, /*chain=*/false, 0, {}, /*max_parallel=*/2);
+  std::vector<std::pair<WorkLaunch, pid_t>> running;
+  std::vector<size_t> running_at_launch;
+  launcher_.on_launch = [&](const WorkLaunch& work, pid_t pid) {
+    running.emplace_back(work, pid);
+    running_at_launch.push_back(running.size());
+    if (running.size() < 2 && launcher_.launches.size() < 3) return;  // wait for the second
+    for (const auto& [started, started_pid] : running)
+      finishing(RunStatus::kSucceeded)(started, started_pid);
+    running.clear();
+  };
+  auto driven = drive_workflow_run(*store_, run, options_);
+  ASSERT_TRUE(driven.ok()) << driven.error().message;
+  EXPECT_EQ(driven->status, WorkflowRunStatus::kSucceeded);
+  // a and b start before either ends; c only once they did (the limit is 2).
+  EXPECT_EQ(running_at_launch, (std::vector<size_t>{1, 2, 1}));
+  EXPECT_EQ(launched_ids(),
+            (std::vector<std::string>{dispatch_id(run, "a", 1), dispatch_id(run, "b", 1),
+                                      dispatch_id(run, "c", 1)}));
+}
+
+TEST_F(WorkflowDriverTest, ACancelRequestedBeforeTheDriverStartsLaunchesNothing) {
+  const std::string run = publish({"a", "b"}, /*chain=*/false);
+  ASSERT_TRUE(store_->request_workflow_cancel(run, kNow).ok());
+  auto driven = drive_workflow_run(*store_, run, options_);
+  ASSERT_TRUE(driven.ok()) << driven.error().message;
+  EXPECT_EQ(driven->status, WorkflowRunStatus::kCancelled);
+  EXPECT_TRUE(launcher_.launches.empty());
+  for (const StepRun& each : steps(run)) EXPECT_EQ(each.status, StepStatus::kCancelled);
+}
+
+TEST_F(WorkflowDriverTest, AStepWhoseSupervisorsKeepDyingFailsAfterItsFreeReattempts) {
+  const std::string run = publish({"a", "b"}, /*chain=*/true, /*retries=*/0);
+  launcher_.on_launch = [&](const WorkLaunch&, pid_t pid) { launcher_.exit(pid); };
+  auto driven = drive_workflow_run(*store_, run, options_);
+  ASSERT_TRUE(driven.ok()) << driven.error().message;
+  EXPECT_EQ(driven->status, WorkflowRunStatus::kFailed);
+  // One counted attempt, and the free ones before it.
+  ASSERT_EQ(launcher_.launches.size(), size_t(1 + kMaxFreeReattempts));
+  EXPECT_EQ(step(run, "a").status, StepStatus::kFailed);
+  EXPECT_NE(step(run, "a").error.find("supervisor died"), std::string::npos)
+      << step(run, "a").error;
+  EXPECT_EQ(step(run, "b").status, StepStatus::kSkipped);
+}
+
+TEST_F(WorkflowDriverTest, ARunAnotherDriverLeftIsResumedWhereItStopped) {
+  const std::string run = publish({"a", "b"}, /*chain=*/true);
+  // A first driver ran a to success, then stalled past its lease before b.
+  options_.lease_ms = 3000;
+  launcher_.on_launch = [&](const WorkLaunch& work, pid_t pid) {
+    finishing(RunStatus::kSucceeded)(work, pid);
+    clock_.advance(10'000);
+    auto other = store_->acquire_engine_lease(run, "drive@crashed:1", 3000, clock_.wall_now());
+    ASSERT_TRUE(other.ok() && other->has_value());
+  };
+  ASSERT_FALSE(drive_workflow_run(*store_, run, options_).ok());
+  ASSERT_EQ(launcher_.launches.size(), 1u);
+  // That driver died holding the lease; once it expires, a new driver goes on.
+  clock_.advance(10'000);
+  launcher_.on_launch = finishing(RunStatus::kSucceeded);
+  auto driven = drive_workflow_run(*store_, run, options_);
+  ASSERT_TRUE(driven.ok()) << driven.error().message;
+  EXPECT_EQ(driven->status, WorkflowRunStatus::kSucceeded);
+  EXPECT_EQ(launched_ids(),
+            (std::vector<std::string>{dispatch_id(run, "a", 1), dispatch_id(run, "b", 1)}))
+      << "a is not run again";
 }
 
 }  // namespace
