@@ -11,6 +11,10 @@ and the ratio is to a floor measured in the same run:
   start      `orrery --version`: the binary's process start alone
   add        `orrery add NAME --every 1h -- true`, a new NAME each call
   ls         `orrery ls` on the database the adds left (CALLS loops)
+  ls_json    `orrery ls --json`, the same
+  trigger    `orrery trigger noop` of a loop of `true` that allows overlaps: the
+             manual slot claimed and its supervisor started, not waited for
+  runs_json  `orrery runs --json` on the CALLS runs the triggers left
 
 Usage: bench/add_bench.py BUILD/orrery [--calls N] [--out FILE]
 """
@@ -50,7 +54,7 @@ def main():
                        stdout=subprocess.DEVNULL, check=True)
         env = dict(os.environ, ORRERY_HOME=home)
         timed([orrery, "ls"], env)  # creates and migrates the database
-        floor, start, add, ls = [], [], [], []
+        floor, start, add, ls, ls_json, trigger, runs_json = [], [], [], [], [], [], []
         for i in range(args.calls):
             floor.append(timed(["sqlite3", floor_db,
                                 f"INSERT INTO t VALUES ('row{i}', 'every 1h -- true')"]))
@@ -58,16 +62,27 @@ def main():
             add.append(timed([orrery, "add", f"loop{i}", "--every", "1h", "--", "true"], env))
         for _ in range(args.calls):
             ls.append(timed([orrery, "ls"], env))
+            ls_json.append(timed([orrery, "ls", "--json"], env))
+        subprocess.run([orrery, "add", "noop", "--every", "1h", "--overlap", "allow", "--",
+                        "true"], env=env, stdout=subprocess.DEVNULL, check=True)
+        for _ in range(args.calls):
+            trigger.append(timed([orrery, "trigger", "noop"], env))
+        for _ in range(args.calls):
+            runs_json.append(timed([orrery, "runs", "--json"], env))
     figures = {
         "calls": args.calls,
         "floor_ms": median_ms(floor),
         "start_ms": median_ms(start),
         "add_ms": median_ms(add),
         "ls_ms": median_ms(ls),
+        "ls_json_ms": median_ms(ls_json),
+        "trigger_ms": median_ms(trigger),
+        "runs_json_ms": median_ms(runs_json),
     }
     figures["add_over_floor"] = round(figures["add_ms"] / figures["floor_ms"], 2)
     figures["start_over_floor"] = round(figures["start_ms"] / figures["floor_ms"], 2)
-    figures["ls_over_floor"] = round(figures["ls_ms"] / figures["floor_ms"], 2)
+    for name in ("ls", "ls_json", "trigger", "runs_json"):
+        figures[f"{name}_over_floor"] = round(figures[f"{name}_ms"] / figures["floor_ms"], 2)
     text = json.dumps(figures, indent=1)
     print(text)
     if args.out:

@@ -17,6 +17,7 @@
 #include "core/text.h"
 #include "core/token_amount.h"
 #include "exec/wake.h"
+#include "ops/goals.h"
 #include "store/regular_file.h"
 #include "views/document_text.h"
 #include "views/goal_view.h"
@@ -230,17 +231,19 @@ void print_goal(const Context& context, const Goal& goal) {
   print_plan_tree(*context.out, goal);
 }
 
-Result<int> change_and_print(const GoalArgs& args, const Context& context, const GoalEdit& edit) {
-  auto opened = open_store(context);
-  if (!opened) return opened.error();
-  Store& store = *opened->store;
-  auto goal = store.resolve_goal(args.goal);
-  if (!goal) return goal.error();
-  auto changed = store.change_goal(goal->id, edit, context.now);
+using GoalChange = Result<Goal> (*)(const ops::GoalPlace& place, const std::string& goal);
+
+// The goal as changed, printed.
+Result<int> print_changed(const Context& context, const Result<Goal>& changed) {
   if (!changed) return changed.error();
-  notify_daemon(opened->home);  // a loop it paused or resumed is planned anew
   print_goal(context, *changed);
   return kExitOk;
+}
+
+Result<int> change_and_print(const GoalArgs& args, const Context& context, GoalChange change) {
+  auto opened = open_store(context);
+  if (!opened) return opened.error();
+  return print_changed(context, change({*opened->store, opened->home, context.now}, args.goal));
 }
 
 }  // namespace
@@ -396,18 +399,15 @@ Result<int> goal_turns_command(const GoalArgs& args, const Context& context) {
 }
 
 Result<int> pause_goal_command(const GoalArgs& args, const Context& context) {
-  return change_and_print(args, context,
-                          [&](Goal goal) { return pause_goal(std::move(goal), context.now); });
+  return change_and_print(args, context, &ops::pause_goal);
 }
 
 Result<int> resume_goal_command(const GoalArgs& args, const Context& context) {
-  return change_and_print(args, context,
-                          [&](Goal goal) { return resume_goal(std::move(goal), context.now); });
+  return change_and_print(args, context, &ops::resume_goal);
 }
 
 Result<int> cancel_goal_command(const GoalArgs& args, const Context& context) {
-  return change_and_print(args, context,
-                          [&](Goal goal) { return cancel_goal(std::move(goal), context.now); });
+  return change_and_print(args, context, &ops::cancel_goal);
 }
 
 Result<int> goal_budget_command(const GoalArgs& args, const Context& context) {
@@ -416,19 +416,11 @@ Result<int> goal_budget_command(const GoalArgs& args, const Context& context) {
   }
   auto amount = parse_token_amount(args.add ? *args.add : *args.set, args.add ? "--add" : "--set");
   if (!amount) return amount.error();
-  const bool adding = args.add.has_value();
-  return change_and_print(args, context, [&](Goal goal) -> Result<Goal> {
-    std::int64_t budget = *amount;
-    if (adding) {
-      const std::int64_t base = goal.token_budget.value_or(goal.tokens_used);
-      if (base > kMaxTokenAmount - budget) {
-        return usage_error("--add: the budget would exceed " + std::to_string(kMaxTokenAmount) +
-                           " tokens");
-      }
-      budget += base;
-    }
-    return change_budget(std::move(goal), budget, context.now);
-  });
+  auto opened = open_store(context);
+  if (!opened) return opened.error();
+  return print_changed(
+      context, ops::change_goal_budget({*opened->store, opened->home, context.now}, args.goal,
+                                       {args.add.has_value(), *amount}));
 }
 
 Result<int> goal_plan_command(const GoalArgs& args, const Context& context) {
@@ -438,16 +430,20 @@ Result<int> goal_plan_command(const GoalArgs& args, const Context& context) {
   if (!args.plan_file.empty()) {
     auto plan = plan_file(args.plan_file);
     if (!plan) return plan.error();
-    return change_and_print(args, context, [&](Goal goal) {
-      return set_goal_plan(std::move(goal), *plan, context.now);
-    });
+    auto opened = open_store(context);
+    if (!opened) return opened.error();
+    return print_changed(
+        context,
+        ops::replace_goal_plan({*opened->store, opened->home, context.now}, args.goal, *plan));
   }
   if (args.node_status.empty()) return usage_error("--node KEY needs --status S");
   auto status = parse_node_status(args.node_status);
   if (!status) return usage_error("--status: " + status.error().message);
-  return change_and_print(args, context, [&](Goal goal) {
-    return set_node_status(std::move(goal), args.node, *status, context.now);
-  });
+  auto opened = open_store(context);
+  if (!opened) return opened.error();
+  return print_changed(
+      context, ops::set_goal_node_status({*opened->store, opened->home, context.now}, args.goal,
+                                         args.node, *status));
 }
 
 }  // namespace orrery::cli

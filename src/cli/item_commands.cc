@@ -17,6 +17,7 @@
 #include "engine/admission_input.h"
 #include "exec/wake.h"
 #include "exec/worker_actions.h"
+#include "ops/items.h"
 #include "store/regular_file.h"
 #include "views/admission_view.h"
 #include "views/document_text.h"
@@ -157,53 +158,36 @@ Result<int> print_enqueued(const Context& context, const Enqueued& enqueued) {
   return kExitOk;
 }
 
-struct BatchReport : EnqueueCounts {
-  nlohmann::json invalid = nlohmann::json::array();
-  std::vector<std::string> ids;
-};
-
-void print_batch(const Context& context, const BatchReport& report) {
+void print_batch(const Context& context, const ops::BatchEnqueued& batch) {
   if (context.globals.json) {
-    *context.out << json_text(nlohmann::json{{"created", report.created},
-                                             {"refreshed", report.refreshed},
-                                             {"duplicate", report.duplicate},
-                                             {"invalid", report.invalid},
-                                             {"items", report.ids}})
+    nlohmann::json invalid = nlohmann::json::array();
+    for (const InvalidLine& line : batch.invalid) {
+      invalid.push_back({{"line", line.line}, {"error", line.error}});
+    }
+    *context.out << json_text(nlohmann::json{{"created", batch.counts.created},
+                                             {"refreshed", batch.counts.refreshed},
+                                             {"duplicate", batch.counts.duplicate},
+                                             {"invalid", invalid},
+                                             {"items", batch.ids}})
                  << '\n';
     return;
   }
-  *context.out << report.created << " created, " << report.refreshed << " refreshed, "
-               << report.duplicate << " duplicate, " << report.invalid.size() << " invalid\n";
-  for (const auto& invalid : report.invalid) {
-    *context.out << "  line " << invalid["line"].get<int>() << ": "
-                 << terminal_text(invalid["error"].get<std::string>()) << '\n';
+  *context.out << batch.counts.created << " created, " << batch.counts.refreshed << " refreshed, "
+               << batch.counts.duplicate << " duplicate, " << batch.invalid.size() << " invalid\n";
+  for (const InvalidLine& line : batch.invalid) {
+    *context.out << "  line " << line.line << ": " << terminal_text(line.error) << '\n';
   }
 }
 
 // Every valid line stored in one transaction, or (a store error) none.
-Result<int> enqueue_batch(Store& store, const Route& route, const std::string& text,
-                          const Context& context) {
-  const ItemLines lines = parse_item_lines(text);
-  BatchReport report;
-  for (const InvalidLine& invalid : lines.invalid) {
-    report.invalid.push_back({{"line", invalid.line}, {"error", invalid.error}});
-  }
-  std::vector<WorkItem> items;
-  items.reserve(lines.items.size());
-  for (const ItemLine& line : lines.items) {
-    items.push_back(line.item);
-    items.back().route_id = route.id;
-  }
-  auto enqueued = store.enqueue_items(items, context.now);
-  if (!enqueued) return enqueued.error();
-  for (const Enqueued& one : *enqueued) {
-    report.ids.push_back(one.item.id);
-    report.count(one.outcome);
-  }
-  print_batch(context, report);
-  if (report.invalid.empty()) return kExitOk;
-  std::cerr << "orrery: " << report.invalid.size()
-            << " line(s) of --from-json were invalid and not stored; the " << report.ids.size()
+Result<int> enqueue_batch(const ops::QueuePlace& place, const std::string& route,
+                          const std::string& text, const Context& context) {
+  auto batch = ops::enqueue_batch(place, route, text);
+  if (!batch) return batch.error();
+  print_batch(context, *batch);
+  if (batch->invalid.empty()) return kExitOk;
+  std::cerr << "orrery: " << batch->invalid.size()
+            << " line(s) of --from-json were invalid and not stored; the " << batch->ids.size()
             << " valid ones were\n";
   return kExitUsage;
 }
@@ -322,17 +306,10 @@ Result<int> enqueue_command(const ItemArgs& args, const Context& context) {
   auto opened = open_store(context);
   if (!opened) return opened.error();
   Store& store = *opened->store;
-  auto route = store.resolve_route(args.route);
-  if (!route) return route.error();
-  if (!single) {
-    auto batched = enqueue_batch(store, *route, batch, context);
-    notify_daemon(opened->home);
-    return batched;
-  }
-  single->route_id = route->id;
-  auto enqueued = store.enqueue_item(*single, context.now);
+  const ops::QueuePlace place{store, store, opened->home, context.now};
+  if (!single) return enqueue_batch(place, args.route, batch, context);
+  auto enqueued = ops::enqueue(place, args.route, std::move(*single));
   if (!enqueued) return enqueued.error();
-  if (enqueued->outcome != EnqueueOutcome::kDuplicate) notify_daemon(opened->home);
   return print_enqueued(context, *enqueued);
 }
 

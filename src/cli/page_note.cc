@@ -17,18 +17,6 @@ Status check_page_options(int limit, int max_limit, int offset) {
   return Ok{};
 }
 
-Result<ListedPage> listed_page(int offset, int limit, std::size_t shown,
-                               const std::function<Result<std::int64_t>()>& count_all) {
-  ListedPage page;
-  page.offset = offset;
-  page.shown = int(shown);
-  if (page.shown < limit && !(shown == 0 && offset > 0)) return page;
-  auto total = count_all();
-  if (!total) return total.error();
-  page.rest = std::max<std::int64_t>(0, *total - offset - std::int64_t(shown));
-  return page;
-}
-
 std::string next_page_command(std::string command, int limit, int default_limit,
                               const ListedPage& page) {
   if (limit != default_limit) command += option_word("--limit", std::to_string(limit));

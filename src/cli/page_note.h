@@ -16,23 +16,15 @@
 
 #include "cli/command.h"
 #include "core/result.h"
+#include "ops/page.h"
 
 namespace orrery::cli {
 
-struct ListedPage {
-  int offset = 0;         // rows skipped before the page
-  int shown = 0;          // rows on the page
-  std::int64_t rest = 0;  // rows after the page
-};
+using ops::listed_page;
+using ops::ListedPage;
 
 // --limit within 1..max_limit and --offset not negative, or what was wrong.
 Status check_page_options(int limit, int max_limit, int offset);
-
-// The page of `shown` rows at `offset` of at most `limit`: `count_all` (the
-// rows the filter selects) is asked only when the page is full, or empty at
-// an offset, since otherwise nothing follows it.
-Result<ListedPage> listed_page(int offset, int limit, std::size_t shown,
-                               const std::function<Result<std::int64_t>()>& count_all);
 
 // `command` (the listing and its filters) with --limit when it is not the
 // default and --offset of the next page.

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <thread>
 
 #include "cli/goal_commands.h"
 #include "cli/handles.h"
@@ -13,7 +14,6 @@
 #include "cli/page_note.h"
 #include "cli/run_document.h"
 #include "cli/store_access.h"
-#include "cli/trigger_overlap.h"
 #include "core/duration.h"
 #include "core/exit_codes.h"
 #include "core/limits.h"
@@ -24,12 +24,15 @@
 #include "exec/kept_outcome.h"
 #include "exec/launcher.h"
 #include "exec/log_follower.h"
+#include "exec/process_control.h"
 #include "exec/process_identity.h"
 #include "exec/recovery.h"
 #include "exec/store_watch.h"
 #include "exec/supervisor.h"
 #include "exec/supervisor_start.h"
 #include "exec/wake.h"
+#include "ops/runs.h"
+#include "ops/trigger.h"
 #include "store/data_dir.h"
 #include "store/home_layout.h"
 #include "views/document_text.h"
@@ -79,9 +82,6 @@ Result<Run> find_run(Store& store, const std::string& id) {
   return **run;
 }
 
-// The largest page `runs --limit` takes.
-constexpr int kMaxRunsPage = 10'000;
-
 // A loop's newest run, or not_found naming the loop.
 Result<std::string> newest_run_id(Store& store, const Loop& loop) {
   RunFilter filter;
@@ -127,18 +127,16 @@ std::string next_runs_page(const RunsArgs& args, const std::optional<std::string
 // A triggered run whose supervisor could not start (an unusable runs
 // directory, no process left to fork): the launcher recorded it failed, so it
 // is reported like any failed run, exit 1, with why on stderr; with --wait its
-// document, else its id. Only a run it could not even record stays an error.
-Result<int> unstarted_run(const Context& context, Store& store, const std::string& run_id,
-                          const Error& why, bool wait) {
-  auto run = find_run(store, run_id);
-  if (!run || run->status == RunStatus::kRunning) return why;
-  std::cerr << "orrery: " << terminal_text(why.message) << '\n';
+// document, else its id.
+Result<int> unstarted_run(const Context& context, Store& store, const ops::Triggered& triggered,
+                          bool wait) {
+  std::cerr << "orrery: " << terminal_text(triggered.unstarted->message) << '\n';
   if (wait) {
-    print_run_document(context, store, *run);
+    print_run_document(context, store, triggered.run);
   } else if (context.globals.json) {
-    *context.out << json_text({{"run_id", run->id}}) << '\n';
+    *context.out << json_text({{"run_id", triggered.run.id}}) << '\n';
   } else {
-    *context.out << run->id << '\n';
+    *context.out << triggered.run.id << '\n';
   }
   return kExitWorkFailed;
 }
@@ -164,21 +162,6 @@ std::string pending_reason(Store& store, const Run& run) {
                                                 : "no registered runner has them")
                     : std::to_string(able) + " registered " + (able == 1 ? "runner" : "runners") +
                           " may claim it");
-}
-
-// Whether this host may run the loop (docs/daemon.md, "Runners"): its
-// host= label, or the labels of a runner registered from this host, hold
-// the loop's --machine selector.
-Result<bool> this_host_may_run(Store& store, const Loop& loop, const std::string& host) {
-  if (runner_may_run({{"host", host}}, loop.machine)) return true;
-  auto runners = store.list_runners();
-  if (!runners) return runners.error();
-  for (const RunnerRecord& runner : *runners) {
-    if (runner.host != host) continue;
-    auto labels = parse_labels_text(runner.labels);
-    if (labels && runner_may_run(*labels, loop.machine)) return true;
-  }
-  return false;
 }
 
 // A manual run left pending for a runner with the loop's labels: its id
@@ -210,126 +193,147 @@ Result<int> left_to_runners(const Context& context, const OpenedStore& opened, c
   }
 }
 
+// Waits for the daemon to start and finish the queued run; prints it. The
+// wait ends with an error when no daemon holds the lease any more.
+Result<int> wait_for_queued(const Context& context, Store& store, const std::string& run_id) {
+  while (true) {
+    auto run = store.get_run(run_id);
+    if (!run) return run.error();
+    if (!run->has_value()) return not_found_error("queued run " + run_id + " was deleted");
+    if (is_terminal((*run)->status)) {
+      print_run_document(context, store, **run);
+      return (*run)->status == RunStatus::kSucceeded ? kExitOk : kExitWorkFailed;
+    }
+    auto daemon = ops::daemon_running(store, wall_clock_now());
+    if (!daemon) return daemon.error();
+    if (!*daemon && (*run)->status == RunStatus::kQueued) {
+      return unavailable_error("no daemon is running to start queued run " + run_id +
+                               "; it stays queued until one starts (orrery daemon)");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+// A run queued behind the one in progress: with --wait, its document once
+// the daemon ran it; else what was queued behind what.
+Result<int> queued_run(const Context& context, Store& store, const ops::Triggered& triggered,
+                       bool wait) {
+  if (wait) return wait_for_queued(context, store, triggered.run.id);
+  if (context.globals.json) {
+    *context.out << json_text({{"run_id", triggered.run.id},
+                               {"status", "queued"},
+                               {"behind", triggered.behind}})
+                 << '\n';
+  } else {
+    *context.out << "queued " << triggered.run.id << " behind " << triggered.behind
+                 << " (the daemon starts it when that run ends)\n";
+  }
+  return kExitOk;
+}
+
+// A run started here: its id, or with --wait its document once its
+// supervisor ended, exit 1 unless it succeeded.
+Result<int> started_run(const Context& context, const OpenedStore& opened,
+                        const ops::Triggered& triggered, bool wait) {
+  if (!wait) {
+    if (context.globals.json) {
+      *context.out << json_text({{"run_id", triggered.run.id}}) << '\n';
+    } else {
+      *context.out << triggered.run.id << '\n';
+    }
+    return kExitOk;
+  }
+  const pid_t started = triggered.supervisor.pid;
+  wait_for_supervisor(started);
+  auto run = find_run(*opened.store, triggered.run.id);
+  if (!run) return run.error();
+  if (run->status == RunStatus::kRunning) return supervisor_gone_error(opened.home, *run, started);
+  print_run_document(context, *opened.store, *run);
+  return run->status == RunStatus::kSucceeded ? kExitOk : kExitWorkFailed;
+}
+
 }  // namespace
 
 Result<int> trigger_loop(const TriggerArgs& args, const Context& context) {
   auto opened = open_store(context);
   if (!opened) return opened.error();
-  auto loop = opened->store->resolve_loop(args.loop);
-  if (!loop) return loop.error();
-  if (loop->archived)
-    return conflict_error("cannot trigger loop " + loop->name + ": it is archived");
-  auto overlap =
-      apply_trigger_overlap(*opened->store, opened->home, *loop, args.force, args.wait, context);
-  if (!overlap) return overlap.error();
-  if (*overlap == TriggerGoOn::kDone) return kExitOk;
-  if (*overlap == TriggerGoOn::kDoneFailed) return kExitWorkFailed;
-  const std::string host = SystemProcessProbe().host_name();
-  // Labels matter only where runners share a database server.
-  bool to_runners = false;
-  if (opened->database_path.empty() && !args.here && !loop->machine.empty()) {
-    auto here = this_host_may_run(*opened->store, *loop, host);
-    if (!here) return here.error();
-    to_runners = !*here;
-  }
-  const std::string claimant = "trigger@" + host + ":" + std::to_string(getpid());
-  std::optional<ClaimedRun> claimed;
-  for (TimeMs slot = context.now; !claimed && slot < context.now + 100; ++slot) {
-    auto attempt =
-        opened->store->claim_slot({loop->id, slot, true, to_runners}, claimant, context.now, {});
-    if (!attempt) return attempt.error();
-    claimed = *attempt;
-  }
-  if (!claimed) return conflict_error("could not claim a manual slot for loop " + loop->name);
-  notify_daemon(opened->home);
-  if (to_runners) return left_to_runners(context, *opened, claimed->run, host, args.wait);
   Store& store = *opened->store;
   SupervisorLauncher launcher(store, {opened->home, context.globals.db});
-  auto launched = launcher.launch({claimed->claim, 0, true, /*detach=*/!args.wait});
-  if (!launched) return unstarted_run(context, store, claimed->run.id, launched.error(), args.wait);
-  const pid_t started = launched->pid;
-  if (!args.wait) {
-    if (context.globals.json) {
-      *context.out << json_text({{"run_id", claimed->run.id}}) << '\n';
-    } else {
-      *context.out << claimed->run.id << '\n';
-    }
-    return kExitOk;
+  ProcessControl& processes = system_processes();
+  const std::string host = processes.host_name();
+  const ops::TriggerContext trigger{store,      opened->home, opened->database_path.empty(),
+                                    launcher,   processes,    ops::trigger_claimant(host),
+                                    context.now};
+  auto triggered = ops::trigger_loop(trigger, {args.loop, args.force, args.wait, args.here});
+  if (!triggered) return triggered.error();
+  switch (triggered->outcome) {
+    case ops::TriggerOutcome::kQueued:
+      return queued_run(context, store, *triggered, args.wait);
+    case ops::TriggerOutcome::kLeftToRunners:
+      return left_to_runners(context, *opened, triggered->run, host, args.wait);
+    case ops::TriggerOutcome::kUnstarted:
+      return unstarted_run(context, store, *triggered, args.wait);
+    case ops::TriggerOutcome::kStarted:
+      break;
   }
-  wait_for_supervisor(started);
-  auto run = find_run(store, claimed->run.id);
-  if (!run) return run.error();
-  if (run->status == RunStatus::kRunning) return supervisor_gone_error(opened->home, *run, started);
-  print_run_document(context, store, *run);
-  return run->status == RunStatus::kSucceeded ? kExitOk : kExitWorkFailed;
+  return started_run(context, *opened, *triggered, args.wait);
 }
 
 Result<int> list_runs(const RunsArgs& args, const Context& context) {
-  if (args.limit < 1 || args.limit > kMaxRunsPage) {
+  if (args.limit < 1 || args.limit > ops::kMaxRunsPage) {
     return usage_error("--limit " + std::to_string(args.limit) + " out of range 1-" +
-                       std::to_string(kMaxRunsPage));
+                       std::to_string(ops::kMaxRunsPage));
   }
   if (args.offset < 0) {
     return usage_error("--offset " + std::to_string(args.offset) + " cannot be negative");
   }
-  RunFilter filter;
-  filter.limit = args.limit;
-  filter.offset = args.offset;
+  ops::RunQuery query;
+  query.loop = args.loop;
+  query.page = {args.limit, args.offset, ""};
   if (!args.status.empty()) {
     auto status = parse_run_status(args.status);
     if (!status) return usage_error("--status: " + status.error().message);
-    filter.status = *status;
+    query.status = *status;
   }
   auto opened = open_store_to_read(context);
   if (!opened) return opened.error();
-  if (!args.loop.empty()) {
-    auto loop = opened->store->resolve_loop(args.loop);
-    if (!loop) return loop.error();
-    filter.loop_id = loop->id;
-  }
-  auto runs = opened->store->list_runs(filter);
-  if (!runs) return runs.error();
-  auto page = listed_page(args.offset, args.limit, runs->size(),
-                          [&] { return opened->store->count_matching_runs(filter); });
-  if (!page) return page.error();
-  const std::string next_page = next_runs_page(args, filter.loop_id, *page);
+  auto listed = ops::list_runs(*opened->store, *opened->store, *opened->store, query);
+  if (!listed) return listed.error();
+  const std::vector<Run>& runs = listed->page.rows;
+  const ListedPage& page = listed->page.place;
+  std::optional<std::string> loop_id;
+  if (listed->loop) loop_id = listed->loop->id;
+  const std::string next_page = next_runs_page(args, loop_id, page);
   if (context.globals.json) {
     nlohmann::json array = nlohmann::json::array();
-    for (const Run& run : *runs) array.push_back(run_document(*opened->store, run, false));
+    for (const Run& run : runs) array.push_back(run_document(*opened->store, run, false));
     *context.out << json_text(array) << '\n';
-    tell_rest(context, *page, "runs", next_page);
+    tell_rest(context, page, "runs", next_page);
     return kExitOk;
   }
-  if (runs->empty()) {
+  if (runs.empty()) {
     *context.out << (args.offset > 0 ? "no runs at offset " + std::to_string(args.offset)
                                      : std::string("no runs yet"))
                  << '\n';
     return kExitOk;
   }
-  auto ids = column_handles(*opened->store, IdTable::kRuns, *runs, &Run::id);
+  auto ids = column_handles(*opened->store, IdTable::kRuns, runs, &Run::id);
   if (!ids) return ids.error();
   std::vector<std::vector<std::string>> rows;
-  for (size_t i = 0; i < runs->size(); ++i) {
-    const Run& run = (*runs)[i];
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Run& run = runs[i];
     rows.push_back({(*ids)[i], run.loop_name, format_relative(run.scheduled_for, context.now),
                     std::to_string(run.attempt), outcome_text(run)});
   }
   print_table(*context.out, {"ID", "LOOP", "SLOT", "ATTEMPT", "STATUS"}, rows);
-  tell_rest(context, *page, "runs", next_page);
-  if (filter.loop_id) {  // the goal these runs are turns of (docs/goals.md)
-    GoalFilter newest;
-    newest.loop_id = *filter.loop_id;
-    newest.limit = 1;
-    auto goals = opened->store->list_goals(newest);
-    if (!goals) return goals.error();
-    if (!goals->empty()) {
-      const Goal& goal = goals->front();
-      auto handle = handle_of(*opened->store, IdTable::kGoals, goal.id);
-      if (!handle) return handle.error();
-      *context.out << "goal " << *handle << " " << goal_status_name(goal.status) << ", "
-                   << budget_bar(goal.tokens_used, goal.token_budget) << ", " << goal.turns
-                   << " turns (orrery goal turns " << *handle << ")\n";
-    }
+  tell_rest(context, page, "runs", next_page);
+  if (listed->goal) {  // the goal these runs are turns of (docs/goals.md)
+    const Goal& goal = *listed->goal;
+    auto handle = handle_of(*opened->store, IdTable::kGoals, goal.id);
+    if (!handle) return handle.error();
+    *context.out << "goal " << *handle << " " << goal_status_name(goal.status) << ", "
+                 << budget_bar(goal.tokens_used, goal.token_budget) << ", " << goal.turns
+                 << " turns (orrery goal turns " << *handle << ")\n";
   }
   return kExitOk;
 }

@@ -10,43 +10,13 @@
 #include "core/text.h"
 #include "core/timezone.h"
 #include "exec/process_identity.h"
+#include "ops/runs.h"
 #include "store/home_layout.h"
 #include "views/document_text.h"
 #include "views/run_view.h"
 
 namespace orrery::cli {
 namespace {
-
-// The workflow run a loop's run started (docs/workflows.md, "Loops that
-// run workflows"); empty for none.
-std::string workflow_run_of(Store& store, const std::string& run_id) {
-  WorkflowRunFilter filter;
-  filter.loop_run_id = run_id;
-  filter.limit = 1;
-  auto runs = store.list_workflow_runs(filter);
-  return runs && !runs->empty() ? runs->front().id : "";
-}
-
-// What a run fed its route (docs/admission.md, "Feeds"); null for none.
-nlohmann::json feed_json(Store& store, const std::string& run_id) {
-  auto feed = store.get_feed(run_id);
-  if (!feed || !feed->has_value()) return nullptr;
-  const RunFeed& f = **feed;
-  nlohmann::json invalid_lines = nlohmann::json::array();
-  for (const InvalidLine& line : f.invalid_lines) {
-    invalid_lines.push_back({{"line", line.line}, {"error", line.error}});
-  }
-  return {{"route_id", f.route_id},
-          {"route_name", f.route_name.empty() ? nlohmann::json() : nlohmann::json(f.route_name)},
-          {"status", feed_status_name(f.status)},
-          {"created", f.created},
-          {"refreshed", f.refreshed},
-          {"duplicate", f.duplicate},
-          {"invalid", f.invalid},
-          {"invalid_lines", invalid_lines},
-          {"error", f.error.empty() ? nlohmann::json() : nlohmann::json(f.error)},
-          {"fed_at", f.fed_at ? nlohmann::json(format_time(*f.fed_at)) : nlohmann::json()}};
-}
 
 // "route inbox: 5 created, 0 refreshed, 1 duplicate, 2 invalid", for `run show`.
 std::string feed_text(const RunFeed& feed) {
@@ -85,12 +55,7 @@ std::string outcome_text(const Run& run) {
 }
 
 nlohmann::json run_document(Store& store, const Run& run, bool with_output) {
-  nlohmann::json document = run_json(run, with_output);
-  const std::string workflow_run = workflow_run_of(store, run.id);
-  document["workflow_run_id"] =
-      workflow_run.empty() ? nlohmann::json(nullptr) : nlohmann::json(workflow_run);
-  document["feed"] = feed_json(store, run.id);
-  return document;
+  return run_document_json(run, ops::run_links(store, store, run.id), with_output);
 }
 
 void print_run(const Context& context, Store& store, const Run& run) {
@@ -104,7 +69,8 @@ void print_run(const Context& context, Store& store, const Run& run) {
   if (run.started_at) rows.emplace_back("started", format_wall(*run.started_at, zone));
   if (run.finished_at) rows.emplace_back("finished", format_wall(*run.finished_at, zone));
   if (run.target) rows.emplace_back("pid", std::to_string(run.target->pid));
-  if (const std::string workflow_run = workflow_run_of(store, run.id); !workflow_run.empty()) {
+  const RunLinks links = ops::run_links(store, store, run.id);
+  if (const std::string& workflow_run = links.workflow_run_id; !workflow_run.empty()) {
     // The whole id when its handle cannot be read: a document is still shown.
     auto handle = handle_of(store, IdTable::kWorkflowRuns, workflow_run);
     rows.emplace_back("workflow run", workflow_run + " (orrery workflow show-run " +
@@ -116,10 +82,9 @@ void print_run(const Context& context, Store& store, const Run& run) {
         here ? "" : " (logs: " + HomeLayout::relative_run(run.id) + "/ in its data directory)";
     rows.emplace_back("host", terminal_text(run.host) + logs);
   }
-  auto feed = store.get_feed(run.id);
-  if (feed && feed->has_value()) rows.emplace_back("feed", feed_text(**feed));
+  if (links.feed) rows.emplace_back("feed", feed_text(*links.feed));
   print_fields(*context.out, rows);
-  if (feed && feed->has_value()) print_invalid_lines(*context.out, **feed);
+  if (links.feed) print_invalid_lines(*context.out, *links.feed);
   // The tails are the program's output: kept as lines, other controls escaped.
   if (!run.stdout_tail.empty()) {
     *context.out << "--- stdout\n" << terminal_lines(run.stdout_tail) << '\n';

@@ -3,8 +3,8 @@
 // a scheduled slot — skip refuses (exit 4), queue holds one queued run for
 // the daemon to start when the running one ends, allow runs alongside,
 // replace stops the running runs and then runs. --force runs regardless.
-// Pure: the reads, signals, queueing and waiting are the CLI's
-// (cli/trigger_overlap.h).
+// Pure: the reads, signals and queueing are ops/trigger.h's, the waiting
+// the face's.
 //
 // Invariants: with --force, under allow, or with no run in progress the
 // trigger runs now; a loop holds at most one queued run, so a second is

@@ -8,11 +8,16 @@
 #include "core/exact_json.h"
 #include "core/github_delivery.h"
 #include "core/text.h"
+#include "core/work_item_json.h"
+#include "ops/items.h"
 #include "server/api.h"
 #include "server/api_parameters.h"
 #include "server/api_response.h"
 #include "server/command_call.h"
+#include "server/ops_call.h"
 #include "server/webhook_signature.h"
+#include "views/admission_view.h"
+#include "views/document_text.h"
 
 namespace orrery::server {
 namespace {
@@ -91,15 +96,17 @@ HttpResponse enqueue(const ApiSettings& settings, const HttpRequest& request,
   auto object = enqueue_object(request, ignored);
   if (!object) return error_response(object.error());
   if (!*object) return ignored;
-  cli::ItemArgs args;
-  args.route = route;
-  args.object = **object;
-  HttpResponse response = call_command(
-      settings.globals, [&](const Context& c) { return cli::enqueue_command(args, c); });
-  if (response.status != 200) return response;
-  const auto document = read_json(response.body);
-  if (document.is_object() && document.value("outcome", "") == "created") response.status = 201;
-  return response;
+  auto item = parse_enqueue_object(**object);
+  if (!item) return error_response(item.error());
+  return call_writing(settings.globals, [&](const cli::OpenedStore& opened, TimeMs now) {
+    Store& store = *opened.store;
+    auto enqueued = ops::enqueue({store, store, opened.home, now}, route, std::move(*item));
+    if (!enqueued) return Result<HttpResponse>(enqueued.error());
+    const nlohmann::json document{{"item", item_json(enqueued->item, "", now)},
+                                  {"outcome", enqueue_outcome_name(enqueued->outcome)}};
+    const int status = enqueued->outcome == EnqueueOutcome::kCreated ? 201 : 200;
+    return Result<HttpResponse>(json_response(status, json_text(document) + "\n"));
+  });
 }
 
 // {"reason": TEXT} or nothing.

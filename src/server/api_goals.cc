@@ -1,12 +1,20 @@
 // /v1/goals: list, show, turns, pause, resume, budget (docs/server.md, "Goals").
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
 
 #include "cli/goal_commands.h"
 #include "core/exact_json.h"
+#include "core/token_amount.h"
+#include "ops/goals.h"
 #include "server/api.h"
 #include "server/api_parameters.h"
 #include "server/api_response.h"
 #include "server/command_call.h"
+#include "server/ops_call.h"
+#include "views/document_text.h"
+#include "views/goal_view.h"
 
 namespace orrery::server {
 namespace {
@@ -16,6 +24,18 @@ using GoalCommand = Result<int> (*)(const cli::GoalArgs&, const Context&);
 
 HttpResponse answer(const ApiSettings& settings, const cli::GoalArgs& args, GoalCommand command) {
   return call_command(settings.globals, [&](const Context& c) { return command(args, c); });
+}
+
+using GoalChange = Result<Goal> (*)(const ops::GoalPlace& place, const std::string& goal);
+
+// The goal's document after the change.
+HttpResponse change(const ApiSettings& settings,
+                    const std::function<Result<Goal>(const ops::GoalPlace&)>& changing) {
+  return call_writing(settings.globals, [&](const cli::OpenedStore& opened, TimeMs now) {
+    auto changed = changing({*opened.store, opened.home, now});
+    if (!changed) return Result<HttpResponse>(changed.error());
+    return Result<HttpResponse>(json_response(200, json_text(goal_json(*changed)) + "\n"));
+  });
 }
 
 HttpResponse list(const ApiSettings& settings, const HttpRequest& request) {
@@ -42,8 +62,8 @@ HttpResponse budget(const ApiSettings& settings, const HttpRequest& request,
                     const std::string& goal) {
   auto body = json_body(request);
   if (!body) return error_response(body.error());
-  cli::GoalArgs args;
-  args.goal = goal;
+  std::optional<std::string> add;
+  std::optional<std::string> set;
   for (const auto& [key, value] : body->items()) {
     if ((key != "add" && key != "set") ||
         !(value.is_string() || value.is_number_integer() || is_kept_number(value))) {
@@ -53,9 +73,17 @@ HttpResponse budget(const ApiSettings& settings, const HttpRequest& request,
           key + "'"));
     }
     const std::string amount = value.is_string() ? value.get<std::string>() : write_json(value);
-    (key == "add" ? args.add : args.set) = amount;
+    (key == "add" ? add : set) = amount;
   }
-  return answer(settings, args, cli::goal_budget_command);
+  if (add.has_value() == set.has_value()) {
+    return error_response(usage_error("give one of --add TOKENS or --set TOKENS"));
+  }
+  auto tokens = parse_token_amount(add ? *add : *set, add ? "--add" : "--set");
+  if (!tokens) return error_response(tokens.error());
+  const ops::BudgetChange wanted{add.has_value(), *tokens};
+  return change(settings, [&](const ops::GoalPlace& place) {
+    return ops::change_goal_budget(place, goal, wanted);
+  });
 }
 
 }  // namespace
@@ -74,18 +102,20 @@ void add_goal_routes(ApiRouter& router, const ApiSettings& settings) {
                }
                return answer(settings, args, cli::goal_turns_command);
              });
-  const std::pair<std::pair<const char*, const char*>, GoalCommand> plain[] = {
-      {{"GET", "/v1/goals/{goal}"}, cli::show_goal_command},
-      {{"POST", "/v1/goals/{goal}/pause"}, cli::pause_goal_command},
-      {{"POST", "/v1/goals/{goal}/resume"}, cli::resume_goal_command},
-      {{"POST", "/v1/goals/{goal}/cancel"}, cli::cancel_goal_command}};
-  for (const auto& [route, command] : plain) {
-    router.add(route.first, route.second,
-               [&settings, command](const HttpRequest&, const PathValues& path) {
-                 cli::GoalArgs args;
-                 args.goal = path.at("goal");
-                 return answer(settings, args, command);
-               });
+  router.add("GET", "/v1/goals/{goal}", [&settings](const HttpRequest&, const PathValues& path) {
+    cli::GoalArgs args;
+    args.goal = path.at("goal");
+    return answer(settings, args, cli::show_goal_command);
+  });
+  const std::pair<const char*, GoalChange> changes[] = {
+      {"/v1/goals/{goal}/pause", &ops::pause_goal},
+      {"/v1/goals/{goal}/resume", &ops::resume_goal},
+      {"/v1/goals/{goal}/cancel", &ops::cancel_goal}};
+  for (const auto& [route, changing] : changes) {
+    router.add("POST", route, [&settings, changing](const HttpRequest&, const PathValues& path) {
+      const std::string goal = path.at("goal");
+      return change(settings, [&](const ops::GoalPlace& place) { return changing(place, goal); });
+    });
   }
   router.add("POST", "/v1/goals/{goal}/budget",
              [&settings](const HttpRequest& r, const PathValues& path) {

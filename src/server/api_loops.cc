@@ -6,10 +6,15 @@
 #include "cli/loop_commands.h"
 #include "cli/run_commands.h"
 #include "core/loop_spec_document.h"
+#include "exec/launcher.h"
+#include "exec/process_control.h"
+#include "ops/trigger.h"
 #include "server/api.h"
 #include "server/api_parameters.h"
 #include "server/api_response.h"
 #include "server/command_call.h"
+#include "server/ops_call.h"
+#include "views/document_text.h"
 
 namespace orrery::server {
 namespace {
@@ -63,12 +68,31 @@ HttpResponse edit(const ApiSettings& settings, const HttpRequest& request,
                       [&](const Context& c) { return cli::edit_loop_command(args, c); });
 }
 
+// What the run a trigger made is: its id and, for a run not started here,
+// its status — what `orrery trigger --json` prints.
+nlohmann::json triggered_document(const ops::Triggered& triggered) {
+  nlohmann::json document{{"run_id", triggered.run.id}};
+  switch (triggered.outcome) {
+    case ops::TriggerOutcome::kQueued:
+      document["status"] = "queued";
+      document["behind"] = triggered.behind;
+      break;
+    case ops::TriggerOutcome::kLeftToRunners:
+      document["status"] = "pending";
+      break;
+    case ops::TriggerOutcome::kStarted:
+    case ops::TriggerOutcome::kUnstarted:
+      break;
+  }
+  return document;
+}
+
 HttpResponse trigger(const ApiSettings& settings, const HttpRequest& request,
                      const std::string& loop) {
   auto body = json_body(request);
   if (!body) return error_response(body.error());
-  cli::TriggerArgs args;
-  args.loop = loop;
+  ops::TriggerRequest wanted;
+  wanted.loop = loop;
   for (const auto& [key, value] : body->items()) {
     if ((key != "force" && key != "here") || !value.is_boolean()) {
       return error_response(
@@ -76,10 +100,21 @@ HttpResponse trigger(const ApiSettings& settings, const HttpRequest& request,
                       "\"here\": true|false}; got the key '" +
                       key + "'"));
     }
-    (key == "force" ? args.force : args.here) = value.get<bool>();
+    (key == "force" ? wanted.force : wanted.here) = value.get<bool>();
   }
-  return call_command(
-      settings.globals, [&](const Context& c) { return cli::trigger_loop(args, c); }, 202);
+  return call_writing(settings.globals, [&](const cli::OpenedStore& opened, TimeMs now) {
+    Store& store = *opened.store;
+    SupervisorLauncher launcher(store, {opened.home, settings.globals.db});
+    ProcessControl& processes = system_processes();
+    const ops::TriggerContext context{
+        store,    opened.home, opened.database_path.empty(),
+        launcher, processes,   ops::trigger_claimant(processes.host_name()),
+        now};
+    auto triggered = ops::trigger_loop(context, wanted);
+    if (!triggered) return Result<HttpResponse>(triggered.error());
+    return Result<HttpResponse>(
+        json_response(202, json_text(triggered_document(*triggered)) + "\n"));
+  });
 }
 
 HttpResponse next(const ApiSettings& settings, const HttpRequest& request,

@@ -4,6 +4,7 @@
 #include <climits>
 #include <nlohmann/json.hpp>
 
+#include "core/page_cursor.h"
 #include "core/spec_tree.h"
 #include "core/text.h"
 
@@ -55,6 +56,16 @@ Result<int> cursor_offset(const HttpRequest& request) {
                        ": not a cursor this server gave (use the X-Next-Cursor of a page)");
   }
   return int(*value);
+}
+
+Result<std::string> page_cursor(const HttpRequest& request) {
+  const std::string* text = request.parameter("cursor");
+  if (text == nullptr) return std::string();
+  if (!parse_cursor(*text)) {
+    return usage_error("cursor=" + visible(*text) +
+                       ": not a cursor this server gave (use the X-Next-Cursor of a page)");
+  }
+  return *text;
 }
 
 Result<nlohmann::json> json_body(const HttpRequest& request) {

@@ -21,6 +21,9 @@ Result<bool> flag_parameter(const HttpRequest& request, const std::string& name)
 Result<std::string> text_parameter(const HttpRequest& request, const std::string& name);
 // The offset the `cursor` parameter stands for (0 when absent).
 Result<int> cursor_offset(const HttpRequest& request);
+// The `cursor` of a listing paged by its last row (core/page_cursor.h): ""
+// when none is given; a text no page gave is refused naming it.
+Result<std::string> page_cursor(const HttpRequest& request);
 // The body as a JSON object; an empty body is {}.
 Result<nlohmann::json> json_body(const HttpRequest& request);
 

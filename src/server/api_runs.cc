@@ -4,38 +4,58 @@
 
 #include "cli/run_commands.h"
 #include "core/limits.h"
+#include "ops/runs.h"
 #include "server/api.h"
 #include "server/api_parameters.h"
 #include "server/api_response.h"
 #include "server/command_call.h"
+#include "server/ops_call.h"
+#include "views/document_text.h"
+#include "views/run_view.h"
 
 namespace orrery::server {
 namespace {
 
 using cli::Context;
 
-Result<cli::RunsArgs> runs_args(const HttpRequest& request) {
-  cli::RunsArgs args;
+Result<ops::RunQuery> run_query(const HttpRequest& request) {
+  ops::RunQuery query;
   auto loop = text_parameter(request, "loop");
   if (!loop) return loop.error();
   auto status = text_parameter(request, "status");
   if (!status) return status.error();
-  auto limit = number_parameter(request, "limit", 100, 1, 10'000);
+  auto limit = number_parameter(request, "limit", 100, 1, ops::kMaxRunsPage);
   if (!limit) return limit.error();
-  auto offset = cursor_offset(request);
-  if (!offset) return offset.error();
-  args.loop = *loop;
-  args.status = *status;
-  args.limit = *limit;
-  args.offset = *offset;
-  return args;
+  auto cursor = page_cursor(request);
+  if (!cursor) return cursor.error();
+  if (!status->empty()) {
+    auto parsed = parse_run_status(*status);
+    if (!parsed) return usage_error("--status: " + parsed.error().message);
+    query.status = *parsed;
+  }
+  query.loop = *loop;
+  query.page.limit = *limit;
+  query.page.cursor = *cursor;
+  return query;
 }
 
+// A page of run documents; the cursor of the next names its last run, so
+// runs created while a client pages shift nothing (docs/server.md, "Pages").
 HttpResponse list(const ApiSettings& settings, const HttpRequest& request) {
-  auto args = runs_args(request);
-  if (!args) return error_response(args.error());
-  return call_listing(
-      settings.globals, [&](const Context& c) { return cli::list_runs(*args, c); }, request);
+  auto query = run_query(request);
+  if (!query) return error_response(query.error());
+  return call_reading(settings.globals, [&](const cli::OpenedStore& opened, TimeMs) {
+    Store& store = *opened.store;
+    auto listed = ops::list_runs(store, store, store, *query);
+    if (!listed) return Result<HttpResponse>(listed.error());
+    nlohmann::json array = nlohmann::json::array();
+    for (const Run& run : listed->page.rows) {
+      array.push_back(run_document_json(run, ops::run_links(store, store, run.id), false));
+    }
+    HttpResponse response = json_response(200, json_text(array) + "\n");
+    add_next_page(response, request, listed->page.next_cursor);
+    return Result<HttpResponse>(std::move(response));
+  });
 }
 
 HttpResponse log(const ApiSettings& settings, const HttpRequest& request, const std::string& run) {

@@ -36,17 +36,26 @@ namespace orrery::server {
 namespace {
 
 // The request's URL with `cursor` set to the next page's.
-std::string next_page_url(const HttpRequest& request, int next_offset) {
+std::string next_page_url(const HttpRequest& request, const std::string& cursor) {
   std::string url = request.path + "?";
   for (const auto& [name, value] : request.query) {
     if (name == "cursor") continue;
     url += name + "=" + percent_encoded(value) + "&";
   }
-  url += "cursor=" + std::to_string(next_offset);
+  url += "cursor=" + percent_encoded(cursor);
   return url;
 }
 
 }  // namespace
+
+void add_next_page(HttpResponse& response, const HttpRequest& request, const std::string& cursor) {
+  if (cursor.empty()) return;
+  response.headers.emplace_back("X-Next-Cursor", cursor);
+  std::string link = "<";  // appended: GCC 12 -O3 -Wrestrict on "<" + a temporary
+  link += next_page_url(request, cursor);
+  link += ">; rel=\"next\"";
+  response.headers.emplace_back("Link", std::move(link));
+}
 
 HttpResponse call_listing(const cli::Globals& globals, const CommandCall& command,
                           const HttpRequest& request) {
@@ -57,11 +66,7 @@ HttpResponse call_listing(const cli::Globals& globals, const CommandCall& comman
     return command(paged);
   });
   if (response.status == 200 && page.more) {
-    response.headers.emplace_back("X-Next-Cursor", std::to_string(page.next_offset));
-    std::string link = "<";  // appended: GCC 12 -O3 -Wrestrict on "<" + a temporary
-    link += next_page_url(request, page.next_offset);
-    link += ">; rel=\"next\"";
-    response.headers.emplace_back("Link", std::move(link));
+    add_next_page(response, request, std::to_string(page.next_offset));
   }
   return response;
 }

@@ -30,4 +30,9 @@ namespace orrery::server {
 HttpResponse call_listing(const cli::Globals& globals, const CommandCall& command,
                           const HttpRequest& request);
 
+// Tells the client of a page where the next starts: X-Next-Cursor and a
+// Link rel="next" to the same request with `cursor` set to it. Nothing for
+// an empty cursor (the last page).
+void add_next_page(HttpResponse& response, const HttpRequest& request, const std::string& cursor);
+
 }  // namespace orrery::server

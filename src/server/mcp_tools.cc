@@ -34,6 +34,14 @@ McpToolResult result_of(const HttpResponse& response, const std::string& list_ke
   return {std::move(document), response.status >= 300};
 }
 
+// The cursor of the page after a listing's page; null on its last page.
+json next_cursor_of(const HttpResponse& page) {
+  for (const auto& [name, value] : page.headers) {
+    if (name == "X-Next-Cursor") return value;
+  }
+  return nullptr;
+}
+
 McpToolResult failure(const std::string& code, const std::string& message) {
   return {{{"error", {{"code", code}, {"message", message}}}}, true};
 }
@@ -93,14 +101,19 @@ void add_read_tools(std::vector<McpTool>& tools, const ApiRouter& router,
                      return result_of(ask(router, "GET", "/v1/loops/" + segment(a, "loop")));
                    }});
   tools.push_back(
-      {"list_runs", "Runs, newest first, optionally of one loop or status.",
+      {"list_runs",
+       "Runs, newest first, optionally of one loop or status, a page at a time: next_cursor, "
+       "when not null, asks for the next page.",
        schema({{"loop", text_property("a loop's name or id")},
                {"status", text_property("succeeded, failed, running, skipped, ...")},
-               {"limit", {{"type", "integer"}, {"description", "1 to 10000 (default 100)"}}}}),
+               {"limit", {{"type", "integer"}, {"description", "1 to 10000 (default 100)"}}},
+               {"cursor", text_property("the next_cursor of the page before")}}),
        [&router](const json& a) {
-         return result_of(
-             ask(router, "GET", "/v1/runs", nullptr, query_of(a, {"loop", "status", "limit"})),
-             "runs");
+         const HttpResponse page = ask(router, "GET", "/v1/runs", nullptr,
+                                       query_of(a, {"loop", "status", "limit", "cursor"}));
+         McpToolResult result = result_of(page, "runs");
+         if (!result.is_error) result.document["next_cursor"] = next_cursor_of(page);
+         return result;
        }});
   tools.push_back(
       {"get_run_output", "A byte range of a run's stdout or stderr log (up to 1 MiB).",

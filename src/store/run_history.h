@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/page_cursor.h"
 #include "core/result.h"
 #include "core/run.h"
 
@@ -18,6 +19,9 @@ struct RunFilter {
   std::optional<RunStatus> status;
   int limit = 100;
   int offset = 0;  // rows skipped first, for paging (docs/cli.md)
+  // Only the runs after this one in the newest-first order: a page that
+  // starts where the last ended, whatever was created since (docs/server.md).
+  std::optional<PageKey> after;
 };
 
 struct PruneOptions {
@@ -42,7 +46,8 @@ class RunHistory {
   // empty; get_run reads them).
   virtual Result<std::vector<Run>> list_runs(const RunFilter& filter) = 0;
   virtual Result<std::int64_t> count_runs(std::optional<RunStatus> status) = 0;
-  // Runs matching the filter's loop and status (its limit and offset ignored).
+  // Runs matching the filter's loop, status and `after` (its limit and
+  // offset ignored).
   virtual Result<std::int64_t> count_matching_runs(const RunFilter& filter) = 0;
   // A run id or an id prefix of at least 6 characters: ambiguity is a
   // conflict listing the candidates, a shorter prefix a usage error, nothing

@@ -40,4 +40,28 @@ nlohmann::json run_json(const Run& run, bool with_output) {
   return json;
 }
 
+nlohmann::json feed_json(const RunFeed& feed) {
+  nlohmann::json invalid_lines = nlohmann::json::array();
+  for (const InvalidLine& line : feed.invalid_lines) {
+    invalid_lines.push_back({{"line", line.line}, {"error", line.error}});
+  }
+  return {{"route_id", feed.route_id},
+          {"route_name", text_or_null(feed.route_name)},
+          {"status", feed_status_name(feed.status)},
+          {"created", feed.created},
+          {"refreshed", feed.refreshed},
+          {"duplicate", feed.duplicate},
+          {"invalid", feed.invalid},
+          {"invalid_lines", invalid_lines},
+          {"error", text_or_null(feed.error)},
+          {"fed_at", time_or_null(feed.fed_at)}};
+}
+
+nlohmann::json run_document_json(const Run& run, const RunLinks& links, bool with_output) {
+  nlohmann::json document = run_json(run, with_output);
+  document["workflow_run_id"] = text_or_null(links.workflow_run_id);
+  document["feed"] = links.feed ? feed_json(*links.feed) : nlohmann::json(nullptr);
+  return document;
+}
+
 }  // namespace orrery

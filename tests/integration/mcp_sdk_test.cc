@@ -75,6 +75,7 @@ TEST_F(McpSdk, AReadSessionListsAndShowsAsTheCliDoesAndRefusesToChangeAnything) 
   EXPECT_EQ(got[0]["structuredContent"]["loops"], json_of({"ls"}));
   EXPECT_EQ(got[1]["structuredContent"], json_of({"show", "nightly"}));
   EXPECT_EQ(got[2]["structuredContent"]["runs"], json_of({"runs", "nightly", "--limit", "5"}));
+  EXPECT_TRUE(got[2]["structuredContent"]["next_cursor"].is_null()) << "one run: the last page";
   EXPECT_EQ(got[3]["structuredContent"]["text"], "hi\n");
   EXPECT_EQ(got[4]["structuredContent"]["goals"], json::array());
   // A tool's own failure is a result with isError; the CLI's error document.

@@ -598,6 +598,40 @@ TEST_P(StoreConformance, RunsAndLoopsPageWithLimitAndOffsetAndCountWhatMatches) 
   EXPECT_EQ(*store_->count_matching_runs(second_page), 4);
 }
 
+TEST_P(StoreConformance, RunsPagedAfterARunStartRightAfterItWhateverWasCreatedSince) {
+  const Loop a = add_loop("keyset-a");
+  const Loop b = add_loop("keyset-b");
+  // Three runs share a creation instant: their order is by id.
+  for (int i = 0; i < 6; ++i) claim(i % 2 == 0 ? a : b, kNow + i * kMinute, "r", kNow + i / 3);
+  std::vector<std::string> newest_first;
+  const auto every_run = store_->list_runs({});
+  ASSERT_TRUE(every_run.ok());
+  for (const orrery::Run& run : *every_run) newest_first.push_back(run.id);
+  ASSERT_EQ(newest_first.size(), 6u);
+  std::vector<std::string> paged;
+  RunFilter page = runs(std::nullopt, std::nullopt, 2);
+  for (int round = 0; round < 10; ++round) {
+    const auto listed = store_->list_runs(page);
+    ASSERT_TRUE(listed.ok());
+    if (listed->empty()) break;
+    for (const orrery::Run& run : *listed) paged.push_back(run.id);
+    const orrery::Run& last = listed->back();
+    page.after = PageKey{last.created_at, last.id};
+    EXPECT_EQ(*store_->count_matching_runs(page), std::int64_t(newest_first.size() - paged.size()));
+    claim(a, kNow + (100 + round) * kMinute, "r", kNow + 1000 + round);  // newer than every page
+  }
+  EXPECT_EQ(paged, newest_first);
+  RunFilter of_b = runs(b.id, std::nullopt, 100);
+  of_b.after = PageKey{kNow + 1, ""};  // before every run created at kNow + 1
+  const auto runs_of_b = store_->list_runs(of_b);
+  ASSERT_TRUE(runs_of_b.ok());
+  for (const orrery::Run& run : *runs_of_b) {
+    EXPECT_EQ(run.loop_id, b.id);
+    EXPECT_LT(run.created_at, kNow + 1);
+  }
+  EXPECT_EQ(*store_->count_matching_runs(of_b), 1);  // b's first run, the one created at kNow
+}
+
 TEST_P(StoreConformance, ResolveRunByIdOrUniquePrefix) {
   const Loop loop = add_loop("resolve");
   const orrery::Run run = claim(loop, kNow, "r", kNow).run;
@@ -1502,3 +1536,4 @@ INSTANTIATE_TEST_SUITE_P(Backends, StoreConformance, backends(), backend_name);
 
 }  // namespace
 }  // namespace orrery
+

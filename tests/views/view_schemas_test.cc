@@ -20,6 +20,7 @@
 #include "core/merge_entry.h"
 #include "core/route.h"
 #include "core/run.h"
+#include "core/run_feed.h"
 #include "core/schedule.h"
 #include "core/slot_plan.h"
 #include "core/work_item.h"
@@ -164,6 +165,26 @@ void add_runs(Documents& documents) {
         run.usage.cost_usd = 0.25;
       }
       documents.add("run", run_json(run, full));
+      documents.add("run_document", run_document_json(run, {}, full));
+    }
+  }
+  for (FeedStatus status : every(feed_status_name)) {
+    for (bool full : {false, true}) {
+      RunFeed feed;
+      feed.route_id = std::string("route-id");
+      feed.status = status;
+      if (full) {
+        feed.route_name = std::string("inbox");
+        feed.created = 3;
+        feed.invalid = 2;
+        feed.invalid_lines = {{4, std::string("not JSON")}};
+        feed.error = std::string("the route is gone");
+        feed.fed_at = kAt;
+      }
+      RunLinks links;
+      links.workflow_run_id = std::string(full ? "w1" : "");
+      links.feed = feed;
+      documents.add("run_document", run_document_json(Run{}, links, full));
     }
   }
 }

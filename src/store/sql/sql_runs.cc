@@ -164,17 +164,20 @@ Result<std::optional<Run>> SqlStore::get_run_by_slot(const std::string& loop_id,
 
 namespace {
 
-// The filter's conditions (?1 loop, ?2 status), shared by the list and its count.
+// The filter's conditions (?1 loop, ?2 status, ?5 and ?6 the run after
+// which the page starts), shared by the list and its count.
 std::string run_filter_where(const RunFilter& filter) {
   std::string where = "WHERE 1 = 1";
   if (filter.loop_id) where += " AND loop_id = ?1";
   if (filter.status) where += " AND status = ?2";
+  if (filter.after) where += " AND (created_at < ?5 OR (created_at = ?5 AND id < ?6))";
   return where;
 }
 
 void bind_run_filter(sql::Statement& s, const RunFilter& filter) {
   if (filter.loop_id) s.bind(1, *filter.loop_id);
   if (filter.status) s.bind(2, run_status_name(*filter.status));
+  if (filter.after) s.bind(5, filter.after->created_at).bind(6, filter.after->id);
 }
 
 }  // namespace
